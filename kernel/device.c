@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs devices: the "softverbs" class, the char device region, and
+ * each device's life (create, sysfs attributes, destroy).
+ */
+#include <linux/etherdevice.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "sv.h"
+
+static dev_t sv_devt_base;
+static DEFINE_IDA(sv_index_ida);
+
+static ssize_t abi_version_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", SV_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(abi_version);
+
+static ssize_t ibdev_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dev_name(dev));
+}
+static DEVICE_ATTR_RO(ibdev);
+
+static ssize_t node_guid_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	u64 guid = be64_to_cpu(to_sv_device(dev)->node_guid);
+
+	return sysfs_emit(buf, "%04llx:%04llx:%04llx:%04llx\n",
+			  (guid >> 48) & 0xffff, (guid >> 32) & 0xffff,
+			  (guid >> 16) & 0xffff, guid & 0xffff);
+}
+static DEVICE_ATTR_RO(node_guid);
+
+static struct attribute *sv_dev_attrs[] = {
+	&dev_attr_abi_version.attr,
+	&dev_attr_ibdev.attr,
+	&dev_attr_node_guid.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(sv_dev);
+
+static char *sv_devnode(SV_DEVNODE_CONST struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0666;
+	return kasprintf(GFP_KERNEL, "infiniband/%s", dev_name(dev));
+}
+
+static struct class sv_class = {
+	.name = SV_CLASS_NAME,
+	.devnode = sv_devnode,
+	.dev_groups = sv_dev_groups,
+};
+
+/* EUI-64 from a MAC address, as RoCE derives a node GUID. */
+static __be64 sv_guid_from_mac(const u8 *mac)
+{
+	u8 g[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
+		    mac[3], mac[4], mac[5] };
+
+	return cpu_to_be64(((u64)g[0] << 56) | ((u64)g[1] << 48) |
+			   ((u64)g[2] << 40) | ((u64)g[3] << 32) |
+			   ((u64)g[4] << 24) | ((u64)g[5] << 16) |
+			   ((u64)g[6] << 8) | g[7]);
+}
+
+static void sv_device_release(struct device *dev)
+{
+	struct sv_device *sdev = to_sv_device(dev);
+
+	ida_free(&sv_index_ida, sdev->index);
+	kfree(sdev);
+}
+
+struct sv_device *sv_device_create(void)
+{
+	struct sv_device *sdev;
+	int index, ret;
+
+	index = ida_alloc_max(&sv_index_ida, SV_MAX_DEVICES - 1, GFP_KERNEL);
+	if (index < 0)
+		return ERR_PTR(index);
+
+	sdev = kzalloc(sizeof(*sdev), GFP_KERNEL);
+	if (!sdev) {
+		ida_free(&sv_index_ida, index);
+		return ERR_PTR(-ENOMEM);
+	}
+	sdev->index = index;
+	/* A device without a netdev gets a random, locally administered MAC. */
+	eth_random_addr(sdev->mac);
+	sdev->node_guid = sv_guid_from_mac(sdev->mac);
+
+	device_initialize(&sdev->dev);
+	sdev->dev.class = &sv_class;
+	sdev->dev.devt = MKDEV(MAJOR(sv_devt_base), index);
+	sdev->dev.release = sv_device_release;
+	ret = dev_set_name(&sdev->dev, "softverbs%d", index);
+	if (ret)
+		goto err_put;
+
+	cdev_init(&sdev->cdev, &sv_fops);
+	sdev->cdev.owner = THIS_MODULE;
+	ret = cdev_device_add(&sdev->cdev, &sdev->dev);
+	if (ret)
+		goto err_put;
+	return sdev;
+
+err_put:
+	put_device(&sdev->dev);
+	return ERR_PTR(ret);
+}
+
+void sv_device_destroy(struct sv_device *sdev)
+{
+	cdev_device_del(&sdev->cdev, &sdev->dev);
+	put_device(&sdev->dev);
+}
+
+int sv_device_class_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&sv_devt_base, 0, SV_MAX_DEVICES,
+				  SV_CLASS_NAME);
+	if (ret)
+		return ret;
+	ret = class_register(&sv_class);
+	if (ret)
+		unregister_chrdev_region(sv_devt_base, SV_MAX_DEVICES);
+	return ret;
+}
+
+void sv_device_class_exit(void)
+{
+	class_unregister(&sv_class);
+	unregister_chrdev_region(sv_devt_base, SV_MAX_DEVICES);
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs: an open file of /dev/infiniband/softverbsN and its ioctl
+ * dispatch. Argument structs are read with copy_struct_from_user(); the
+ * rules are written in uapi/softverbs-abi.h.
+ */
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "sv.h"
+
+/* Per-open-file state. */
+struct sv_file {
+	struct sv_device *sdev;
+};
+
+struct sv_ioctl_desc {
+	int (*handler)(struct sv_file *f, void *arg);
+	u32 min_size;	/* the command's first ABI version */
+	u32 size;	/* this kernel's struct */
+};
+
+static int sv_query_abi(struct sv_file *f, void *arg)
+{
+	struct sv_query_abi *q = arg;
+
+	if (q->reserved)
+		return -EINVAL;
+	q->abi_version = SV_ABI_VERSION;
+	q->max_arg_size = SV_MAX_ARG_SIZE;
+	return 0;
+}
+
+#define SV_IOCTL(nr, fn, type, ver0)					\
+	[nr] = { .handler = fn, .min_size = ver0, .size = sizeof(struct type) }
+
+static const struct sv_ioctl_desc sv_ioctls[] = {
+	SV_IOCTL(SV_NR_QUERY_ABI, sv_query_abi, sv_query_abi,
+		 SV_QUERY_ABI_SIZE_VER0),
+};
+
+static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct sv_file *f = filp->private_data;
+	void __user *uarg = (void __user *)arg;
+	const struct sv_ioctl_desc *d;
+	u32 usize;
+	void *karg;
+	long ret;
+
+	if (_IOC_TYPE(cmd) != SV_IOC_MAGIC ||
+	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE) ||
+	    _IOC_NR(cmd) >= ARRAY_SIZE(sv_ioctls))
+		return -ENOTTY;
+	d = &sv_ioctls[_IOC_NR(cmd)];
+	if (!d->handler)
+		return -ENOTTY;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < d->min_size || usize > SV_MAX_ARG_SIZE)
+		return -EINVAL;
+
+	karg = kzalloc(d->size, GFP_KERNEL);
+	if (!karg)
+		return -ENOMEM;
+	ret = copy_struct_from_user(karg, d->size, uarg, usize);
+	if (ret)
+		goto out;
+	/* The size field is the caller's; handlers never see another. */
+	*(u32 *)karg = usize;
+
+	ret = d->handler(f, karg);
+	if (!ret && copy_to_user(uarg, karg, min_t(u32, usize, d->size)))
+		ret = -EFAULT;
+out:
+	kfree(karg);
+	return ret;
+}
+
+static int sv_open(struct inode *inode, struct file *filp)
+{
+	struct sv_device *sdev = container_of(inode->i_cdev,
+					      struct sv_device, cdev);
+	struct sv_file *f;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	get_device(&sdev->dev);
+	f->sdev = sdev;
+	filp->private_data = f;
+	return nonseekable_open(inode, filp);
+}
+
+static int sv_release(struct inode *inode, struct file *filp)
+{
+	struct sv_file *f = filp->private_data;
+
+	put_device(&f->sdev->dev);
+	kfree(f);
+	return 0;
+}
+
+const struct file_operations sv_fops = {
+	.owner = THIS_MODULE,
+	.open = sv_open,
+	.release = sv_release,
+	.unlocked_ioctl = sv_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};

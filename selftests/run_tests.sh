@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the softverbs selftests on this kernel, as root, in the test VM:
+# load the module, run every test program (kselftest TAP), unload, and end
+# with "<kernel>: N passed, N failed, N skipped".
+#
+#   run_tests.sh [TEST...]     default: every program in $BUILD/selftests
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${BUILD:-$top/build}/selftests
+export SV_KO=${SV_KO:-$top/kernel/softverbs.ko}
+timeout=$(sed -n 's/^timeout=//p' "$top/selftests/settings")
+kver=$(uname -r)
+
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	tests=(module_test abi_test)
+fi
+
+pass=0 fail=0 skip=0
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+
+if ! insmod "$SV_KO"; then
+	echo "Bail out! insmod $SV_KO failed"
+	echo "$kver: 0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+
+n=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	log=$(mktemp)
+	echo "# selftests: softverbs: $t"
+	timeout "$timeout" "$out/$t" >"$log" 2>&1
+	rc=$?
+	sed 's/^/# /' "$log"
+	totals=$(sed -n 's/^# Totals: pass:\([0-9]*\) fail:\([0-9]*\) xfail:[0-9]* xpass:[0-9]* skip:\([0-9]*\) error:\([0-9]*\).*/\1 \2 \3 \4/p' "$log" | tail -n 1)
+	rm -f "$log"
+	if [ -z "$totals" ]; then
+		# Crashed, hung or never started: the whole program fails.
+		echo "not ok $n selftests: softverbs: $t # exit=$rc, no totals"
+		fail=$((fail + 1))
+		continue
+	fi
+	read -r p f s e <<<"$totals"
+	pass=$((pass + p)) fail=$((fail + f + e)) skip=$((skip + s))
+	if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] && [ "$e" -eq 0 ]; then
+		echo "ok $n selftests: softverbs: $t"
+	else
+		[ "$f" -eq 0 ] && [ "$e" -eq 0 ] && fail=$((fail + 1))
+		echo "not ok $n selftests: softverbs: $t # exit=$rc"
+	fi
+done
+
+# Every test must have released the device: the module unloads.
+if ! rmmod softverbs; then
+	echo "# rmmod softverbs failed after the tests"
+	fail=$((fail + 1))
+fi
+
+echo "$kver: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
