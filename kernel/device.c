@@ -112,6 +112,7 @@ struct sv_device *sv_device_create(void)
 	ret = cdev_device_add(&sdev->cdev, &sdev->dev);
 	if (ret)
 		goto err_put;
+	sv_debugfs_add_device(sdev);
 	return sdev;
 
 err_put:
@@ -121,6 +122,7 @@ err_put:
 
 void sv_device_destroy(struct sv_device *sdev)
 {
+	sv_debugfs_del_device(sdev);
 	cdev_device_del(&sdev->cdev, &sdev->dev);
 	put_device(&sdev->dev);
 }
@@ -134,13 +136,17 @@ int sv_device_class_init(void)
 	if (ret)
 		return ret;
 	ret = class_register(&sv_class);
-	if (ret)
+	if (ret) {
 		unregister_chrdev_region(sv_devt_base, SV_MAX_DEVICES);
-	return ret;
+		return ret;
+	}
+	sv_debugfs_init();
+	return 0;
 }
 
 void sv_device_class_exit(void)
 {
+	sv_debugfs_exit();
 	class_unregister(&sv_class);
 	unregister_chrdev_region(sv_devt_base, SV_MAX_DEVICES);
 }

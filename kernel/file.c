@@ -10,11 +10,6 @@
 
 #include "sv.h"
 
-/* Per-open-file state. */
-struct sv_file {
-	struct sv_device *sdev;
-};
-
 struct sv_ioctl_desc {
 	int (*handler)(struct sv_file *f, void *arg);
 	u32 min_size;	/* the command's first ABI version */
@@ -71,7 +66,9 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	/* The size field is the caller's; handlers never see another. */
 	*(u32 *)karg = usize;
 
+	mutex_lock(&f->lock);
 	ret = d->handler(f, karg);
+	mutex_unlock(&f->lock);
 	if (!ret && copy_to_user(uarg, karg, min_t(u32, usize, d->size)))
 		ret = -EFAULT;
 out:
@@ -90,6 +87,8 @@ static int sv_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	get_device(&sdev->dev);
 	f->sdev = sdev;
+	mutex_init(&f->lock);
+	xa_init_flags(&f->objs, XA_FLAGS_ALLOC1);
 	filp->private_data = f;
 	return nonseekable_open(inode, filp);
 }
@@ -98,6 +97,9 @@ static int sv_release(struct inode *inode, struct file *filp)
 {
 	struct sv_file *f = filp->private_data;
 
+	sv_uobj_destroy_all(f);
+	xa_destroy(&f->objs);
+	mutex_destroy(&f->lock);
 	put_device(&f->sdev->dev);
 	kfree(f);
 	return 0;

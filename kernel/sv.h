@@ -5,11 +5,29 @@
 
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include "../uapi/softverbs-abi.h"
 
 #define SV_MAX_DEVICES	64
+
+enum sv_obj_type {
+	SV_OBJ_NONE,
+	SV_OBJ_PD,
+	SV_OBJ_MR,
+	SV_OBJ_CQ,
+	SV_OBJ_QP,
+	SV_OBJ_SRQ,
+	SV_OBJ_AH,
+	SV_OBJ_COMP_CHANNEL,
+	SV_OBJ_WQ,
+	SV_OBJ_RWQ_IND_TBL,
+	SV_OBJ_FLOW,
+	SV_OBJ_MAX
+};
 
 /*
  * One softverbs device: a char device /dev/infiniband/softverbsN and its
@@ -22,6 +40,34 @@ struct sv_device {
 	u32 index;
 	u8 mac[6];
 	__be64 node_guid;
+	struct dentry *debugfs;
+	atomic_t nobjs[SV_OBJ_MAX];	/* live objects of each type */
+};
+
+/* Per-open-file state: the verbs context of one process (or fd). */
+struct sv_file {
+	struct sv_device *sdev;
+	struct mutex lock;		/* serializes control ioctls */
+	struct xarray objs;		/* handle -> struct sv_uobj */
+};
+
+struct sv_uobj;
+
+struct sv_uobj_ops {
+	/* The handle left the table: tear down, drop parents' usecnt. */
+	void (*destroy)(struct sv_uobj *u);
+	/* The last reference is gone: free the memory. */
+	void (*free)(struct sv_uobj *u);
+};
+
+/* Embedded first in every object userspace names by handle. */
+struct sv_uobj {
+	struct kref ref;
+	struct sv_file *file;
+	u32 handle;
+	enum sv_obj_type type;
+	atomic_t usecnt;		/* live objects that name this one */
+	const struct sv_uobj_ops *ops;
 };
 
 static inline struct sv_device *to_sv_device(struct device *dev)
@@ -34,6 +80,22 @@ int sv_device_class_init(void);
 void sv_device_class_exit(void);
 struct sv_device *sv_device_create(void);
 void sv_device_destroy(struct sv_device *sdev);
+
+/* uobj.c */
+const char *sv_obj_name(enum sv_obj_type type);
+int sv_uobj_add(struct sv_file *f, struct sv_uobj *u, enum sv_obj_type type,
+		const struct sv_uobj_ops *ops);
+struct sv_uobj *sv_uobj_get(struct sv_file *f, u32 handle,
+			    enum sv_obj_type type);
+void sv_uobj_put(struct sv_uobj *u);
+int sv_uobj_destroy(struct sv_file *f, u32 handle, enum sv_obj_type type);
+void sv_uobj_destroy_all(struct sv_file *f);
+
+/* debugfs.c */
+void sv_debugfs_init(void);
+void sv_debugfs_exit(void);
+void sv_debugfs_add_device(struct sv_device *sdev);
+void sv_debugfs_del_device(struct sv_device *sdev);
 
 /* file.c */
 extern const struct file_operations sv_fops;

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs debugfs: /sys/kernel/debug/softverbs/<dev>/objects lists the
+ * live objects of each type, so tests can see that nothing leaked.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "sv.h"
+
+static struct dentry *sv_debugfs_root;
+
+static int sv_objects_show(struct seq_file *m, void *unused)
+{
+	struct sv_device *sdev = m->private;
+	int t;
+
+	for (t = SV_OBJ_NONE + 1; t < SV_OBJ_MAX; t++)
+		seq_printf(m, "%s %d\n", sv_obj_name(t),
+			   atomic_read(&sdev->nobjs[t]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sv_objects);
+
+void sv_debugfs_add_device(struct sv_device *sdev)
+{
+	sdev->debugfs = debugfs_create_dir(dev_name(&sdev->dev),
+					   sv_debugfs_root);
+	debugfs_create_file("objects", 0444, sdev->debugfs, sdev,
+			    &sv_objects_fops);
+}
+
+void sv_debugfs_del_device(struct sv_device *sdev)
+{
+	debugfs_remove_recursive(sdev->debugfs);
+	sdev->debugfs = NULL;
+}
+
+void sv_debugfs_init(void)
+{
+	sv_debugfs_root = debugfs_create_dir(SV_CLASS_NAME, NULL);
+}
+
+void sv_debugfs_exit(void)
+{
+	debugfs_remove_recursive(sv_debugfs_root);
+}

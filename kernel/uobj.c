@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs user objects: the per-file handle table.
+ *
+ * Every object userspace creates (PD, MR, CQ, QP, ...) embeds a struct
+ * sv_uobj and lives in its file's xarray under a handle. The table holds
+ * one reference; lookups take another (sv_uobj_get / sv_uobj_put).
+ *
+ * Control ioctls of one file run under sv_file::lock, so "is anybody still
+ * using this object" (usecnt, EBUSY) and removal cannot race with a create
+ * that names the object. Destroying runs ops->destroy (tear down, release
+ * the parents' usecnt) once, when the handle leaves the table; the memory
+ * goes with the last reference (ops->free).
+ */
+#include <linux/slab.h>
+
+#include "sv.h"
+
+static const char * const sv_obj_names[SV_OBJ_MAX] = {
+	[SV_OBJ_PD] = "pd",
+	[SV_OBJ_MR] = "mr",
+	[SV_OBJ_CQ] = "cq",
+	[SV_OBJ_QP] = "qp",
+	[SV_OBJ_SRQ] = "srq",
+	[SV_OBJ_AH] = "ah",
+	[SV_OBJ_COMP_CHANNEL] = "comp_channel",
+	[SV_OBJ_WQ] = "wq",
+	[SV_OBJ_RWQ_IND_TBL] = "rwq_ind_tbl",
+	[SV_OBJ_FLOW] = "flow",
+};
+
+const char *sv_obj_name(enum sv_obj_type type)
+{
+	if (type <= SV_OBJ_NONE || type >= SV_OBJ_MAX || !sv_obj_names[type])
+		return "?";
+	return sv_obj_names[type];
+}
+
+/*
+ * When the file closes, objects go in this order, so that no object is
+ * destroyed while another still names it (QPs before the CQs, SRQs and PD
+ * they use; MRs before their PD).
+ */
+static const enum sv_obj_type sv_destroy_order[] = {
+	SV_OBJ_FLOW, SV_OBJ_QP, SV_OBJ_RWQ_IND_TBL, SV_OBJ_WQ, SV_OBJ_SRQ,
+	SV_OBJ_AH, SV_OBJ_MR, SV_OBJ_CQ, SV_OBJ_COMP_CHANNEL, SV_OBJ_PD,
+};
+
+int sv_uobj_add(struct sv_file *f, struct sv_uobj *u, enum sv_obj_type type,
+		const struct sv_uobj_ops *ops)
+{
+	int ret;
+
+	lockdep_assert_held(&f->lock);
+	kref_init(&u->ref);
+	atomic_set(&u->usecnt, 0);
+	u->file = f;
+	u->type = type;
+	u->ops = ops;
+	ret = xa_alloc(&f->objs, &u->handle, u, xa_limit_31b, GFP_KERNEL);
+	if (ret)
+		return ret == -EBUSY ? -ENOSPC : ret;
+	atomic_inc(&f->sdev->nobjs[type]);
+	return 0;
+}
+
+static void sv_uobj_release(struct kref *ref)
+{
+	struct sv_uobj *u = container_of(ref, struct sv_uobj, ref);
+
+	u->ops->free(u);
+}
+
+void sv_uobj_put(struct sv_uobj *u)
+{
+	kref_put(&u->ref, sv_uobj_release);
+}
+
+struct sv_uobj *sv_uobj_get(struct sv_file *f, u32 handle,
+			    enum sv_obj_type type)
+{
+	struct sv_uobj *u;
+
+	xa_lock(&f->objs);
+	u = xa_load(&f->objs, handle);
+	if (!u)
+		u = ERR_PTR(-ENOENT);
+	else if (u->type != type)
+		u = ERR_PTR(-EINVAL);
+	else if (!kref_get_unless_zero(&u->ref))
+		u = ERR_PTR(-ENOENT);
+	xa_unlock(&f->objs);
+	return u;
+}
+
+/* Unlink from the table and tear down; the caller's reference remains. */
+static void sv_uobj_unlink(struct sv_uobj *u)
+{
+	struct sv_file *f = u->file;
+
+	xa_erase(&f->objs, u->handle);
+	u->ops->destroy(u);
+	atomic_dec(&f->sdev->nobjs[u->type]);
+	sv_uobj_put(u);		/* the table's reference */
+}
+
+int sv_uobj_destroy(struct sv_file *f, u32 handle, enum sv_obj_type type)
+{
+	struct sv_uobj *u;
+
+	lockdep_assert_held(&f->lock);
+	u = sv_uobj_get(f, handle, type);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	if (atomic_read(&u->usecnt)) {
+		sv_uobj_put(u);
+		return -EBUSY;
+	}
+	sv_uobj_unlink(u);
+	sv_uobj_put(u);
+	return 0;
+}
+
+void sv_uobj_destroy_all(struct sv_file *f)
+{
+	struct sv_uobj *u;
+	unsigned long index;
+	unsigned int i;
+
+	mutex_lock(&f->lock);
+	for (i = 0; i < ARRAY_SIZE(sv_destroy_order); i++) {
+		xa_for_each(&f->objs, index, u) {
+			if (u->type != sv_destroy_order[i])
+				continue;
+			kref_get(&u->ref);
+			sv_uobj_unlink(u);
+			sv_uobj_put(u);
+		}
+	}
+	mutex_unlock(&f->lock);
+	WARN_ON_ONCE(!xa_empty(&f->objs));
+}
