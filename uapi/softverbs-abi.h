@@ -31,6 +31,15 @@
 #define SV_CLASS_NAME		"softverbs"
 #define SV_DEV_DIR		"/dev/infiniband"
 
+/*
+ * Command numbers, in one range per concern; each concern's structs are in
+ * its own section below, in this order.
+ *   0x00-0x0f  ABI, device, port, GID and P_Key queries
+ *   0x10-0x17  PD                 0x18-0x1f  MR
+ *   0x20-0x2f  CQ, completion channels, async events
+ *   0x30-0x3f  QP                 0x40-0x47  SRQ
+ *   0x48-0x4f  AH                 0x50-0x57  multicast
+ */
 enum sv_ioctl_nr {
 	SV_NR_QUERY_ABI = 0x00,
 };
