@@ -11,6 +11,7 @@
 #define SV_VERBS_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <infiniband/verbs.h>
 
@@ -19,9 +20,12 @@
 /* An opened softverbs device: the verbs context and its char device fd. */
 struct sv_context {
 	struct verbs_context vctx;	/* first: ibv_context is inside */
-	int fd;				/* == vctx.context.cmd_fd */
-	struct sv_device_attr_cache *attr;	/* owned by context.c */
 };
+
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
 
 static inline struct sv_context *to_svctx(struct ibv_context *ctx)
 {
