@@ -16,7 +16,13 @@ kver=$(uname -r)
 if [ $# -gt 0 ]; then
 	tests=("$@")
 else
-	tests=(module_test abi_test)
+	# module_test first: it unloads and reloads the module itself.
+	tests=(module_test)
+	for t in "$top"/selftests/*_test.c; do
+		t=${t##*/}
+		t=${t%.c}
+		[ "$t" = module_test ] || tests+=("$t")
+	done
 fi
 
 pass=0 fail=0 skip=0
