@@ -73,7 +73,7 @@ struct sv_query_abi {
 #define SV_MAX_CQ		16384
 #define SV_MAX_CQE		65536		/* entries per CQ */
 #define SV_MAX_MR		65536
-#define SV_MAX_MR_SIZE		(1ULL << 40)	/* bytes per MR (1 TiB) */
+#define SV_MAX_MR_SIZE		0x10000000000ULL /* bytes per MR (1 TiB) */
 #define SV_MAX_PD		65536
 #define SV_MAX_QP_RD_ATOM	16		/* responder RDMA read/atomic depth */
 #define SV_MAX_QP_INIT_RD_ATOM	16		/* initiator RDMA read/atomic depth */
@@ -109,15 +109,15 @@ struct sv_query_abi {
  * library copies values through unchanged.
  */
 /* device_cap_flags: only what softverbs does */
-#define SV_DEVICE_SYS_IMAGE_GUID	(1U << 11)	/* IBV_DEVICE_SYS_IMAGE_GUID */
-#define SV_DEVICE_RC_RNR_NAK_GEN	(1U << 12)	/* IBV_DEVICE_RC_RNR_NAK_GEN */
+#define SV_DEVICE_SYS_IMAGE_GUID	0x00000800U	/* IBV_DEVICE_SYS_IMAGE_GUID */
+#define SV_DEVICE_RC_RNR_NAK_GEN	0x00001000U	/* IBV_DEVICE_RC_RNR_NAK_GEN */
 #define SV_DEVICE_CAP_FLAGS	(SV_DEVICE_SYS_IMAGE_GUID | SV_DEVICE_RC_RNR_NAK_GEN)
 #define SV_ATOMIC_HCA		1	/* IBV_ATOMIC_HCA */
 
 /* port attributes */
 #define SV_PORT_ACTIVE		4	/* IBV_PORT_ACTIVE */
 #define SV_MTU_4096		5	/* IBV_MTU_4096 */
-#define SV_PORT_IP_BASED_GIDS	(1U << 26)	/* IBV_PORT_IP_BASED_GIDS */
+#define SV_PORT_IP_BASED_GIDS	0x04000000U	/* IBV_PORT_IP_BASED_GIDS */
 #define SV_PORT_CAP_FLAGS	SV_PORT_IP_BASED_GIDS
 #define SV_WIDTH_4X		2	/* active_width 4X */
 #define SV_SPEED_EDR		32	/* active_speed 25 Gb/s per lane */
