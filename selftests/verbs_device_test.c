@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
@@ -96,6 +98,64 @@ TEST(sysfs_helpers)
 	EXPECT_EQ(-1, ibv_read_sysfs_file(SV_SYSFS0, "nosuch", buf,
 					  sizeof(buf)));
 	EXPECT_EQ(ENOENT, errno);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/*
+ * Devices come from $SYSFS_PATH/class/softverbs: one whose kernel speaks
+ * another ABI version is left out; a listed device whose char device is
+ * missing fails to open with the open(2) errno.
+ */
+TEST(sysfs_path_and_abi_filter)
+{
+	char root[] = "/tmp/sv_sysfs_XXXXXX", dir[PATH_MAX], abi[16];
+	struct ibv_device **list;
+	int n = -1;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/class", root);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	snprintf(dir, sizeof(dir), "%s/class/softverbs", root);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	snprintf(dir, sizeof(dir), "%s/class/softverbs/softverbs61", root);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	write_file(dir, "abi_version", "999\n");
+	write_file(dir, "node_guid", "0002:c9ff:fe00:0001\n");
+	snprintf(dir, sizeof(dir), "%s/class/softverbs/softverbs62", root);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	snprintf(abi, sizeof(abi), "%d\n", SV_ABI_VERSION);
+	write_file(dir, "abi_version", abi);
+	write_file(dir, "node_guid", "0002:c9ff:fe00:0002\n");
+
+	ASSERT_EQ(0, setenv("SYSFS_PATH", root, 1));
+	EXPECT_STREQ(root, ibv_get_sysfs_path());
+	list = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, list);
+	ASSERT_EQ(1, n);
+	EXPECT_STREQ("softverbs62", ibv_get_device_name(list[0]));
+	EXPECT_STREQ(dir, list[0]->ibdev_path);
+	EXPECT_EQ(62, ibv_get_device_index(list[0]));
+	EXPECT_EQ(htobe64(0x0002c9fffe000002ULL),
+		  ibv_get_device_guid(list[0]));
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_open_device(list[0]));
+	EXPECT_EQ(ENOENT, errno);
+	ibv_free_device_list(list);
+
+	snprintf(dir, sizeof(dir), "rm -rf '%s'", root);
+	EXPECT_EQ(0, system(dir));
 }
 
 FIXTURE(ctx) {
