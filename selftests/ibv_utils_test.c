@@ -182,4 +182,27 @@ TEST_F(utils, ibv_devinfo_missing_device)
 	free(out);
 }
 
+/*
+ * rdma-core's librdmacm links libibverbs with versioned public symbols
+ * only: every one it needs resolves in ours (ldd -r binds them all).
+ */
+TEST(librdmacm_resolves)
+{
+	const char *lib = "/usr/lib/x86_64-linux-gnu/librdmacm.so.1";
+	char cmd[PATH_MAX], *out;
+	int status;
+
+	if (access(lib, R_OK))
+		SKIP(return, "librdmacm1 is not installed");
+	snprintf(cmd, sizeof(cmd), "ldd -r %s", lib);
+	out = run(cmd, &status);
+	ASSERT_NE(NULL, out);
+	show(out);
+	EXPECT_EQ(0, status);
+	EXPECT_NE(NULL, strstr(out, "compat/libibverbs.so.1"));
+	EXPECT_EQ(NULL, strstr(out, "undefined symbol"));
+	EXPECT_EQ(NULL, strstr(out, "not found"));
+	free(out);
+}
+
 TEST_HARNESS_MAIN
