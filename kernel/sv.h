@@ -7,6 +7,7 @@
 #include <linux/device.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
@@ -29,6 +30,14 @@ enum sv_obj_type {
 	SV_OBJ_MAX
 };
 
+/* query.c: one entry of a device's RoCE GID table */
+struct sv_gid_entry {
+	u8 gid[16];
+	u32 type;			/* SV_GID_TYPE_* */
+	u32 ifindex;			/* netdev of the address, or 0 */
+	bool valid;
+};
+
 /*
  * One softverbs device: a char device /dev/infiniband/softverbsN and its
  * sysfs node /sys/class/softverbs/softverbsN. Its lifetime is the embedded
@@ -42,6 +51,9 @@ struct sv_device {
 	__be64 node_guid;
 	struct dentry *debugfs;
 	atomic_t nobjs[SV_OBJ_MAX];	/* live objects of each type */
+	/* query.c: the RoCE GID table of port 1 */
+	spinlock_t gid_lock;		/* protects gids[]; BH-safe */
+	struct sv_gid_entry gids[SV_GID_TBL_LEN];
 };
 
 /* Per-open-file state: the verbs context of one process (or fd). */
@@ -96,6 +108,15 @@ void sv_debugfs_init(void);
 void sv_debugfs_exit(void);
 void sv_debugfs_add_device(struct sv_device *sdev);
 void sv_debugfs_del_device(struct sv_device *sdev);
+
+/* query.c: device, port, GID and P_Key queries */
+int sv_query_device(struct sv_file *f, void *arg);
+int sv_query_port(struct sv_file *f, void *arg);
+int sv_query_gid(struct sv_file *f, void *arg);
+int sv_query_pkey(struct sv_file *f, void *arg);
+void sv_gid_table_init(struct sv_device *sdev);
+int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
+void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 
 /* file.c */
 extern const struct file_operations sv_fops;
