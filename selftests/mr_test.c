@@ -263,7 +263,7 @@ TEST_F(mr, iova)
 TEST_F(mr, handles)
 {
 	struct sv_reg_mr c = { .size = SV_REG_MR_SIZE_VER0 - 1 };
-	__u32 mr, key;
+	__u32 mr, mr2, key;
 
 	EXPECT_EQ(-ENOENT, svt_dereg_mr(self->fd, 0));
 	EXPECT_EQ(-ENOENT, svt_dereg_mr(self->fd, 999999));
@@ -273,7 +273,7 @@ TEST_F(mr, handles)
 				&mr, &key));
 	/* An MR handle where a PD is expected. */
 	EXPECT_EQ(-EINVAL, svt_reg_mr(self->fd, mr, self->buf, PG, 0,
-				      &mr, &key));
+				      &mr2, &key));
 	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
 	EXPECT_EQ(-ENOENT, svt_dereg_mr(self->fd, mr));
 	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_REG_MR, &c));
@@ -283,7 +283,7 @@ TEST_F(mr, handles)
 TEST_F(mr, keys_unique)
 {
 	enum { N = 300 };
-	static __u32 mrs[2][N], keys[2][N];
+	static __u32 mrs[2 * N], keys[2 * N];	/* [0, N): fd, [N, 2N): fd2 */
 	int fd2 = open(SV_DEV0, O_RDWR | O_CLOEXEC);
 	__u32 pd2;
 	int i, j;
@@ -292,24 +292,24 @@ TEST_F(mr, keys_unique)
 	ASSERT_EQ(0, svt_alloc_pd(fd2, &pd2));
 	for (i = 0; i < N; i++) {
 		ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf, PG, LW,
-					&mrs[0][i], &keys[0][i]));
+					&mrs[i], &keys[i]));
 		ASSERT_EQ(0, svt_reg_mr(fd2, pd2, self->buf, PG, LW,
-					&mrs[1][i], &keys[1][i]));
+					&mrs[N + i], &keys[N + i]));
 	}
 	for (i = 0; i < 2 * N; i++) {
-		EXPECT_NE(0, keys[0][i]);
+		EXPECT_NE(0, keys[i]);
 		for (j = 0; j < i; j++)
-			ASSERT_NE(keys[0][j], keys[0][i]);
+			ASSERT_NE(keys[j], keys[i]);
 	}
 	/* Free half, register again: still unique. */
 	for (i = 0; i < N; i += 2)
-		ASSERT_EQ(0, svt_dereg_mr(self->fd, mrs[0][i]));
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mrs[i]));
 	for (i = 0; i < N; i += 2)
 		ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf, PG, LW,
-					&mrs[0][i], &keys[0][i]));
+					&mrs[i], &keys[i]));
 	for (i = 0; i < 2 * N; i++)
 		for (j = 0; j < i; j++)
-			ASSERT_NE(keys[0][j], keys[0][i]);
+			ASSERT_NE(keys[j], keys[i]);
 	EXPECT_EQ(2 * N, sv_obj_count("mr"));
 	EXPECT_EQ(self->pin + 2 * N * 4, sv_vm_pin_kb());
 	ASSERT_EQ(0, close(fd2));

@@ -47,4 +47,23 @@ static inline int sv_cmd(struct ibv_context *ctx, unsigned long req, void *arg)
 /* Visibility for functions the version script exports. */
 #define SV_EXPORT __attribute__((visibility("default")))
 
+/* PD and MR (pd.c, mr.c): ibv_pd.handle / ibv_mr.handle are kernel handles. */
+struct sv_pd {
+	struct ibv_pd ibpd;
+};
+
+struct sv_mr {
+	struct ibv_mr ibmr;
+};
+
+static inline struct sv_pd *to_svpd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct sv_pd, ibpd);
+}
+
+static inline struct sv_mr *to_svmr(struct ibv_mr *mr)
+{
+	return container_of(mr, struct sv_mr, ibmr);
+}
+
 #endif /* SV_VERBS_H */
