@@ -7,6 +7,7 @@
 #include <linux/device.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
@@ -42,6 +43,14 @@ struct sv_device {
 	__be64 node_guid;
 	struct dentry *debugfs;
 	atomic_t nobjs[SV_OBJ_MAX];	/* live objects of each type */
+	/* query.c: the RoCE GID table of port 1 */
+	spinlock_t gid_lock;		/* protects gids[] */
+	struct sv_gid_entry {
+		u8 gid[16];
+		u32 type;		/* SV_GID_TYPE_* */
+		u32 ifindex;		/* netdev of the address, or 0 */
+		bool valid;
+	} gids[SV_GID_TBL_LEN];
 };
 
 /* Per-open-file state: the verbs context of one process (or fd). */
@@ -97,6 +106,15 @@ void sv_debugfs_exit(void);
 void sv_debugfs_add_device(struct sv_device *sdev);
 void sv_debugfs_del_device(struct sv_device *sdev);
 
+/* query.c: device, port, GID and P_Key queries */
+int sv_query_device(struct sv_file *f, void *arg);
+int sv_query_port(struct sv_file *f, void *arg);
+int sv_query_gid(struct sv_file *f, void *arg);
+int sv_query_pkey(struct sv_file *f, void *arg);
+void sv_gid_table_init(struct sv_device *sdev);
+int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
+void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
+
 /* PD and MR (pd.c, mr.c) */
 
 /* A protection domain. Children pin it: sv_pd_pin() ... sv_pd_unpin(). */
@@ -111,8 +129,6 @@ void sv_pd_unpin(struct sv_pd *pd);
 int sv_alloc_pd(struct sv_file *f, void *arg);
 int sv_dealloc_pd(struct sv_file *f, void *arg);
 
-/* Largest MR, in bytes: the device attribute max_mr_size. */
-#define SV_MAX_MR_SIZE		BIT_ULL(40)
 /* MR keys: a 24-bit index (never 0) and an 8-bit variant. */
 #define SV_MR_KEY_INDEX_BITS	24
 
