@@ -623,4 +623,37 @@ TEST(close_after_owner_exited)
 	close(sv[1]);
 }
 
+/* max_mr, as SV_IOC_QUERY_DEVICE reports it, holds for the device. */
+TEST_F(mr, max_mr_enforced)
+{
+	struct sv_query_device q = { .size = sizeof(q) };
+	int fd2 = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	__u32 pd2, mr, key, last = 0;
+	unsigned int i;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, svt_alloc_pd(fd2, &pd2));
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_QUERY_DEVICE, &q));
+	ASSERT_EQ(SV_MAX_MR, q.max_mr);
+	for (i = 0; i < q.max_mr; i++) {
+		if (i & 1) {
+			ASSERT_EQ(0, svt_reg_mr(fd2, pd2, self->buf, 1, 0,
+						&last, &key));
+		} else {
+			ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf,
+						1, 0, &mr, &key));
+		}
+	}
+	EXPECT_EQ(q.max_mr, sv_obj_count("mr"));
+	EXPECT_EQ(-ENOMEM, svt_reg_mr(self->fd, self->pd, self->buf, 1, 0,
+				      &mr, &key));
+	EXPECT_EQ(-ENOMEM, svt_reg_mr(fd2, pd2, self->buf, 1, 0, &mr, &key));
+	EXPECT_EQ(self->pin + (long)q.max_mr * 4, sv_vm_pin_kb());
+	ASSERT_EQ(0, svt_dereg_mr(fd2, last));
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf, 1, 0,
+				&mr, &key));
+	ASSERT_EQ(0, close(fd2));
+	EXPECT_EQ(q.max_mr / 2, sv_obj_count("mr"));
+}
+
 TEST_HARNESS_MAIN

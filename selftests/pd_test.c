@@ -249,4 +249,32 @@ TEST(exit_with_live_objects)
 	EXPECT_EQ(0, sv_obj_count("mr"));
 }
 
+/* max_pd, as SV_IOC_QUERY_DEVICE reports it, holds for the device. */
+TEST(max_pd_enforced)
+{
+	struct sv_query_device q = { .size = sizeof(q) };
+	int fd1 = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	int fd2 = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	__u32 pd, last = 0;
+	unsigned int i;
+
+	ASSERT_LE(0, fd1);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ioctl(fd1, SV_IOC_QUERY_DEVICE, &q));
+	ASSERT_EQ(SV_MAX_PD, q.max_pd);
+	for (i = 0; i < q.max_pd; i++)
+		ASSERT_EQ(0, svt_alloc_pd(i & 1 ? fd2 : fd1, &last));
+	EXPECT_EQ(q.max_pd, sv_obj_count("pd"));
+	EXPECT_EQ(-ENOMEM, svt_alloc_pd(fd1, &pd));
+	EXPECT_EQ(-ENOMEM, svt_alloc_pd(fd2, &pd));
+	EXPECT_EQ(q.max_pd, sv_obj_count("pd"));
+	/* last came from fd2 (max_pd is even). */
+	ASSERT_EQ(0, svt_dealloc_pd(fd2, last));
+	ASSERT_EQ(0, svt_alloc_pd(fd1, &pd));
+	EXPECT_EQ(-ENOMEM, svt_alloc_pd(fd2, &pd));
+	ASSERT_EQ(0, close(fd1));
+	ASSERT_EQ(0, close(fd2));
+	EXPECT_EQ(0, sv_obj_count("pd"));
+}
+
 TEST_HARNESS_MAIN
