@@ -13,16 +13,23 @@
  * lkey (== rkey) is the index << 8 | an 8-bit variant that changes on every
  * rereg, so stale keys miss. The data path finds an MR by key with
  * sv_mr_lookup_key() (xa_load under RCU + kref_get_unless_zero; the memory
- * is freed after a grace period) and moves bytes with sv_mr_copy_to/from(),
- * which check key, PD, access and bounds under mr->lock. Rereg and dereg
- * change the MR under the same lock (writer side), so a copy never touches
- * pages that are being unpinned: once dereg (or rereg) returns, nobody uses
- * the old pages any more.
+ * is freed after a grace period) and moves bytes with sv_mr_copy_to/from()
+ * and sv_mr_copy_mr(), which check key, PD, access and bounds.
+ *
+ * A copy runs inside sv_mr_enter()/sv_mr_exit(): mr->active counts the
+ * copies in flight plus one while the MR is open to them. Rereg and dereg
+ * close it (drop that one and wait for the copies to finish; new ones
+ * fail), change or unpin, and rereg reopens it. So a copy sees the MR
+ * whole, never touches pages being unpinned, and once dereg (or rereg)
+ * returns nobody uses the old pages any more. Copies never wait for
+ * anything, so they may hold two MRs at once and run in any context.
  *
  * Device limits: SV_MAX_MR MRs per device (max_mr; beyond: ENOMEM) of at
  * most SV_MAX_MR_SIZE bytes each (max_mr_size; beyond: EINVAL).
  */
 #include <linux/capability.h>
+#include <linux/completion.h>
+#include <linux/debugfs.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
@@ -61,8 +68,10 @@ struct sv_mr {
 	struct sv_device *sdev;
 	u32 index;			/* in sv_mr_keys, for the MR's life */
 	struct rcu_head rcu;
-	/* Writers (rereg, dereg) under the file lock and this, bh off. */
-	rwlock_t lock;
+	/* Copies in flight, + 1 while open to them; see sv_mr_enter(). */
+	atomic_t active;
+	struct completion idle;		/* active dropped to 0 */
+	/* Changed by rereg/dereg under f->lock, only while closed. */
 	u32 key;			/* lkey == rkey; 0 once deregistered */
 	u32 access;			/* SV_ACCESS_* */
 	u64 iova;			/* as requested; see sv_mr_base() */
@@ -217,21 +226,46 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+/* A copy may use the MR until sv_mr_exit(); false if it is closed. */
+static bool sv_mr_enter(struct sv_mr *mr)
+{
+	return atomic_inc_not_zero(&mr->active);
+}
+
+static void sv_mr_exit(struct sv_mr *mr)
+{
+	if (atomic_dec_and_test(&mr->active))
+		complete(&mr->idle);
+}
+
+/* Close the MR to copies and wait for those in flight. Under f->lock. */
+static void sv_mr_close(struct sv_mr *mr)
+{
+	sv_mr_exit(mr);
+	wait_for_completion(&mr->idle);
+}
+
+/* Open it again, with what rereg changed visible to the next copy. */
+static void sv_mr_open(struct sv_mr *mr)
+{
+	reinit_completion(&mr->idle);
+	atomic_set_release(&mr->active, 1);
+}
+
 static void sv_mr_destroy(struct sv_uobj *u)
 {
 	struct sv_mr *mr = to_sv_mr(u);
 	struct sv_umem *umem;
 	struct sv_pd *pd;
 
-	/* No new lookups; holders see key 0 and stay off the pages. */
+	/* No new lookups, no new copies; wait for those running. */
 	xa_erase(&sv_mr_keys, mr->index);
-	write_lock_bh(&mr->lock);
+	sv_mr_close(mr);
 	WRITE_ONCE(mr->key, 0);
 	umem = mr->umem;
 	pd = mr->pd;
 	mr->umem = NULL;
 	mr->pd = NULL;
-	write_unlock_bh(&mr->lock);
 
 	sv_umem_release(umem);
 	sv_pd_unpin(pd);
@@ -282,7 +316,7 @@ void sv_mr_put(struct sv_mr *mr)
 /*
  * Check that [iova, iova + len) may be accessed through key by a QP of pd
  * with the rights in access (SV_ACCESS_*: 0 is a local read), and return
- * the byte offset of iova in the pinned range. Under mr->lock.
+ * the byte offset of iova in the pinned range. Between enter and exit.
  */
 static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
 		       u32 access, u64 iova, size_t len, u64 *offset)
@@ -303,45 +337,54 @@ static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
 	return 0;
 }
 
+/* Writing needs a write right: local unless a remote one is named. */
+static u32 sv_mr_write_access(u32 access)
+{
+	if (!(access & (SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE |
+			SV_ACCESS_REMOTE_ATOMIC)))
+		access |= SV_ACCESS_LOCAL_WRITE;
+	return access;
+}
+
+static void *sv_mr_map(struct sv_mr *mr, u64 off)
+{
+	return kmap_local_page(mr->umem->pages[off >> PAGE_SHIFT]) +
+	       (off & ~PAGE_MASK);
+}
+
+static size_t sv_page_left(u64 off)
+{
+	return PAGE_SIZE - (off & ~PAGE_MASK);
+}
+
 /*
- * Copy between buf and the MR, one page at a time, each under mr->lock:
- * a concurrent rereg or dereg makes the rest fail with -ENOENT.
- * Errors: -ENOENT (key not, or no longer, valid), -EPERM (other PD),
- * -EACCES (access not granted), -ERANGE (outside the MR).
+ * Copy between buf and the MR. Errors: -ENOENT (key not, or no longer,
+ * valid), -EPERM (other PD), -EACCES (access not granted), -ERANGE
+ * (outside the MR); nothing is copied then.
  */
 static int sv_mr_copy(struct sv_mr *mr, u32 key, struct sv_pd *pd,
 		      u32 access, u64 iova, void *buf, size_t len, bool to_mr)
 {
-	size_t done = 0;
-	int ret = 0;
+	size_t done, n;
+	u64 off;
+	void *p;
+	int ret;
 
-	/* Writing needs a write right: local unless a remote one is named. */
-	if (to_mr && !(access & SV_ACCESS_WRITES))
-		access |= SV_ACCESS_LOCAL_WRITE;
-	do {
-		size_t n;
-		u64 off;
-		void *p;
-
-		read_lock_bh(&mr->lock);
-		ret = sv_mr_check(mr, key, pd, access, iova + done,
-				  len - done, &off);
-		if (ret) {
-			read_unlock_bh(&mr->lock);
-			break;
-		}
-		n = min_t(size_t, len - done, PAGE_SIZE - (off & ~PAGE_MASK));
-		if (n) {
-			p = kmap_local_page(mr->umem->pages[off >> PAGE_SHIFT]);
-			if (to_mr)
-				memcpy(p + (off & ~PAGE_MASK), buf + done, n);
-			else
-				memcpy(buf + done, p + (off & ~PAGE_MASK), n);
-			kunmap_local(p);
-		}
-		read_unlock_bh(&mr->lock);
-		done += n;
-	} while (done < len);
+	if (to_mr)
+		access = sv_mr_write_access(access);
+	if (!sv_mr_enter(mr))
+		return -ENOENT;
+	ret = sv_mr_check(mr, key, pd, access, iova, len, &off);
+	for (done = 0; !ret && done < len; done += n, off += n) {
+		n = min_t(size_t, len - done, sv_page_left(off));
+		p = sv_mr_map(mr, off);
+		if (to_mr)
+			memcpy(p, buf + done, n);
+		else
+			memcpy(buf + done, p, n);
+		kunmap_local(p);
+	}
+	sv_mr_exit(mr);
 	return ret;
 }
 
@@ -355,6 +398,45 @@ int sv_mr_copy_from(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
 		    u64 iova, void *buf, size_t len)
 {
 	return sv_mr_copy(mr, key, pd, access, iova, buf, len, false);
+}
+
+/*
+ * Copy len bytes from one MR to another (or the same) page to page, with
+ * no bounce buffer: what a NIC's DMA does between two hosts' memories.
+ * Errors as sv_mr_copy_to/from, checked on both sides before any byte
+ * moves.
+ */
+int sv_mr_copy_mr(const struct sv_mr_span *dst, const struct sv_mr_span *src,
+		  size_t len)
+{
+	u64 doff, soff;
+	size_t done, n;
+	void *d, *s;
+	int ret;
+
+	if (!sv_mr_enter(dst->mr))
+		return -ENOENT;
+	if (!sv_mr_enter(src->mr)) {
+		sv_mr_exit(dst->mr);
+		return -ENOENT;
+	}
+	ret = sv_mr_check(src->mr, src->key, src->pd, src->access, src->iova,
+			  len, &soff);
+	if (!ret)
+		ret = sv_mr_check(dst->mr, dst->key, dst->pd,
+				  sv_mr_write_access(dst->access), dst->iova,
+				  len, &doff);
+	for (done = 0; !ret && done < len; done += n, soff += n, doff += n) {
+		n = min3(len - done, sv_page_left(soff), sv_page_left(doff));
+		s = sv_mr_map(src->mr, soff);
+		d = sv_mr_map(dst->mr, doff);
+		memmove(d, s, n);	/* the same page when an MR copies to itself */
+		kunmap_local(d);
+		kunmap_local(s);
+	}
+	sv_mr_exit(src->mr);
+	sv_mr_exit(dst->mr);
+	return ret;
 }
 
 int sv_reg_mr(struct sv_file *f, void *arg)
@@ -379,7 +461,8 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return -ENOMEM;
-	rwlock_init(&mr->lock);
+	atomic_set(&mr->active, 1);
+	init_completion(&mr->idle);
 	mr->sdev = f->sdev;
 	mr->access = cmd->access;
 	mr->iova = cmd->iova;
@@ -506,7 +589,7 @@ int sv_rereg_mr(struct sv_file *f, void *arg)
 
 	key = (mr->key & ~SV_MR_KEY_VARIANT_MASK) |
 	      ((mr->key + 1) & SV_MR_KEY_VARIANT_MASK);
-	write_lock_bh(&mr->lock);
+	sv_mr_close(mr);
 	if (umem)
 		swap(mr->umem, umem);
 	if (pd)
@@ -514,7 +597,7 @@ int sv_rereg_mr(struct sv_file *f, void *arg)
 	mr->access = access;
 	mr->iova = iova;
 	WRITE_ONCE(mr->key, key);
-	write_unlock_bh(&mr->lock);
+	sv_mr_open(mr);
 
 	/* What was swapped out is the old state. */
 	if (umem)
@@ -533,4 +616,176 @@ int sv_dereg_mr(struct sv_file *f, void *arg)
 	struct sv_dereg_mr *cmd = arg;
 
 	return sv_uobj_destroy(f, cmd->mr_handle, SV_OBJ_MR);
+}
+
+/*
+ * debugfs <dev>/mr_io (root only): the data-path copy helpers, driven from
+ * a test the way the engine drives them. Write one command, read its
+ * result: "0[ <hex bytes>]" or "-<errno>". Accesses go through the
+ * key's MR with that MR's own PD.
+ *   r KEY ACCESS IOVA LEN                      sv_mr_copy_from
+ *   w KEY ACCESS IOVA HEXBYTES                 sv_mr_copy_to
+ *   c DKEY DACCESS DIOVA SKEY SACCESS SIOVA LEN  sv_mr_copy_mr
+ */
+#define SV_MR_IO_MAX	65536
+
+struct sv_mr_io {
+	struct sv_device *sdev;
+	struct mutex lock;		/* out, outlen */
+	char *out;
+	size_t outlen;
+};
+
+static int sv_mr_io_open(struct inode *inode, struct file *filp)
+{
+	struct sv_mr_io *io = kzalloc(sizeof(*io), GFP_KERNEL);
+
+	if (!io)
+		return -ENOMEM;
+	io->sdev = inode->i_private;
+	mutex_init(&io->lock);
+	filp->private_data = io;
+	return nonseekable_open(inode, filp);
+}
+
+static int sv_mr_io_release(struct inode *inode, struct file *filp)
+{
+	struct sv_mr_io *io = filp->private_data;
+
+	mutex_destroy(&io->lock);
+	kvfree(io->out);
+	kfree(io);
+	return 0;
+}
+
+/* The span of key as its own MR's PD sees it; mr referenced. */
+static int sv_mr_io_span(struct sv_device *sdev, struct sv_mr_span *sp,
+			 u32 key, u32 access, u64 iova)
+{
+	sp->mr = sv_mr_lookup_key(sdev, key);
+	if (!sp->mr)
+		return -ENOENT;
+	sp->key = key;
+	sp->pd = READ_ONCE(sp->mr->pd);
+	sp->access = access;
+	sp->iova = iova;
+	return 0;
+}
+
+static int sv_mr_io_cmd(struct sv_mr_io *io, char *cmd, char *out)
+{
+	struct sv_mr_span d = {}, s = {};
+	u32 dkey, dacc, skey, sacc;
+	u64 diova, siova, len;
+	char hex[2 * 64 + 1];
+	int ret, pos, i, n;
+	u8 *buf = NULL;
+
+	if (sscanf(cmd, "r %x %x %llx %llu", &skey, &sacc, &siova, &len) == 4) {
+		if (len > SV_MR_IO_MAX)
+			return -EINVAL;
+		buf = kvmalloc(len ? len : 1, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		ret = sv_mr_io_span(io->sdev, &s, skey, sacc, siova);
+		if (!ret)
+			ret = sv_mr_copy_from(s.mr, skey, s.pd, sacc, siova,
+					      buf, len);
+		if (!ret) {
+			pos = sprintf(out, "0 ");
+			for (i = 0; i < len; i += n) {
+				n = min_t(int, len - i, 64);
+				bin2hex(hex, buf + i, n);
+				memcpy(out + pos, hex, 2 * n);
+				pos += 2 * n;
+			}
+			out[pos] = 0;
+		}
+	} else if (sscanf(cmd, "w %x %x %llx %n", &dkey, &dacc, &diova,
+			  &pos) == 3) {
+		len = strcspn(cmd + pos, "\n") / 2;
+		buf = kvmalloc(len ? len : 1, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		if (hex2bin(buf, cmd + pos, len)) {
+			kvfree(buf);
+			return -EINVAL;
+		}
+		ret = sv_mr_io_span(io->sdev, &d, dkey, dacc, diova);
+		if (!ret)
+			ret = sv_mr_copy_to(d.mr, dkey, d.pd, dacc, diova,
+					    buf, len);
+	} else if (sscanf(cmd, "c %x %x %llx %x %x %llx %llu", &dkey, &dacc,
+			  &diova, &skey, &sacc, &siova, &len) == 7) {
+		ret = sv_mr_io_span(io->sdev, &d, dkey, dacc, diova);
+		if (!ret)
+			ret = sv_mr_io_span(io->sdev, &s, skey, sacc, siova);
+		if (!ret)
+			ret = sv_mr_copy_mr(&d, &s, len);
+	} else {
+		return -EINVAL;
+	}
+	if (d.mr)
+		sv_mr_put(d.mr);
+	if (s.mr)
+		sv_mr_put(s.mr);
+	kvfree(buf);
+	return ret;
+}
+
+static ssize_t sv_mr_io_write(struct file *filp, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct sv_mr_io *io = filp->private_data;
+	char *cmd, *out;
+	int ret;
+
+	if (count > 2 * SV_MR_IO_MAX + 128)
+		return -EINVAL;
+	cmd = memdup_user_nul(ubuf, count);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	out = kvmalloc(2 * SV_MR_IO_MAX + 16, GFP_KERNEL);
+	if (!out) {
+		kfree(cmd);
+		return -ENOMEM;
+	}
+	out[0] = 0;
+	ret = sv_mr_io_cmd(io, cmd, out);
+	kfree(cmd);
+	if (ret)
+		sprintf(out, "%d", ret);
+	else if (!out[0])
+		out[0] = '0', out[1] = 0;
+	mutex_lock(&io->lock);
+	kvfree(io->out);
+	io->out = out;
+	io->outlen = strlen(out);
+	mutex_unlock(&io->lock);
+	return count;
+}
+
+static ssize_t sv_mr_io_read(struct file *filp, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct sv_mr_io *io = filp->private_data;
+	ssize_t ret;
+
+	mutex_lock(&io->lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, io->out, io->outlen);
+	mutex_unlock(&io->lock);
+	return ret;
+}
+
+static const struct file_operations sv_mr_io_fops = {
+	.owner = THIS_MODULE,
+	.open = sv_mr_io_open,
+	.release = sv_mr_io_release,
+	.read = sv_mr_io_read,
+	.write = sv_mr_io_write,
+};
+
+void sv_mr_debugfs_add(struct sv_device *sdev, struct dentry *dir)
+{
+	debugfs_create_file("mr_io", 0600, dir, sdev, &sv_mr_io_fops);
 }

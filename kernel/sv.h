@@ -140,6 +140,19 @@ int sv_mr_copy_to(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
 		  u64 iova, const void *buf, size_t len);
 int sv_mr_copy_from(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
 		    u64 iova, void *buf, size_t len);
+
+/* One side of an MR-to-MR copy: through key, by a QP of pd, needing access. */
+struct sv_mr_span {
+	struct sv_mr *mr;		/* referenced by the caller */
+	u32 key;
+	struct sv_pd *pd;
+	u32 access;			/* SV_ACCESS_*; 0: local read */
+	u64 iova;
+};
+
+int sv_mr_copy_mr(const struct sv_mr_span *dst, const struct sv_mr_span *src,
+		  size_t len);
+void sv_mr_debugfs_add(struct sv_device *sdev, struct dentry *dir);
 int sv_reg_mr(struct sv_file *f, void *arg);
 int sv_rereg_mr(struct sv_file *f, void *arg);
 int sv_dereg_mr(struct sv_file *f, void *arg);

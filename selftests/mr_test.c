@@ -3,6 +3,7 @@
  * Memory regions: access flags, ranges, pinning (VmPin), RLIMIT_MEMLOCK,
  * iova, rereg, keys, and cleanup when the file or the process goes.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -654,6 +655,180 @@ TEST_F(mr, max_mr_enforced)
 				&mr, &key));
 	ASSERT_EQ(0, close(fd2));
 	EXPECT_EQ(q.max_mr / 2 + 1, sv_obj_count("mr"));
+}
+
+/*
+ * The data-path copy helpers, through debugfs mr_io (see kernel/mr.c):
+ * one command, one result ("0[ hex]" or "-errno").
+ */
+static int mr_io(const char *cmd, char *res, size_t size)
+{
+	int fd = open(SV_DEBUGFS0 "/mr_io", O_RDWR);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
+		close(fd);
+		return -EIO;
+	}
+	n = read(fd, res, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	res[n] = 0;
+	return 0;
+}
+
+/* Read len bytes through key; returns the result line. */
+static const char *io_read(__u32 key, __u32 access, __u64 iova, size_t len)
+{
+	static char res[2 * 65536 + 16];
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "r %x %x %llx %zu", key, access,
+		 (unsigned long long)iova, len);
+	if (mr_io(cmd, res, sizeof(res)))
+		return "mr_io failed";
+	return res;
+}
+
+static const char *io_cmd(const char *fmt, ...)
+{
+	static char res[256];
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (mr_io(cmd, res, sizeof(res)))
+		return "mr_io failed";
+	return res;
+}
+
+static void hex(char *out, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	out += sprintf(out, "0 ");
+	for (i = 0; i < n; i++)
+		out += sprintf(out, "%02x", b[i]);
+}
+
+TEST_F(mr, copy_helpers)
+{
+	__u64 a = (uintptr_t)self->buf;
+	__u32 mr, key, ro, rokey, zb, zbkey, io, iokey, key2;
+	char want[256];
+	int i;
+
+	if (access(SV_DEBUGFS0 "/mr_io", W_OK))
+		SKIP(return, "no debugfs mr_io (needs root)");
+	for (i = 0; i < 16 * (int)PG; i++)
+		self->buf[i] = (char)(i * 7 + 3);
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf + 1,
+				8 * PG - 1, LW | RW | RR, &mr, &key));
+
+	/* Reads: inside a page, across a page boundary, at both ends. */
+	hex(want, self->buf + 5, 10);
+	EXPECT_STREQ(want, io_read(key, 0, a + 5, 10));
+	hex(want, self->buf + PG - 3, 10);
+	EXPECT_STREQ(want, io_read(key, RR, a + PG - 3, 10));
+	hex(want, self->buf + 1, 3);
+	EXPECT_STREQ(want, io_read(key, 0, a + 1, 3));
+	hex(want, self->buf + 8 * PG - 4, 4);
+	EXPECT_STREQ(want, io_read(key, 0, a + 8 * PG - 4, 4));
+	EXPECT_STREQ("0 ", io_read(key, 0, a + 8 * PG, 0));
+	/* The whole MR: a read that walks 8 pages. */
+	ASSERT_EQ(0, strncmp("0 ", io_read(key, 0, a + 1, 8 * PG - 1), 2));
+
+	/* Out of bounds: -ERANGE. */
+	EXPECT_STREQ("-34", io_read(key, 0, a, 4));
+	EXPECT_STREQ("-34", io_read(key, 0, a + 8 * PG - 4, 5));
+	EXPECT_STREQ("-34", io_read(key, 0, a + 8 * PG + 1, 0));
+	EXPECT_STREQ("-34", io_read(key, 0, UINT64_MAX, 2));
+
+	/* Writes land in the process's memory, across a page boundary. */
+	EXPECT_STREQ("0", io_cmd("w %x 0 %llx a1b2c3d4e5", key,
+				 (unsigned long long)a + PG - 2));
+	EXPECT_EQ((char)0xa1, self->buf[PG - 2]);
+	EXPECT_EQ((char)0xb2, self->buf[PG - 1]);
+	EXPECT_EQ((char)0xc3, self->buf[PG]);
+	EXPECT_EQ((char)0xe5, self->buf[PG + 2]);
+	EXPECT_STREQ("0", io_cmd("w %x %x %llx 77", key, RW,
+				 (unsigned long long)a + 100));
+	EXPECT_EQ(0x77, self->buf[100]);
+
+	/* Unknown and stale keys. */
+	EXPECT_STREQ("-2", io_read(key ^ 0x100, 0, a + 5, 1));
+	EXPECT_STREQ("-2", io_read(key + 1, 0, a + 5, 1));
+
+	/* Rights: a read-only MR takes no writes, no remote reads. */
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf, PG, 0,
+				&ro, &rokey));
+	EXPECT_STREQ("-13", io_cmd("w %x 0 %llx 00", rokey,
+				   (unsigned long long)a));
+	EXPECT_STREQ("-13", io_read(rokey, RR, a, 1));
+	EXPECT_STREQ("-13", io_read(rokey, RA, a, 1));
+	hex(want, self->buf, 1);
+	EXPECT_STREQ(want, io_read(rokey, 0, a, 1));
+	/* MR->MR copy into it is refused before any byte moves. */
+	EXPECT_STREQ("-13", io_cmd("c %x 0 %llx %x 0 %llx 4", rokey,
+				   (unsigned long long)a, key,
+				   (unsigned long long)a + 8));
+
+	/* Zero based: iova 0 is the first byte. */
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf + 2 * PG + 9,
+				PG, LW | SV_ACCESS_ZERO_BASED, &zb, &zbkey));
+	hex(want, self->buf + 2 * PG + 9, 6);
+	EXPECT_STREQ(want, io_read(zbkey, 0, 0, 6));
+	EXPECT_STREQ("-34", io_read(zbkey, 0, PG - 1, 2));
+	/* An iova unrelated to the address. */
+	ASSERT_EQ(0, reg_iova(self->fd, self->pd, self->buf + 7, 3 * PG,
+			      0x100000, LW, &io, &iokey));
+	hex(want, self->buf + 8, 5);
+	EXPECT_STREQ(want, io_read(iokey, 0, 0x100001, 5));
+	EXPECT_STREQ("-34", io_read(iokey, 0, 0xfffff, 1));
+
+	/* MR to MR, across pages on both sides, then within one MR. */
+	EXPECT_STREQ("0", io_cmd("c %x 0 %llx %x 0 %llx %u", zbkey, 0ULL, key,
+				 (unsigned long long)a + PG - 100, 300U));
+	EXPECT_EQ(0, memcmp(self->buf + 2 * PG + 9, self->buf + PG - 100,
+			    300));
+	EXPECT_STREQ("0", io_cmd("c %x 0 %llx %x 0 %llx %u", key,
+				 (unsigned long long)a + 5 * PG + 11, key,
+				 (unsigned long long)a + 3 * PG + 4000,
+				 5000U));
+	EXPECT_EQ(0, memcmp(self->buf + 5 * PG + 11, self->buf + 3 * PG + 4000,
+			    5000));
+	EXPECT_STREQ("-34", io_cmd("c %x 0 %llx %x 0 %llx %u", zbkey, 0ULL,
+				   key, (unsigned long long)a + 1, PG + 1));
+
+	/* Rereg: the old key dies, the new one sees the new range. */
+	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_TRANSLATION, 0,
+			   self->buf + 10 * PG, PG, 0, &key2));
+	EXPECT_STREQ("-2", io_read(key, 0, a + 5, 1));
+	hex(want, self->buf + 10 * PG + 3, 2);
+	EXPECT_STREQ(want, io_read(key2, 0, a + 10 * PG + 3, 2));
+	EXPECT_STREQ("-34", io_read(key2, 0, a + 5, 1));
+	/* Access change: writes refused once LOCAL_WRITE is gone. */
+	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0, NULL, 0,
+			   RR, &key));
+	EXPECT_STREQ("-13", io_cmd("w %x 0 %llx 00", key,
+				   (unsigned long long)a + 10 * PG));
+	hex(want, self->buf + 10 * PG, 1);
+	EXPECT_STREQ(want, io_read(key, RR, a + 10 * PG, 1));
+
+	/* Dereg: the key is gone. */
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	EXPECT_STREQ("-2", io_read(key, 0, a + 10 * PG, 1));
+	EXPECT_STREQ("-22", io_cmd("bogus"));
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, ro));
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, zb));
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, io));
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 }
 
 TEST_HARNESS_MAIN
