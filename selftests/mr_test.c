@@ -831,4 +831,66 @@ TEST_F(mr, copy_helpers)
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 }
 
+/*
+ * Copies racing with rereg and dereg: every copy either completes on a
+ * consistent MR or fails with -ENOENT/-ERANGE; nothing crashes or hangs.
+ */
+TEST_F(mr, copy_races_rereg_dereg)
+{
+	volatile __u32 *shared;
+	__u32 mr, key;
+	int status, i;
+	pid_t pid;
+
+	if (access(SV_DEBUGFS0 "/mr_io", W_OK))
+		SKIP(return, "no debugfs mr_io (needs root)");
+	shared = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shared);
+	shared[0] = 0;		/* current key */
+	shared[1] = 0;		/* stop */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		__u64 a = (uintptr_t)self->buf;
+		unsigned long n = 0;
+		const char *r;
+
+		while (!shared[1]) {
+			r = io_read(shared[0], 0, a + (n % 4) * PG, 2 * PG);
+			if (r[0] == '0' ? r[1] != ' ' :
+			    strcmp(r, "-2") && strcmp(r, "-34"))
+				_exit(1);
+			r = io_cmd("c %x 0 %llx %x 0 %llx %lu", shared[0],
+				   (unsigned long long)a + 9 * PG, shared[0],
+				   (unsigned long long)a + 2, PG + 5);
+			if (strcmp(r, "0") && strcmp(r, "-2") &&
+			    strcmp(r, "-34"))
+				_exit(2);
+			n++;
+		}
+		_exit(n ? 0 : 3);
+	}
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf,
+					16 * PG, LW, &mr, &key));
+		shared[0] = key;
+		ASSERT_EQ(0, rereg(self->fd, mr,
+				   SV_REREG_MR_CHANGE_TRANSLATION, 0,
+				   self->buf + (i % 3) * PG, 12 * PG, 0, &key));
+		shared[0] = key;
+		ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0,
+				   NULL, 0, LW | RR, &key));
+		shared[0] = key;
+		usleep(100);
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	}
+	shared[1] = 1;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
+	munmap((void *)shared, PG);
+}
+
 TEST_HARNESS_MAIN
