@@ -70,6 +70,7 @@ struct sv_mr {
 	struct rcu_head rcu;
 	/* Copies in flight, + 1 while open to them; see sv_mr_enter(). */
 	atomic_t active;
+	bool closing;			/* no new copies while set */
 	struct completion idle;		/* active dropped to 0 */
 	/* Changed by rereg/dereg under f->lock, only while closed. */
 	u32 key;			/* lkey == rkey; 0 once deregistered */
@@ -129,7 +130,8 @@ static int sv_mr_check_iova(u32 access, u64 iova, u64 length)
 {
 	u64 base = sv_mr_base(access, iova);
 
-	return base + length < base ? -EINVAL : 0;
+	/* The last byte's address must not wrap; length is not 0. */
+	return base + (length - 1) < base ? -EINVAL : 0;
 }
 
 static void sv_unpin_pages(struct page **pages, unsigned long npages,
@@ -226,21 +228,32 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-/* A copy may use the MR until sv_mr_exit(); false if it is closed. */
-static bool sv_mr_enter(struct sv_mr *mr)
-{
-	return atomic_inc_not_zero(&mr->active);
-}
-
 static void sv_mr_exit(struct sv_mr *mr)
 {
 	if (atomic_dec_and_test(&mr->active))
 		complete(&mr->idle);
 }
 
+/*
+ * A copy may use the MR until sv_mr_exit(); false if it is closed or
+ * closing (so a stream of copies cannot hold off rereg or dereg).
+ */
+static bool sv_mr_enter(struct sv_mr *mr)
+{
+	if (!atomic_inc_not_zero(&mr->active))
+		return false;
+	/* Ordered after the increment: a closer's flag store is seen. */
+	if (READ_ONCE(mr->closing)) {
+		sv_mr_exit(mr);
+		return false;
+	}
+	return true;
+}
+
 /* Close the MR to copies and wait for those in flight. Under f->lock. */
 static void sv_mr_close(struct sv_mr *mr)
 {
+	WRITE_ONCE(mr->closing, true);
 	sv_mr_exit(mr);
 	wait_for_completion(&mr->idle);
 }
@@ -249,6 +262,7 @@ static void sv_mr_close(struct sv_mr *mr)
 static void sv_mr_open(struct sv_mr *mr)
 {
 	reinit_completion(&mr->idle);
+	WRITE_ONCE(mr->closing, false);
 	atomic_set_release(&mr->active, 1);
 }
 
