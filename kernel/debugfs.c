@@ -28,6 +28,7 @@ void sv_debugfs_add_device(struct sv_device *sdev)
 					   sv_debugfs_root);
 	debugfs_create_file("objects", 0444, sdev->debugfs, sdev,
 			    &sv_objects_fops);
+	sv_mr_debugfs_add(sdev, sdev->debugfs);
 }
 
 void sv_debugfs_del_device(struct sv_device *sdev)

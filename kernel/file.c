@@ -41,6 +41,15 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_QUERY_GID_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_PKEY, sv_query_pkey, sv_query_pkey,
 		 SV_QUERY_PKEY_SIZE_VER0),
+	SV_IOCTL(SV_NR_ALLOC_PD, sv_alloc_pd, sv_alloc_pd,
+		 SV_ALLOC_PD_SIZE_VER0),
+	SV_IOCTL(SV_NR_DEALLOC_PD, sv_dealloc_pd, sv_dealloc_pd,
+		 SV_DEALLOC_PD_SIZE_VER0),
+	SV_IOCTL(SV_NR_REG_MR, sv_reg_mr, sv_reg_mr, SV_REG_MR_SIZE_VER0),
+	SV_IOCTL(SV_NR_REREG_MR, sv_rereg_mr, sv_rereg_mr,
+		 SV_REREG_MR_SIZE_VER0),
+	SV_IOCTL(SV_NR_DEREG_MR, sv_dereg_mr, sv_dereg_mr,
+		 SV_DEREG_MR_SIZE_VER0),
 };
 
 static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)

@@ -122,4 +122,23 @@ void sv_device_put(struct sv_device *dev);
 /* query.c: the device attributes the library caches at open */
 int sv_query_device_raw(struct ibv_context *ctx, struct sv_query_device *q);
 
+/* PD and MR (pd.c, mr.c): ibv_pd.handle / ibv_mr.handle are kernel handles. */
+struct sv_pd {
+	struct ibv_pd ibpd;
+};
+
+struct sv_mr {
+	struct ibv_mr ibmr;
+};
+
+static inline struct sv_pd *to_svpd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct sv_pd, ibpd);
+}
+
+static inline struct sv_mr *to_svmr(struct ibv_mr *mr)
+{
+	return container_of(mr, struct sv_mr, ibmr);
+}
+
 #endif /* SV_VERBS_H */

@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs memory regions.
+ *
+ * Registering pins the user pages long-term (FOLL_LONGTERM, with FOLL_WRITE
+ * when any access can write them) and charges them to the registering
+ * process's RLIMIT_MEMLOCK on mm->pinned_vm, as the RDMA core's umem does;
+ * CAP_IPC_LOCK lifts the limit. The MR keeps a grab on that mm, so the
+ * charge is returned when the MR goes, even after the process has exited
+ * and another one closes the file.
+ *
+ * Keys: every MR owns a 24-bit index in sv_mr_keys for its whole life; its
+ * lkey (== rkey) is the index << 8 | an 8-bit variant that changes on every
+ * rereg, so stale keys miss. The data path finds an MR by key with
+ * sv_mr_lookup_key() (xa_load under RCU + kref_get_unless_zero; the memory
+ * is freed after a grace period) and moves bytes with sv_mr_copy_to/from()
+ * and sv_mr_copy_mr(), which check key, PD, access and bounds.
+ *
+ * A copy runs inside sv_mr_enter()/sv_mr_exit(): mr->active counts the
+ * copies in flight plus one while the MR is open to them. Rereg and dereg
+ * close it (drop that one and wait for the copies to finish; new ones
+ * fail), change or unpin, and rereg reopens it. So a copy sees the MR
+ * whole, never touches pages being unpinned, and once dereg (or rereg)
+ * returns nobody uses the old pages any more. Copies never wait for
+ * anything, so they may hold two MRs at once and run in any context.
+ *
+ * Device limits: SV_MAX_MR MRs per device (max_mr; beyond: ENOMEM) of at
+ * most SV_MAX_MR_SIZE bytes each (max_mr_size; beyond: EINVAL).
+ */
+#include <linux/capability.h>
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "sv.h"
+
+#define SV_MR_KEY_VARIANT_MASK	0xffU
+#define SV_ACCESS_WRITES	(SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE | \
+				 SV_ACCESS_REMOTE_ATOMIC | SV_ACCESS_MW_BIND)
+#define SV_ACCESS_RIGHTS	(SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE | \
+				 SV_ACCESS_REMOTE_READ | SV_ACCESS_REMOTE_ATOMIC)
+#define SV_ACCESS_KNOWN		(SV_ACCESS_RIGHTS | SV_ACCESS_MW_BIND | \
+				 SV_ACCESS_ZERO_BASED | SV_ACCESS_ON_DEMAND | \
+				 SV_ACCESS_HUGETLB | SV_ACCESS_OPTIONAL_RANGE)
+#define SV_REREG_MR_FLAGS	(SV_REREG_MR_CHANGE_TRANSLATION | \
+				 SV_REREG_MR_CHANGE_PD | \
+				 SV_REREG_MR_CHANGE_ACCESS)
+/* Pages pinned or unpinned per call: one page worth of page pointers. */
+#define SV_PIN_CHUNK		(PAGE_SIZE / sizeof(struct page *))
+
+/* Pinned, charged user memory: [addr, addr + length) of mm. */
+struct sv_umem {
+	struct mm_struct *mm;
+	struct page **pages;
+	unsigned long npages;
+	u64 addr;
+	u64 length;
+	bool writable;
+};
+
+struct sv_mr {
+	struct sv_uobj uobj;		/* first */
+	struct sv_device *sdev;
+	u32 index;			/* in sv_mr_keys, for the MR's life */
+	struct rcu_head rcu;
+	/* Copies in flight, + 1 while open to them; see sv_mr_enter(). */
+	atomic_t active;
+	bool closing;			/* no new copies while set */
+	struct completion idle;		/* active dropped to 0 */
+	/* Changed by rereg/dereg under f->lock, only while closed. */
+	u32 key;			/* lkey == rkey; 0 once deregistered */
+	u32 access;			/* SV_ACCESS_* */
+	u64 iova;			/* as requested; see sv_mr_base() */
+	struct sv_pd *pd;		/* pinned */
+	struct sv_umem *umem;
+};
+
+/* Key index -> struct sv_mr, for every device (indexes are unique). */
+static DEFINE_XARRAY_ALLOC1(sv_mr_keys);
+static u32 sv_mr_next_index;
+/* Makes the max_mr check and the add one step, across files. */
+static DEFINE_MUTEX(sv_mr_limit_lock);
+static atomic_t sv_mr_variant = ATOMIC_INIT(0);
+
+static struct sv_mr *to_sv_mr(struct sv_uobj *u)
+{
+	return container_of(u, struct sv_mr, uobj);
+}
+
+static bool sv_access_writable(u32 access)
+{
+	return access & SV_ACCESS_WRITES;
+}
+
+/* The rules of ibv_reg_mr(3) for access flags. */
+static int sv_mr_check_access(u32 access)
+{
+	if (access & ~SV_ACCESS_KNOWN)
+		return -EINVAL;
+	if ((access & (SV_ACCESS_REMOTE_WRITE | SV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & SV_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (access & SV_ACCESS_ON_DEMAND)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* A user range to pin: not empty, no wrap, at most max_mr_size. */
+static int sv_mr_check_range(u64 addr, u64 length)
+{
+	if (!length || length > SV_MAX_MR_SIZE)
+		return -EINVAL;
+	if (addr + length < addr || PAGE_ALIGN(addr + length) < addr + length)
+		return -EINVAL;
+	return 0;
+}
+
+/* The I/O virtual address of the MR's first byte. */
+static u64 sv_mr_base(u32 access, u64 iova)
+{
+	return access & SV_ACCESS_ZERO_BASED ? 0 : iova;
+}
+
+static int sv_mr_check_iova(u32 access, u64 iova, u64 length)
+{
+	u64 base = sv_mr_base(access, iova);
+
+	/* The last byte's address must not wrap; length is not 0. */
+	return base + (length - 1) < base ? -EINVAL : 0;
+}
+
+static void sv_unpin_pages(struct page **pages, unsigned long npages,
+			   bool dirty)
+{
+	unsigned long done, n;
+
+	for (done = 0; done < npages; done += n) {
+		n = min_t(unsigned long, npages - done, SV_PIN_CHUNK);
+		unpin_user_pages_dirty_lock(pages + done, n, dirty);
+		cond_resched();
+	}
+}
+
+static void sv_umem_release(struct sv_umem *umem)
+{
+	sv_unpin_pages(umem->pages, umem->npages, umem->writable);
+	atomic64_sub(umem->npages, &umem->mm->pinned_vm);
+	mmdrop(umem->mm);
+	kvfree(umem->pages);
+	kfree(umem);
+}
+
+/* Charge npages to current's RLIMIT_MEMLOCK, as ib_umem_get() does. */
+static int sv_charge_pinned(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Pin [addr, addr + length) of current's memory; the range is checked. */
+static struct sv_umem *sv_umem_get(u64 addr, u64 length, bool writable)
+{
+	unsigned int gup = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
+	u64 start = addr & PAGE_MASK;
+	struct mm_struct *mm = current->mm;
+	unsigned long pinned = 0;
+	struct sv_umem *umem;
+	long ret;
+
+	if (!mm)
+		return ERR_PTR(-EFAULT);
+	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
+	if (!umem)
+		return ERR_PTR(-ENOMEM);
+	umem->addr = addr;
+	umem->length = length;
+	umem->writable = writable;
+	umem->npages = (PAGE_ALIGN(addr + length) - start) >> PAGE_SHIFT;
+
+	ret = sv_charge_pinned(mm, umem->npages);
+	if (ret)
+		goto err_free;
+	umem->pages = kvcalloc(umem->npages, sizeof(*umem->pages),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!umem->pages) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	while (pinned < umem->npages) {
+		unsigned long n = min_t(unsigned long, umem->npages - pinned,
+					SV_PIN_CHUNK);
+
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err_unpin;
+		}
+		ret = pin_user_pages_fast(start + pinned * PAGE_SIZE, n, gup,
+					  umem->pages + pinned);
+		if (ret <= 0) {
+			ret = ret ? ret : -EFAULT;
+			goto err_unpin;
+		}
+		pinned += ret;
+		cond_resched();
+	}
+	mmgrab(mm);
+	umem->mm = mm;
+	return umem;
+
+err_unpin:
+	sv_unpin_pages(umem->pages, pinned, false);
+	kvfree(umem->pages);
+err_uncharge:
+	atomic64_sub(umem->npages, &mm->pinned_vm);
+err_free:
+	kfree(umem);
+	return ERR_PTR(ret);
+}
+
+static void sv_mr_exit(struct sv_mr *mr)
+{
+	if (atomic_dec_and_test(&mr->active))
+		complete(&mr->idle);
+}
+
+/*
+ * A copy may use the MR until sv_mr_exit(); false if it is closed or
+ * closing (so a stream of copies cannot hold off rereg or dereg).
+ */
+static bool sv_mr_enter(struct sv_mr *mr)
+{
+	if (!atomic_inc_not_zero(&mr->active))
+		return false;
+	/* Ordered after the increment: a closer's flag store is seen. */
+	if (READ_ONCE(mr->closing)) {
+		sv_mr_exit(mr);
+		return false;
+	}
+	return true;
+}
+
+/* Close the MR to copies and wait for those in flight. Under f->lock. */
+static void sv_mr_close(struct sv_mr *mr)
+{
+	WRITE_ONCE(mr->closing, true);
+	sv_mr_exit(mr);
+	wait_for_completion(&mr->idle);
+}
+
+/* Open it again, with what rereg changed visible to the next copy. */
+static void sv_mr_open(struct sv_mr *mr)
+{
+	reinit_completion(&mr->idle);
+	WRITE_ONCE(mr->closing, false);
+	atomic_set_release(&mr->active, 1);
+}
+
+static void sv_mr_destroy(struct sv_uobj *u)
+{
+	struct sv_mr *mr = to_sv_mr(u);
+	struct sv_umem *umem;
+	struct sv_pd *pd;
+
+	/* No new lookups, no new copies; wait for those running. */
+	xa_erase(&sv_mr_keys, mr->index);
+	sv_mr_close(mr);
+	WRITE_ONCE(mr->key, 0);
+	umem = mr->umem;
+	pd = mr->pd;
+	mr->umem = NULL;
+	mr->pd = NULL;
+
+	sv_umem_release(umem);
+	sv_pd_unpin(pd);
+}
+
+static void sv_mr_free(struct sv_uobj *u)
+{
+	struct sv_mr *mr = to_sv_mr(u);
+
+	/* sv_mr_lookup_key() may still be looking at it under RCU. */
+	kfree_rcu(mr, rcu);
+}
+
+static const struct sv_uobj_ops sv_mr_ops = {
+	.destroy = sv_mr_destroy,
+	.free = sv_mr_free,
+};
+
+static u32 sv_mr_new_key(u32 index)
+{
+	u32 variant = atomic_inc_return(&sv_mr_variant);
+
+	return index << 8 | (variant & SV_MR_KEY_VARIANT_MASK);
+}
+
+/*
+ * The MR whose lkey/rkey is key on sdev, referenced (sv_mr_put()), or
+ * NULL. Callable from any context.
+ */
+struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key)
+{
+	struct sv_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sv_mr_keys, key >> 8);
+	if (mr && (mr->sdev != sdev || READ_ONCE(mr->key) != key ||
+		   !kref_get_unless_zero(&mr->uobj.ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+void sv_mr_put(struct sv_mr *mr)
+{
+	sv_uobj_put(&mr->uobj);
+}
+
+/*
+ * Check that [iova, iova + len) may be accessed through key by a QP of pd
+ * with the rights in access (SV_ACCESS_*: 0 is a local read), and return
+ * the byte offset of iova in the pinned range. Between enter and exit.
+ */
+static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
+		       u32 access, u64 iova, size_t len, u64 *offset)
+{
+	u64 base;
+
+	if (!mr->key || mr->key != key)
+		return -ENOENT;
+	if (mr->pd != pd)
+		return -EPERM;
+	if (access & ~mr->access & SV_ACCESS_RIGHTS)
+		return -EACCES;
+	base = sv_mr_base(mr->access, mr->iova);
+	if (iova < base || iova - base > mr->umem->length ||
+	    len > mr->umem->length - (iova - base))
+		return -ERANGE;
+	*offset = (mr->umem->addr & ~PAGE_MASK) + (iova - base);
+	return 0;
+}
+
+/* Writing needs a write right: local unless a remote one is named. */
+static u32 sv_mr_write_access(u32 access)
+{
+	if (!(access & (SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE |
+			SV_ACCESS_REMOTE_ATOMIC)))
+		access |= SV_ACCESS_LOCAL_WRITE;
+	return access;
+}
+
+static void *sv_mr_map(struct sv_mr *mr, u64 off)
+{
+	return kmap_local_page(mr->umem->pages[off >> PAGE_SHIFT]) +
+	       (off & ~PAGE_MASK);
+}
+
+static size_t sv_page_left(u64 off)
+{
+	return PAGE_SIZE - (off & ~PAGE_MASK);
+}
+
+/*
+ * Copy between buf and the MR. Errors: -ENOENT (key not, or no longer,
+ * valid), -EPERM (other PD), -EACCES (access not granted), -ERANGE
+ * (outside the MR); nothing is copied then.
+ */
+static int sv_mr_copy(struct sv_mr *mr, u32 key, struct sv_pd *pd,
+		      u32 access, u64 iova, void *buf, size_t len, bool to_mr)
+{
+	size_t done, n;
+	u64 off;
+	void *p;
+	int ret;
+
+	if (to_mr)
+		access = sv_mr_write_access(access);
+	if (!sv_mr_enter(mr))
+		return -ENOENT;
+	ret = sv_mr_check(mr, key, pd, access, iova, len, &off);
+	for (done = 0; !ret && done < len; done += n, off += n) {
+		n = min_t(size_t, len - done, sv_page_left(off));
+		p = sv_mr_map(mr, off);
+		if (to_mr)
+			memcpy(p, buf + done, n);
+		else
+			memcpy(buf + done, p, n);
+		kunmap_local(p);
+	}
+	sv_mr_exit(mr);
+	return ret;
+}
+
+int sv_mr_copy_to(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
+		  u64 iova, const void *buf, size_t len)
+{
+	return sv_mr_copy(mr, key, pd, access, iova, (void *)buf, len, true);
+}
+
+int sv_mr_copy_from(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
+		    u64 iova, void *buf, size_t len)
+{
+	return sv_mr_copy(mr, key, pd, access, iova, buf, len, false);
+}
+
+/*
+ * Copy len bytes from one MR to another (or the same) page to page, with
+ * no bounce buffer: what a NIC's DMA does between two hosts' memories.
+ * Errors as sv_mr_copy_to/from, checked on both sides before any byte
+ * moves.
+ */
+int sv_mr_copy_mr(const struct sv_mr_span *dst, const struct sv_mr_span *src,
+		  size_t len)
+{
+	u64 doff, soff;
+	size_t done, n;
+	void *d, *s;
+	int ret;
+
+	if (!sv_mr_enter(dst->mr))
+		return -ENOENT;
+	if (!sv_mr_enter(src->mr)) {
+		sv_mr_exit(dst->mr);
+		return -ENOENT;
+	}
+	ret = sv_mr_check(src->mr, src->key, src->pd, src->access, src->iova,
+			  len, &soff);
+	if (!ret)
+		ret = sv_mr_check(dst->mr, dst->key, dst->pd,
+				  sv_mr_write_access(dst->access), dst->iova,
+				  len, &doff);
+	for (done = 0; !ret && done < len; done += n, soff += n, doff += n) {
+		n = min3(len - done, sv_page_left(soff), sv_page_left(doff));
+		s = sv_mr_map(src->mr, soff);
+		d = sv_mr_map(dst->mr, doff);
+		memmove(d, s, n);	/* the same page when an MR copies to itself */
+		kunmap_local(d);
+		kunmap_local(s);
+	}
+	sv_mr_exit(src->mr);
+	sv_mr_exit(dst->mr);
+	return ret;
+}
+
+int sv_reg_mr(struct sv_file *f, void *arg)
+{
+	struct sv_reg_mr *cmd = arg;
+	struct sv_mr *mr;
+	void *old;
+	int ret;
+
+	ret = sv_mr_check_access(cmd->access);
+	if (ret)
+		return ret;
+	ret = sv_mr_check_range(cmd->addr, cmd->length);
+	if (!ret)
+		ret = sv_mr_check_iova(cmd->access, cmd->iova, cmd->length);
+	if (ret)
+		return ret;
+	/* Fail early when full; the add below checks again, strictly. */
+	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
+		return -ENOMEM;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	if (!mr)
+		return -ENOMEM;
+	atomic_set(&mr->active, 1);
+	init_completion(&mr->idle);
+	mr->sdev = f->sdev;
+	mr->access = cmd->access;
+	mr->iova = cmd->iova;
+	mr->pd = sv_pd_pin(f, cmd->pd_handle);
+	if (IS_ERR(mr->pd)) {
+		ret = PTR_ERR(mr->pd);
+		goto err_free;
+	}
+	/* Reserve the key index; the MR is published when complete. */
+	ret = xa_alloc_cyclic(&sv_mr_keys, &mr->index, NULL,
+			      XA_LIMIT(1, (1U << SV_MR_KEY_INDEX_BITS) - 1),
+			      &sv_mr_next_index, GFP_KERNEL);
+	if (ret < 0) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_pd;
+	}
+	mr->key = sv_mr_new_key(mr->index);
+	mr->umem = sv_umem_get(cmd->addr, cmd->length,
+			       sv_access_writable(cmd->access));
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		goto err_index;
+	}
+	mutex_lock(&sv_mr_limit_lock);
+	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
+		ret = -ENOMEM;
+	else
+		ret = sv_uobj_add(f, &mr->uobj, SV_OBJ_MR, &sv_mr_ops);
+	mutex_unlock(&sv_mr_limit_lock);
+	if (ret)
+		goto err_umem;
+
+	old = xa_store(&sv_mr_keys, mr->index, mr, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		/* Cannot happen for a reserved index; unwind all the same. */
+		sv_uobj_destroy(f, mr->uobj.handle, SV_OBJ_MR);
+		return xa_err(old);
+	}
+	cmd->mr_handle = mr->uobj.handle;
+	cmd->lkey = mr->key;
+	cmd->rkey = mr->key;
+	return 0;
+
+err_umem:
+	sv_umem_release(mr->umem);
+err_index:
+	xa_erase(&sv_mr_keys, mr->index);
+err_pd:
+	sv_pd_unpin(mr->pd);
+err_free:
+	kfree(mr);
+	return ret;
+}
+
+static int sv_rereg_check(const struct sv_rereg_mr *cmd)
+{
+	if (!cmd->flags || cmd->flags & ~SV_REREG_MR_FLAGS || cmd->reserved)
+		return -EINVAL;
+	if (!(cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) &&
+	    (cmd->addr || cmd->length || cmd->iova))
+		return -EINVAL;
+	if (!(cmd->flags & SV_REREG_MR_CHANGE_PD) && cmd->pd_handle)
+		return -EINVAL;
+	if (!(cmd->flags & SV_REREG_MR_CHANGE_ACCESS) && cmd->access)
+		return -EINVAL;
+	if (cmd->flags & SV_REREG_MR_CHANGE_ACCESS)
+		return sv_mr_check_access(cmd->access);
+	return 0;
+}
+
+int sv_rereg_mr(struct sv_file *f, void *arg)
+{
+	struct sv_rereg_mr *cmd = arg;
+	struct sv_umem *umem = NULL;
+	struct sv_pd *pd = NULL;
+	u32 access, key;
+	struct sv_uobj *u;
+	struct sv_mr *mr;
+	u64 iova;
+	int ret;
+
+	ret = sv_rereg_check(cmd);
+	if (ret)
+		return ret;
+	u = sv_uobj_get(f, cmd->mr_handle, SV_OBJ_MR);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	mr = to_sv_mr(u);
+
+	/* Only control commands change these, and they hold f->lock. */
+	access = cmd->flags & SV_REREG_MR_CHANGE_ACCESS ? cmd->access :
+							  mr->access;
+	iova = mr->iova;
+	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) {
+		ret = sv_mr_check_range(cmd->addr, cmd->length);
+		if (ret)
+			goto out;
+		iova = cmd->iova;
+	}
+	ret = sv_mr_check_iova(access, iova,
+			       cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION ?
+			       cmd->length : mr->umem->length);
+	if (ret)
+		goto out;
+	if (cmd->flags & SV_REREG_MR_CHANGE_PD) {
+		pd = sv_pd_pin(f, cmd->pd_handle);
+		if (IS_ERR(pd)) {
+			ret = PTR_ERR(pd);
+			goto out;
+		}
+	}
+	/* New pages for a new range, or to pin the old one for writing. */
+	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION)
+		umem = sv_umem_get(cmd->addr, cmd->length,
+				   sv_access_writable(access));
+	else if (sv_access_writable(access) && !mr->umem->writable)
+		umem = sv_umem_get(mr->umem->addr, mr->umem->length, true);
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
+		if (pd)
+			sv_pd_unpin(pd);
+		goto out;
+	}
+
+	key = (mr->key & ~SV_MR_KEY_VARIANT_MASK) |
+	      ((mr->key + 1) & SV_MR_KEY_VARIANT_MASK);
+	sv_mr_close(mr);
+	if (umem)
+		swap(mr->umem, umem);
+	if (pd)
+		swap(mr->pd, pd);
+	mr->access = access;
+	mr->iova = iova;
+	WRITE_ONCE(mr->key, key);
+	sv_mr_open(mr);
+
+	/* What was swapped out is the old state. */
+	if (umem)
+		sv_umem_release(umem);
+	if (pd)
+		sv_pd_unpin(pd);
+	cmd->lkey = key;
+	cmd->rkey = key;
+out:
+	sv_uobj_put(u);
+	return ret;
+}
+
+int sv_dereg_mr(struct sv_file *f, void *arg)
+{
+	struct sv_dereg_mr *cmd = arg;
+
+	return sv_uobj_destroy(f, cmd->mr_handle, SV_OBJ_MR);
+}
+
+/*
+ * debugfs <dev>/mr_io (root only): the data-path copy helpers, driven from
+ * a test the way the engine drives them. Write one command, read its
+ * result: "0[ <hex bytes>]" or "-<errno>". Accesses go through the
+ * key's MR with that MR's own PD.
+ *   r KEY ACCESS IOVA LEN                      sv_mr_copy_from
+ *   w KEY ACCESS IOVA HEXBYTES                 sv_mr_copy_to
+ *   c DKEY DACCESS DIOVA SKEY SACCESS SIOVA LEN  sv_mr_copy_mr
+ */
+#define SV_MR_IO_MAX	65536
+
+struct sv_mr_io {
+	struct sv_device *sdev;
+	struct mutex lock;		/* out, outlen */
+	char *out;
+	size_t outlen;
+};
+
+static int sv_mr_io_open(struct inode *inode, struct file *filp)
+{
+	struct sv_mr_io *io = kzalloc(sizeof(*io), GFP_KERNEL);
+
+	if (!io)
+		return -ENOMEM;
+	io->sdev = inode->i_private;
+	mutex_init(&io->lock);
+	filp->private_data = io;
+	return nonseekable_open(inode, filp);
+}
+
+static int sv_mr_io_release(struct inode *inode, struct file *filp)
+{
+	struct sv_mr_io *io = filp->private_data;
+
+	mutex_destroy(&io->lock);
+	kvfree(io->out);
+	kfree(io);
+	return 0;
+}
+
+/* The span of key as its own MR's PD sees it; mr referenced. */
+static int sv_mr_io_span(struct sv_device *sdev, struct sv_mr_span *sp,
+			 u32 key, u32 access, u64 iova)
+{
+	sp->mr = sv_mr_lookup_key(sdev, key);
+	if (!sp->mr)
+		return -ENOENT;
+	sp->key = key;
+	sp->pd = READ_ONCE(sp->mr->pd);
+	sp->access = access;
+	sp->iova = iova;
+	return 0;
+}
+
+static int sv_mr_io_cmd(struct sv_mr_io *io, char *cmd, char *out)
+{
+	struct sv_mr_span d = {}, s = {};
+	u32 dkey, dacc, skey, sacc;
+	u64 diova, siova, len;
+	char hex[2 * 64 + 1];
+	int ret, pos, i, n;
+	u8 *buf = NULL;
+
+	if (sscanf(cmd, "r %x %x %llx %llu", &skey, &sacc, &siova, &len) == 4) {
+		if (len > SV_MR_IO_MAX)
+			return -EINVAL;
+		buf = kvmalloc(len ? len : 1, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		ret = sv_mr_io_span(io->sdev, &s, skey, sacc, siova);
+		if (!ret)
+			ret = sv_mr_copy_from(s.mr, skey, s.pd, sacc, siova,
+					      buf, len);
+		if (!ret) {
+			pos = sprintf(out, "0 ");
+			for (i = 0; i < len; i += n) {
+				n = min_t(int, len - i, 64);
+				bin2hex(hex, buf + i, n);
+				memcpy(out + pos, hex, 2 * n);
+				pos += 2 * n;
+			}
+			out[pos] = 0;
+		}
+	} else if (sscanf(cmd, "w %x %x %llx %n", &dkey, &dacc, &diova,
+			  &pos) == 3) {
+		len = strcspn(cmd + pos, "\n") / 2;
+		buf = kvmalloc(len ? len : 1, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		if (hex2bin(buf, cmd + pos, len)) {
+			kvfree(buf);
+			return -EINVAL;
+		}
+		ret = sv_mr_io_span(io->sdev, &d, dkey, dacc, diova);
+		if (!ret)
+			ret = sv_mr_copy_to(d.mr, dkey, d.pd, dacc, diova,
+					    buf, len);
+	} else if (sscanf(cmd, "c %x %x %llx %x %x %llx %llu", &dkey, &dacc,
+			  &diova, &skey, &sacc, &siova, &len) == 7) {
+		ret = sv_mr_io_span(io->sdev, &d, dkey, dacc, diova);
+		if (!ret)
+			ret = sv_mr_io_span(io->sdev, &s, skey, sacc, siova);
+		if (!ret)
+			ret = sv_mr_copy_mr(&d, &s, len);
+	} else {
+		return -EINVAL;
+	}
+	if (d.mr)
+		sv_mr_put(d.mr);
+	if (s.mr)
+		sv_mr_put(s.mr);
+	kvfree(buf);
+	return ret;
+}
+
+static ssize_t sv_mr_io_write(struct file *filp, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct sv_mr_io *io = filp->private_data;
+	char *cmd, *out;
+	int ret;
+
+	if (count > 2 * SV_MR_IO_MAX + 128)
+		return -EINVAL;
+	cmd = memdup_user_nul(ubuf, count);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	out = kvmalloc(2 * SV_MR_IO_MAX + 16, GFP_KERNEL);
+	if (!out) {
+		kfree(cmd);
+		return -ENOMEM;
+	}
+	out[0] = 0;
+	ret = sv_mr_io_cmd(io, cmd, out);
+	kfree(cmd);
+	if (ret)
+		sprintf(out, "%d", ret);
+	else if (!out[0])
+		out[0] = '0', out[1] = 0;
+	mutex_lock(&io->lock);
+	kvfree(io->out);
+	io->out = out;
+	io->outlen = strlen(out);
+	mutex_unlock(&io->lock);
+	return count;
+}
+
+static ssize_t sv_mr_io_read(struct file *filp, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct sv_mr_io *io = filp->private_data;
+	ssize_t ret;
+
+	mutex_lock(&io->lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, io->out, io->outlen);
+	mutex_unlock(&io->lock);
+	return ret;
+}
+
+static const struct file_operations sv_mr_io_fops = {
+	.owner = THIS_MODULE,
+	.open = sv_mr_io_open,
+	.release = sv_mr_io_release,
+	.read = sv_mr_io_read,
+	.write = sv_mr_io_write,
+};
+
+void sv_mr_debugfs_add(struct sv_device *sdev, struct dentry *dir)
+{
+	debugfs_create_file("mr_io", 0600, dir, sdev, &sv_mr_io_fops);
+}
