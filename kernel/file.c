@@ -33,6 +33,31 @@ static int sv_query_abi(struct sv_file *f, void *arg)
 static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_QUERY_ABI, sv_query_abi, sv_query_abi,
 		 SV_QUERY_ABI_SIZE_VER0),
+	/* QP, SRQ, AH, multicast */
+	SV_IOCTL(SV_NR_CREATE_QP, sv_create_qp, sv_create_qp,
+		 SV_CREATE_QP_SIZE_VER0),
+	SV_IOCTL(SV_NR_MODIFY_QP, sv_modify_qp, sv_modify_qp,
+		 SV_MODIFY_QP_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_QP, sv_query_qp, sv_query_qp,
+		 SV_QUERY_QP_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_QP, sv_destroy_qp, sv_destroy_qp,
+		 SV_DESTROY_QP_SIZE_VER0),
+	SV_IOCTL(SV_NR_CREATE_SRQ, sv_create_srq, sv_create_srq,
+		 SV_CREATE_SRQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_MODIFY_SRQ, sv_modify_srq, sv_modify_srq,
+		 SV_MODIFY_SRQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_SRQ, sv_query_srq, sv_query_srq,
+		 SV_QUERY_SRQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_SRQ, sv_destroy_srq, sv_destroy_srq,
+		 SV_DESTROY_SRQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_CREATE_AH, sv_create_ah, sv_create_ah,
+		 SV_CREATE_AH_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_AH, sv_destroy_ah, sv_destroy_ah,
+		 SV_DESTROY_AH_SIZE_VER0),
+	SV_IOCTL(SV_NR_ATTACH_MCAST, sv_attach_mcast, sv_mcast,
+		 SV_MCAST_SIZE_VER0),
+	SV_IOCTL(SV_NR_DETACH_MCAST, sv_detach_mcast, sv_mcast,
+		 SV_MCAST_SIZE_VER0),
 };
 
 static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)

@@ -6,7 +6,10 @@
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
@@ -42,6 +45,15 @@ struct sv_device {
 	__be64 node_guid;
 	struct dentry *debugfs;
 	atomic_t nobjs[SV_OBJ_MAX];	/* live objects of each type */
+
+	/* QPs and multicast (qp.c, mcast.c) */
+	struct xarray qps;		/* qpn -> struct sv_qp, RCU lookups */
+	u32 next_qpn;			/* cyclic QPN allocation */
+	atomic_t nqps;
+	struct mutex mcast_lock;	/* the multicast groups and attachments */
+	struct list_head mcast_groups;	/* struct sv_mcast_grp */
+	u32 mcast_ngroups;
+	u32 mcast_nattach;
 };
 
 /* Per-open-file state: the verbs context of one process (or fd). */
@@ -99,5 +111,78 @@ void sv_debugfs_del_device(struct sv_device *sdev);
 
 /* file.c */
 extern const struct file_operations sv_fops;
+
+/*
+ * QPs, SRQs, AHs, multicast (qp.c, qp_attr.c, srq.c, ah.c, mcast.c).
+ *
+ * A QP is found by handle (its file's table) or by QPN (sv_qp_get(), the
+ * data path: RCU lookup in sdev->qps plus a reference). It keeps a
+ * reference and a usecnt on the PD, CQs and SRQ it names; the references
+ * go when the QP's memory goes, so whoever drops the last QP reference
+ * must be in process context.
+ */
+struct sv_qp {
+	struct sv_uobj uobj;		/* first */
+	struct sv_device *sdev;
+	struct rcu_head rcu;
+	u32 qpn;
+	u32 qp_type;			/* SV_QPT_RC, _UC, _UD */
+	u32 flags;			/* SV_CREATE_QP_* */
+	struct sv_uobj *pd;
+	struct sv_uobj *send_cq;
+	struct sv_uobj *recv_cq;
+	struct sv_uobj *srq;		/* NULL without an SRQ */
+	struct sv_qp_cap cap;
+	spinlock_t lock;		/* attr: the data path reads it */
+	struct sv_qp_attr attr;		/* attr.qp_state is the state */
+	struct list_head mcast;		/* sv_mcast_attach, under mcast_lock */
+};
+
+struct sv_srq {
+	struct sv_uobj uobj;		/* first */
+	struct sv_uobj *pd;
+	spinlock_t lock;		/* max_wr, limit */
+	u32 max_wr;
+	u32 max_sge;
+	u32 limit;			/* 0: not armed */
+};
+
+struct sv_ah {
+	struct sv_uobj uobj;		/* first */
+	struct sv_uobj *pd;
+	struct sv_ah_attr attr;
+};
+
+/* qp.c */
+void sv_qp_device_init(struct sv_device *sdev);
+void sv_qp_device_fini(struct sv_device *sdev);
+struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn);
+void sv_qp_put(struct sv_qp *qp);
+int sv_create_qp(struct sv_file *f, void *arg);
+int sv_modify_qp(struct sv_file *f, void *arg);
+int sv_query_qp(struct sv_file *f, void *arg);
+int sv_destroy_qp(struct sv_file *f, void *arg);
+
+/* qp_attr.c */
+int sv_qp_check_modify(const struct sv_qp *qp, u32 mask,
+		       const struct sv_qp_attr *attr);
+void sv_qp_apply_modify(struct sv_qp *qp, u32 mask,
+			const struct sv_qp_attr *attr);
+
+/* srq.c */
+int sv_create_srq(struct sv_file *f, void *arg);
+int sv_modify_srq(struct sv_file *f, void *arg);
+int sv_query_srq(struct sv_file *f, void *arg);
+int sv_destroy_srq(struct sv_file *f, void *arg);
+
+/* ah.c */
+int sv_ah_attr_check(struct sv_device *sdev, const struct sv_ah_attr *ah);
+int sv_create_ah(struct sv_file *f, void *arg);
+int sv_destroy_ah(struct sv_file *f, void *arg);
+
+/* mcast.c */
+int sv_attach_mcast(struct sv_file *f, void *arg);
+int sv_detach_mcast(struct sv_file *f, void *arg);
+void sv_mcast_detach_all(struct sv_qp *qp);
 
 #endif /* SV_H */

@@ -55,4 +55,329 @@ struct sv_query_abi {
 #define SV_QUERY_ABI_SIZE_VER0	16
 #define SV_IOC_QUERY_ABI _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_ABI, struct sv_query_abi)
 
+/*
+ * QP, SRQ, AH and multicast (0x30-0x57).
+ *
+ * Constants have the values of <infiniband/verbs.h> (IBV_QPT_*, IBV_QPS_*,
+ * IBV_QP_* attribute mask bits, IBV_MTU_*, IBV_SRQ_*): the library passes
+ * them through unchanged.
+ */
+enum sv_qp_nr {
+	SV_NR_CREATE_QP = 0x30,
+	SV_NR_MODIFY_QP = 0x31,
+	SV_NR_QUERY_QP = 0x32,
+	SV_NR_DESTROY_QP = 0x33,
+	SV_NR_CREATE_SRQ = 0x40,
+	SV_NR_MODIFY_SRQ = 0x41,
+	SV_NR_QUERY_SRQ = 0x42,
+	SV_NR_DESTROY_SRQ = 0x43,
+	SV_NR_CREATE_AH = 0x48,
+	SV_NR_DESTROY_AH = 0x49,
+	SV_NR_ATTACH_MCAST = 0x50,
+	SV_NR_DETACH_MCAST = 0x51,
+};
+
+/*
+ * Device limits of the QP/SRQ/AH/multicast verbs.
+ * TODO(core): unify with the SV_MAX_* limits the device query reports.
+ */
+#define SV_MAX_QP		16384
+#define SV_MAX_QP_WR		16384
+#define SV_MAX_SGE		32
+#define SV_MAX_INLINE_DATA	512
+#define SV_MAX_QP_RD_ATOM	16	/* max_qp_rd_atom: as responder */
+#define SV_MAX_QP_INIT_RD_ATOM	16	/* max_qp_init_rd_atom: as initiator */
+#define SV_MAX_SRQ		16384
+#define SV_MAX_SRQ_WR		16384
+#define SV_MAX_SRQ_SGE		32
+#define SV_MAX_AH		65536
+#define SV_MAX_MCAST_GRP	8192
+#define SV_MAX_MCAST_QP_ATTACH	56
+#define SV_MAX_TOTAL_MCAST_QP_ATTACH	(SV_MAX_MCAST_GRP * SV_MAX_MCAST_QP_ATTACH)
+#define SV_PORT_NUM		1	/* the only port */
+#define SV_PKEY_TBL_LEN		1
+#define SV_GID_TBL_LEN		16	/* TODO(core): the device's GID table */
+#define SV_PORT_MAX_MTU		5	/* IBV_MTU_4096 */
+#define SV_QPN_MASK		0xffffff
+#define SV_PSN_MASK		0xffffff
+
+enum sv_qp_type {		/* enum ibv_qp_type */
+	SV_QPT_RC = 2,
+	SV_QPT_UC = 3,
+	SV_QPT_UD = 4,
+	SV_QPT_RAW_PACKET = 8,
+	SV_QPT_XRC_SEND = 9,
+	SV_QPT_XRC_RECV = 10,
+	SV_QPT_DRIVER = 0xff,
+};
+
+enum sv_qp_state {		/* enum ibv_qp_state */
+	SV_QPS_RESET,
+	SV_QPS_INIT,
+	SV_QPS_RTR,
+	SV_QPS_RTS,
+	SV_QPS_SQD,
+	SV_QPS_SQE,
+	SV_QPS_ERR,
+};
+
+enum sv_qp_attr_mask {		/* enum ibv_qp_attr_mask */
+	SV_QP_STATE = 1 << 0,
+	SV_QP_CUR_STATE = 1 << 1,
+	SV_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	SV_QP_ACCESS_FLAGS = 1 << 3,
+	SV_QP_PKEY_INDEX = 1 << 4,
+	SV_QP_PORT = 1 << 5,
+	SV_QP_QKEY = 1 << 6,
+	SV_QP_AV = 1 << 7,
+	SV_QP_PATH_MTU = 1 << 8,
+	SV_QP_TIMEOUT = 1 << 9,
+	SV_QP_RETRY_CNT = 1 << 10,
+	SV_QP_RNR_RETRY = 1 << 11,
+	SV_QP_RQ_PSN = 1 << 12,
+	SV_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	SV_QP_ALT_PATH = 1 << 14,
+	SV_QP_MIN_RNR_TIMER = 1 << 15,
+	SV_QP_SQ_PSN = 1 << 16,
+	SV_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	SV_QP_PATH_MIG_STATE = 1 << 18,
+	SV_QP_CAP = 1 << 19,
+	SV_QP_DEST_QPN = 1 << 20,
+	SV_QP_RATE_LIMIT = 1 << 25,
+};
+
+/* QP access flags a QP accepts (IBV_ACCESS_LOCAL_WRITE ... REMOTE_ATOMIC). */
+#define SV_QP_ACCESS_MASK	0xf
+
+/* struct ibv_ah_attr, with its struct ibv_global_route flattened. */
+struct sv_ah_attr {
+	__u8 dgid[16];
+	__u32 flow_label;	/* 20 bits */
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sl;		/* 0..15 */
+	__u16 dlid;		/* ignored: RoCE has no LIDs */
+	__u8 src_path_bits;
+	__u8 static_rate;
+	__u8 is_global;		/* must be 1: RoCE addresses need a GRH */
+	__u8 port_num;		/* must be SV_PORT_NUM */
+	__u8 reserved[2];	/* must be zero */
+};
+
+/* struct ibv_qp_cap */
+struct sv_qp_cap {
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+};
+
+/* struct ibv_qp_attr without its cap (QUERY_QP returns that separately). */
+struct sv_qp_attr {
+	__u32 qp_state;
+	__u32 cur_qp_state;
+	__u32 path_mtu;
+	__u32 path_mig_state;
+	__u32 qkey;
+	__u32 rq_psn;		/* 24 bits; higher bits are dropped */
+	__u32 sq_psn;		/* 24 bits; higher bits are dropped */
+	__u32 dest_qp_num;	/* 24 bits */
+	__u32 qp_access_flags;
+	__u32 rate_limit;
+	__u16 pkey_index;
+	__u16 alt_pkey_index;
+	__u8 en_sqd_async_notify;
+	__u8 sq_draining;	/* out only */
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 min_rnr_timer;
+	__u8 port_num;
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 alt_port_num;
+	__u8 alt_timeout;
+	__u8 reserved;		/* must be zero */
+	struct sv_ah_attr ah_attr;
+	struct sv_ah_attr alt_ah_attr;
+};
+
+/* SV_CREATE_QP flags */
+#define SV_CREATE_QP_SQ_SIG_ALL	0x1
+
+/*
+ * SV_IOC_CREATE_QP: a RC, UC or UD QP in RESET. RAW_PACKET, XRC and
+ * DRIVER QPs are EOPNOTSUPP. Both CQs are required (they may be the same
+ * CQ); srq_handle 0 means no SRQ. With an SRQ, max_recv_wr and
+ * max_recv_sge are ignored and returned as 0. create_flags are
+ * IBV_QP_CREATE_* bits: none is supported (EOPNOTSUPP; unknown bits
+ * EINVAL). cap is the request on input and the QP's actual capacities,
+ * each at least the request, on output.
+ */
+struct sv_create_qp {
+	__u32 size;
+	__u32 pd_handle;	/* in */
+	__u32 send_cq_handle;	/* in */
+	__u32 recv_cq_handle;	/* in */
+	__u32 srq_handle;	/* in: 0 for none */
+	__u32 qp_type;		/* in: SV_QPT_* */
+	__u32 flags;		/* in: SV_CREATE_QP_* */
+	__u32 create_flags;	/* in: IBV_QP_CREATE_*, none supported */
+	struct sv_qp_cap cap;	/* in/out */
+	__u32 handle;		/* out */
+	__u32 qpn;		/* out: unique on the device, >= 2 */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_CREATE_QP_SIZE_VER0	64
+#define SV_IOC_CREATE_QP _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_QP, struct sv_create_qp)
+
+/*
+ * SV_IOC_MODIFY_QP: ibv_modify_qp(). attr_mask selects the attributes of
+ * attr that are read; the transition (current state -> attr.qp_state, or
+ * the current state without SV_QP_STATE) and the QP type decide which
+ * attributes are required and which are allowed, as in the IB spec.
+ */
+struct sv_modify_qp {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 attr_mask;	/* in: SV_QP_* */
+	__u32 reserved;		/* must be zero */
+	struct sv_qp_attr attr;	/* in */
+};
+
+#define SV_MODIFY_QP_SIZE_VER0	136
+#define SV_IOC_MODIFY_QP _IOWR(SV_IOC_MAGIC, SV_NR_MODIFY_QP, struct sv_modify_qp)
+
+/* SV_IOC_QUERY_QP: every attribute, whatever attr_mask asks for. */
+struct sv_query_qp {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 attr_mask;	/* in: ignored, all are returned */
+	__u32 reserved;		/* must be zero */
+	struct sv_qp_attr attr;	/* out */
+	struct sv_qp_cap cap;	/* out */
+	__u32 qp_type;		/* out */
+	__u32 flags;		/* out: SV_CREATE_QP_* */
+	__u32 qpn;		/* out */
+	__u32 reserved2;
+};
+
+#define SV_QUERY_QP_SIZE_VER0	172
+#define SV_IOC_QUERY_QP _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_QP, struct sv_query_qp)
+
+/*
+ * SV_IOC_DESTROY_QP: EBUSY while the QP is attached to a multicast group.
+ * events_reported: async events reported for the QP (0 until the event
+ * path exists).
+ */
+struct sv_destroy_qp {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 events_reported;	/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_DESTROY_QP_SIZE_VER0	16
+#define SV_IOC_DESTROY_QP _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_QP, struct sv_destroy_qp)
+
+enum sv_srq_attr_mask {		/* enum ibv_srq_attr_mask */
+	SV_SRQ_MAX_WR = 1 << 0,
+	SV_SRQ_LIMIT = 1 << 1,
+};
+
+/*
+ * SV_IOC_CREATE_SRQ: a basic SRQ. max_wr (1..SV_MAX_SRQ_WR) and max_sge
+ * (0..SV_MAX_SRQ_SGE) come back as the actual values, at least the
+ * request. The SRQ starts unarmed (srq_limit 0).
+ */
+struct sv_create_srq {
+	__u32 size;
+	__u32 pd_handle;	/* in */
+	__u32 max_wr;		/* in/out */
+	__u32 max_sge;		/* in/out */
+	__u32 handle;		/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_CREATE_SRQ_SIZE_VER0	24
+#define SV_IOC_CREATE_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_SRQ, struct sv_create_srq)
+
+/*
+ * SV_IOC_MODIFY_SRQ: SV_SRQ_LIMIT arms the limit (srq_limit <= max_wr,
+ * else EINVAL); SV_SRQ_MAX_WR (resizing) is EOPNOTSUPP.
+ */
+struct sv_modify_srq {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 attr_mask;	/* in: SV_SRQ_* */
+	__u32 max_wr;		/* in */
+	__u32 srq_limit;	/* in */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_MODIFY_SRQ_SIZE_VER0	24
+#define SV_IOC_MODIFY_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_MODIFY_SRQ, struct sv_modify_srq)
+
+struct sv_query_srq {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 max_wr;		/* out */
+	__u32 max_sge;		/* out */
+	__u32 srq_limit;	/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_QUERY_SRQ_SIZE_VER0	24
+#define SV_IOC_QUERY_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_SRQ, struct sv_query_srq)
+
+/* SV_IOC_DESTROY_SRQ: EBUSY while a QP uses the SRQ. */
+struct sv_destroy_srq {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_SRQ_SIZE_VER0	8
+#define SV_IOC_DESTROY_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_SRQ, struct sv_destroy_srq)
+
+/* SV_IOC_CREATE_AH: an address handle for UD sends. */
+struct sv_create_ah {
+	__u32 size;
+	__u32 pd_handle;	/* in */
+	struct sv_ah_attr attr;	/* in */
+	__u32 handle;		/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_CREATE_AH_SIZE_VER0	48
+#define SV_IOC_CREATE_AH _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_AH, struct sv_create_ah)
+
+struct sv_destroy_ah {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_AH_SIZE_VER0	8
+#define SV_IOC_DESTROY_AH _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_AH, struct sv_destroy_ah)
+
+/*
+ * SV_IOC_ATTACH_MCAST / SV_IOC_DETACH_MCAST: a UD QP joins or leaves a
+ * multicast group (gid: ff00::/8, or an IPv4-mapped 224.0.0.0/4 address).
+ * lid is ignored (RoCE). Attaching a group the QP is already in succeeds
+ * and changes nothing; detaching a group it is not in is EINVAL.
+ */
+struct sv_mcast {
+	__u32 size;
+	__u32 qp_handle;	/* in */
+	__u8 gid[16];		/* in */
+	__u16 lid;		/* in: ignored */
+	__u16 reserved;		/* must be zero */
+};
+
+#define SV_MCAST_SIZE_VER0	28
+#define SV_IOC_ATTACH_MCAST _IOWR(SV_IOC_MAGIC, SV_NR_ATTACH_MCAST, struct sv_mcast)
+#define SV_IOC_DETACH_MCAST _IOWR(SV_IOC_MAGIC, SV_NR_DETACH_MCAST, struct sv_mcast)
+
 #endif /* _UAPI_SOFTVERBS_ABI_H */
