@@ -11,18 +11,24 @@
 
 /*
  * A RoCE address vector: a GRH is required (the GID is the address), the
- * source GID index must be in the table, the port is the device's only
- * port. dlid and src_path_bits mean nothing on Ethernet and are kept as
- * given.
+ * source GID index must name a populated entry of the GID table, the port
+ * is the device's only port. dlid and src_path_bits mean nothing on
+ * Ethernet and are kept as given.
  */
 int sv_ah_attr_check(struct sv_device *sdev, const struct sv_ah_attr *ah)
 {
+	bool valid;
+
 	if (ah->reserved[0] || ah->reserved[1])
 		return -EINVAL;
 	if (!ah->is_global || ah->port_num != SV_PORT_NUM)
 		return -EINVAL;
-	/* TODO(core): check that the GID table entry is populated. */
 	if (ah->sgid_index >= SV_GID_TBL_LEN)
+		return -EINVAL;
+	spin_lock(&sdev->gid_lock);
+	valid = sdev->gids[ah->sgid_index].valid;
+	spin_unlock(&sdev->gid_lock);
+	if (!valid)
 		return -EINVAL;
 	if (ah->flow_label > 0xfffff || ah->sl > 15)
 		return -EINVAL;

@@ -33,6 +33,14 @@ static int sv_query_abi(struct sv_file *f, void *arg)
 static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_QUERY_ABI, sv_query_abi, sv_query_abi,
 		 SV_QUERY_ABI_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_DEVICE, sv_query_device, sv_query_device,
+		 SV_QUERY_DEVICE_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_PORT, sv_query_port, sv_query_port,
+		 SV_QUERY_PORT_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_GID, sv_query_gid, sv_query_gid,
+		 SV_QUERY_GID_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_PKEY, sv_query_pkey, sv_query_pkey,
+		 SV_QUERY_PKEY_SIZE_VER0),
 	/* QP, SRQ, AH, multicast */
 	SV_IOCTL(SV_NR_CREATE_QP, sv_create_qp, sv_create_qp,
 		 SV_CREATE_QP_SIZE_VER0),

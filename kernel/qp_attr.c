@@ -192,7 +192,7 @@ static int sv_qp_check_values(struct sv_device *sdev, u32 mask,
 	if ((mask & SV_QP_ACCESS_FLAGS) &&
 	    (a->qp_access_flags & ~SV_QP_ACCESS_MASK))
 		return -EINVAL;
-	if ((mask & SV_QP_PKEY_INDEX) && a->pkey_index >= SV_PKEY_TBL_LEN)
+	if ((mask & SV_QP_PKEY_INDEX) && a->pkey_index >= SV_MAX_PKEYS)
 		return -EINVAL;
 	if ((mask & SV_QP_PORT) && a->port_num != SV_PORT_NUM)
 		return -EINVAL;
@@ -221,7 +221,7 @@ static int sv_qp_check_values(struct sv_device *sdev, u32 mask,
 		return -EINVAL;	/* IBV_MIG_MIGRATED, _REARM, _ARMED */
 	if (mask & SV_QP_ALT_PATH) {
 		if (a->alt_port_num != SV_PORT_NUM ||
-		    a->alt_pkey_index >= SV_PKEY_TBL_LEN ||
+		    a->alt_pkey_index >= SV_MAX_PKEYS ||
 		    a->alt_timeout > 31 ||
 		    sv_ah_attr_check(sdev, &a->alt_ah_attr))
 			return -EINVAL;

@@ -45,6 +45,14 @@ struct sv_device {
 	__be64 node_guid;
 	struct dentry *debugfs;
 	atomic_t nobjs[SV_OBJ_MAX];	/* live objects of each type */
+	/* query.c: the RoCE GID table of port 1 */
+	spinlock_t gid_lock;		/* protects gids[] */
+	struct sv_gid_entry {
+		u8 gid[16];
+		u32 type;		/* SV_GID_TYPE_* */
+		u32 ifindex;		/* netdev of the address, or 0 */
+		bool valid;
+	} gids[SV_GID_TBL_LEN];
 
 	/* QPs and multicast (qp.c, mcast.c) */
 	struct xarray qps;		/* qpn -> struct sv_qp, RCU lookups */
@@ -108,6 +116,15 @@ void sv_debugfs_init(void);
 void sv_debugfs_exit(void);
 void sv_debugfs_add_device(struct sv_device *sdev);
 void sv_debugfs_del_device(struct sv_device *sdev);
+
+/* query.c: device, port, GID and P_Key queries */
+int sv_query_device(struct sv_file *f, void *arg);
+int sv_query_port(struct sv_file *f, void *arg);
+int sv_query_gid(struct sv_file *f, void *arg);
+int sv_query_pkey(struct sv_file *f, void *arg);
+void sv_gid_table_init(struct sv_device *sdev);
+int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
+void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 
 /* file.c */
 extern const struct file_operations sv_fops;
