@@ -545,5 +545,4 @@ struct sv_mcast {
 #define SV_IOC_ATTACH_MCAST _IOWR(SV_IOC_MAGIC, SV_NR_ATTACH_MCAST, struct sv_mcast)
 #define SV_IOC_DETACH_MCAST _IOWR(SV_IOC_MAGIC, SV_NR_DETACH_MCAST, struct sv_mcast)
 
-
 #endif /* _UAPI_SOFTVERBS_ABI_H */
