@@ -126,6 +126,35 @@ void sv_gid_table_init(struct sv_device *sdev);
 int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 
+/* PD and MR (pd.c, mr.c) */
+
+/* A protection domain. Children pin it: sv_pd_pin() ... sv_pd_unpin(). */
+struct sv_pd {
+	struct sv_uobj uobj;
+};
+
+struct sv_pd *sv_pd_get(struct sv_file *f, u32 handle);
+void sv_pd_put(struct sv_pd *pd);
+struct sv_pd *sv_pd_pin(struct sv_file *f, u32 handle);
+void sv_pd_unpin(struct sv_pd *pd);
+int sv_alloc_pd(struct sv_file *f, void *arg);
+int sv_dealloc_pd(struct sv_file *f, void *arg);
+
+/* MR keys: a 24-bit index (never 0) and an 8-bit variant. */
+#define SV_MR_KEY_INDEX_BITS	24
+
+struct sv_mr;
+
+struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key);
+void sv_mr_put(struct sv_mr *mr);
+int sv_mr_copy_to(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
+		  u64 iova, const void *buf, size_t len);
+int sv_mr_copy_from(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
+		    u64 iova, void *buf, size_t len);
+int sv_reg_mr(struct sv_file *f, void *arg);
+int sv_rereg_mr(struct sv_file *f, void *arg);
+int sv_dereg_mr(struct sv_file *f, void *arg);
+
 /* file.c */
 extern const struct file_operations sv_fops;
 
