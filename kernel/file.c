@@ -75,6 +75,18 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_MCAST_SIZE_VER0),
 	SV_IOCTL(SV_NR_DETACH_MCAST, sv_detach_mcast, sv_mcast,
 		 SV_MCAST_SIZE_VER0),
+	SV_IOCTL(SV_NR_CREATE_COMP_CHANNEL, sv_create_comp_channel,
+		 sv_create_comp_channel, SV_CREATE_COMP_CHANNEL_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_COMP_CHANNEL, sv_destroy_comp_channel,
+		 sv_destroy_comp_channel, SV_DESTROY_COMP_CHANNEL_SIZE_VER0),
+	SV_IOCTL(SV_NR_GET_ASYNC_FD, sv_get_async_fd, sv_get_async_fd,
+		 SV_GET_ASYNC_FD_SIZE_VER0),
+	SV_IOCTL(SV_NR_CREATE_CQ, sv_create_cq, sv_create_cq,
+		 SV_CREATE_CQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_RESIZE_CQ, sv_resize_cq, sv_resize_cq,
+		 SV_RESIZE_CQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_CQ, sv_destroy_cq, sv_destroy_cq,
+		 SV_DESTROY_CQ_SIZE_VER0),
 };
 
 static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -127,6 +139,11 @@ static int sv_open(struct inode *inode, struct file *filp)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
+	if (sv_event_file_init(f)) {
+		kfree(f);
+		return -ENOMEM;
+	}
+	sv_mmap_file_init(f);
 	get_device(&sdev->dev);
 	f->sdev = sdev;
 	mutex_init(&f->lock);
@@ -141,6 +158,8 @@ static int sv_release(struct inode *inode, struct file *filp)
 
 	sv_uobj_destroy_all(f);
 	xa_destroy(&f->objs);
+	sv_mmap_file_cleanup(f);
+	sv_event_file_cleanup(f);
 	mutex_destroy(&f->lock);
 	put_device(&f->sdev->dev);
 	kfree(f);
@@ -152,5 +171,6 @@ const struct file_operations sv_fops = {
 	.open = sv_open,
 	.release = sv_release,
 	.unlocked_ioctl = sv_ioctl,
+	.mmap = sv_mmap,
 	.compat_ioctl = compat_ptr_ioctl,
 };

@@ -46,6 +46,14 @@ enum sv_ioctl_nr {
 	SV_NR_QUERY_PORT = 0x02,
 	SV_NR_QUERY_GID = 0x03,
 	SV_NR_QUERY_PKEY = 0x04,
+
+	/* CQ, completion channels, async events */
+	SV_NR_CREATE_COMP_CHANNEL = 0x20,
+	SV_NR_DESTROY_COMP_CHANNEL = 0x21,
+	SV_NR_GET_ASYNC_FD = 0x22,
+	SV_NR_CREATE_CQ = 0x23,
+	SV_NR_RESIZE_CQ = 0x24,
+	SV_NR_DESTROY_CQ = 0x25,
 };
 
 /* SV_IOC_QUERY_ABI: which ABI this kernel speaks. */
@@ -345,6 +353,241 @@ struct sv_dereg_mr {
 
 #define SV_DEREG_MR_SIZE_VER0	8
 #define SV_IOC_DEREG_MR _IOWR(SV_IOC_MAGIC, SV_NR_DEREG_MR, struct sv_dereg_mr)
+
+/*
+ * ---------------------------------------------------------------------
+ * CQs, completion channels, async events (0x20-0x2f)
+ * ---------------------------------------------------------------------
+ *
+ * The CQ ring
+ * -----------
+ * SV_IOC_CREATE_CQ returns an mmap offset and length; mmap(MAP_SHARED,
+ * PROT_READ | PROT_WRITE) of exactly that range at exactly that offset on
+ * the device fd maps the ring (any other offset, length, MAP_PRIVATE or
+ * PROT_EXEC: EINVAL). The mapping starts with a struct sv_cq_ring header;
+ * `cqe_offset` bytes into it starts an array of `entries` (a power of two)
+ * struct sv_cqe. The mapping stays valid (and harmless) after the CQ is
+ * destroyed, until munmap.
+ *
+ * Indices are free-running __u32 counters; the slot of index i is
+ * i & (entries - 1). prod - cons is the number of CQEs ready.
+ *
+ *   prod   written only by the kernel. The kernel fills the slot, then
+ *          stores prod + 1 with release semantics (smp_store_release).
+ *          The library loads prod with acquire semantics
+ *          (__atomic_load_n(..., __ATOMIC_ACQUIRE)) before it reads any
+ *          CQE below it.
+ *   cons   written only by the library: after it has copied CQEs out, it
+ *          stores the new cons with release semantics, which hands the
+ *          slots back. The kernel loads cons with acquire semantics and
+ *          treats a value it cannot trust (prod - cons > entries) as a
+ *          full ring: userspace cannot make it write outside the array.
+ *   arm    notification request. The library sets SV_CQ_ARM_NEXT
+ *          (ibv_req_notify_cq(cq, 0)) or SV_CQ_ARM_SOLICITED
+ *          (solicited_only = 1) with an atomic OR (a full barrier); no
+ *          syscall. After publishing CQEs the kernel issues a full barrier
+ *          (smp_mb) and then reads arm: if ARM_NEXT is set, or
+ *          ARM_SOLICITED is set and one of the new CQEs was solicited (or
+ *          an error completion), it clears both bits with cmpxchg and, if
+ *          that succeeded, queues exactly one event on the CQ's completion
+ *          channel. The barrier pairs with the library's atomic OR: either
+ *          the kernel sees the arm, or the library's poll after arming sees
+ *          the CQE (poll, arm, poll again, then wait: no lost wakeup).
+ *          Bits 2..31 belong to the library (e.g. a sequence number); the
+ *          kernel preserves them.
+ *   flags  written only by the kernel: SV_CQ_RING_OVERFLOW once a CQE had
+ *          to be dropped because the ring was full; the CQ is then in
+ *          error and an IBV_EVENT_CQ_ERR async event was raised.
+ *
+ * Events
+ * ------
+ * A completion channel is an object (handle) plus an anonymous fd; read()
+ * on the fd returns one struct sv_comp_event per call (buffer smaller than
+ * one: EINVAL), blocks while none is queued (EAGAIN with O_NONBLOCK), and
+ * poll() reports EPOLLIN while one is queued. After the channel is
+ * destroyed (or the device fd closed) read() returns EIO and poll() EPOLLERR.
+ * SV_IOC_GET_ASYNC_FD returns an fd of the same kind on the device file's
+ * async event queue, reading struct sv_async_event.
+ *
+ * Destroying a CQ drops its events that were not read yet and returns how
+ * many were read (comp_events_reported, async_events_reported): the library
+ * waits until the application acknowledged that many (ibv_destroy_cq).
+ */
+
+/* CQE, 64 bytes: everything struct ibv_wc and ibv_cq_ex's read_* need. */
+struct sv_cqe {
+	__u64 wr_id;
+	__u32 status;		/* enum ibv_wc_status */
+	__u32 opcode;		/* enum ibv_wc_opcode */
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;		/* big endian, or the invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;		/* enum ibv_wc_flags */
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u16 cvlan;
+	__u32 flow_tag;
+	__u32 reserved;
+	__u64 timestamp;	/* ns, CLOCK_REALTIME, if the CQ asked for it */
+};
+
+#define SV_CQE_SIZE		64
+
+/* Ring header at offset 0 of the mapping; each index in its cache line. */
+struct sv_cq_ring {
+	__u32 prod;		/* kernel writes (release) */
+	__u32 pad0[15];
+	__u32 cons;		/* library writes (release) */
+	__u32 pad1[15];
+	__u32 arm;		/* library sets bits, kernel clears them */
+	__u32 flags;		/* SV_CQ_RING_* (kernel writes) */
+	__u32 entries;		/* constant: power of two */
+	__u32 cqe_size;		/* constant: SV_CQE_SIZE */
+};
+
+#define SV_CQ_ARM_NEXT		0x1U
+#define SV_CQ_ARM_SOLICITED	0x2U
+#define SV_CQ_ARM_MASK		(SV_CQ_ARM_NEXT | SV_CQ_ARM_SOLICITED)
+
+#define SV_CQ_RING_OVERFLOW	0x1U
+
+/* SV_MAX_CQE and SV_NUM_COMP_VECTORS: the device limits above. */
+
+/* Read from a completion channel fd. */
+struct sv_comp_event {
+	__u64 user_handle;	/* the CQ's user_handle */
+	__u32 cq_handle;
+	__u32 reserved;
+};
+
+/* Async event types: the values of enum ibv_event_type. */
+enum sv_event_type {
+	SV_EVENT_CQ_ERR = 0,
+	SV_EVENT_QP_FATAL = 1,
+	SV_EVENT_QP_REQ_ERR = 2,
+	SV_EVENT_QP_ACCESS_ERR = 3,
+	SV_EVENT_COMM_EST = 4,
+	SV_EVENT_SQ_DRAINED = 5,
+	SV_EVENT_PATH_MIG = 6,
+	SV_EVENT_PATH_MIG_ERR = 7,
+	SV_EVENT_DEVICE_FATAL = 8,
+	SV_EVENT_PORT_ACTIVE = 9,
+	SV_EVENT_PORT_ERR = 10,
+	SV_EVENT_LID_CHANGE = 11,
+	SV_EVENT_PKEY_CHANGE = 12,
+	SV_EVENT_SM_CHANGE = 13,
+	SV_EVENT_SRQ_ERR = 14,
+	SV_EVENT_SRQ_LIMIT_REACHED = 15,
+	SV_EVENT_QP_LAST_WQE_REACHED = 16,
+	SV_EVENT_CLIENT_REREGISTER = 17,
+	SV_EVENT_GID_CHANGE = 18,
+	SV_EVENT_WQ_FATAL = 19,
+};
+
+/* Read from the async event fd. */
+struct sv_async_event {
+	__u64 element;		/* object's user_handle, or port number */
+	__u32 event_type;	/* enum ibv_event_type */
+	__u32 reserved;
+};
+
+/* SV_IOC_CREATE_COMP_CHANNEL: a new channel and its fd (O_CLOEXEC). */
+struct sv_create_comp_channel {
+	__u32 size;
+	__u32 flags;		/* in: SV_EVENT_FD_NONBLOCK */
+	__u32 handle;		/* out */
+	__s32 fd;		/* out */
+};
+
+#define SV_EVENT_FD_NONBLOCK	0x1U
+
+#define SV_CREATE_COMP_CHANNEL_SIZE_VER0	16
+#define SV_IOC_CREATE_COMP_CHANNEL _IOWR(SV_IOC_MAGIC, \
+	SV_NR_CREATE_COMP_CHANNEL, struct sv_create_comp_channel)
+
+/* SV_IOC_DESTROY_COMP_CHANNEL: EBUSY while CQs use it. */
+struct sv_destroy_comp_channel {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_COMP_CHANNEL_SIZE_VER0	8
+#define SV_IOC_DESTROY_COMP_CHANNEL _IOWR(SV_IOC_MAGIC, \
+	SV_NR_DESTROY_COMP_CHANNEL, struct sv_destroy_comp_channel)
+
+/* SV_IOC_GET_ASYNC_FD: a new fd (O_CLOEXEC) on this file's async events. */
+struct sv_get_async_fd {
+	__u32 size;
+	__u32 flags;		/* in: SV_EVENT_FD_NONBLOCK */
+	__s32 fd;		/* out */
+	__u32 reserved;
+};
+
+#define SV_GET_ASYNC_FD_SIZE_VER0	16
+#define SV_IOC_GET_ASYNC_FD _IOWR(SV_IOC_MAGIC, SV_NR_GET_ASYNC_FD, \
+	struct sv_get_async_fd)
+
+/* SV_IOC_CREATE_CQ */
+struct sv_create_cq {
+	__u32 size;
+	__u32 cqe;		/* in: at least 1; out: the ring's entries */
+	__u32 comp_vector;	/* in: < SV_NUM_COMP_VECTORS */
+	__u32 channel;		/* in: comp channel handle, 0: none */
+	__u32 flags;		/* in: SV_CQ_FLAG_* */
+	__u32 handle;		/* out */
+	__u64 wc_flags;		/* in: IBV_WC_EX_WITH_* the CQ must fill */
+	__u64 user_handle;	/* in: returned in this CQ's events */
+	__u64 mmap_offset;	/* out */
+	__u64 mmap_len;		/* out */
+	__u32 cqe_offset;	/* out: where the CQE array starts */
+	__u32 reserved;
+};
+
+/*
+ * wc_flags are IBV_WC_EX_WITH_* bits (bit 0 BYTE_LEN ... bit 11
+ * COMPLETION_TIMESTAMP_WALLCLOCK). Bits the CQE carries are accepted;
+ * TM_INFO (bit 10) is EOPNOTSUPP; bits past 11 are EINVAL.
+ */
+#define SV_CQ_WC_FLAGS_KNOWN		0xfffULL
+#define SV_CQ_WC_FLAGS_SUPPORTED	0xbffULL
+#define SV_CQ_WC_TIMESTAMPS		0x880ULL	/* bits 7 and 11 */
+
+/* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN: drop CQEs on overrun, no CQ error. */
+#define SV_CQ_FLAG_IGNORE_OVERRUN	0x1U
+
+#define SV_CREATE_CQ_SIZE_VER0	64
+#define SV_IOC_CREATE_CQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_CQ, \
+	struct sv_create_cq)
+
+/* SV_IOC_RESIZE_CQ: not supported yet (EOPNOTSUPP). */
+struct sv_resize_cq {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 cqe;		/* in/out */
+	__u32 reserved;
+	__u64 mmap_offset;	/* out */
+	__u64 mmap_len;		/* out */
+};
+
+#define SV_RESIZE_CQ_SIZE_VER0	32
+#define SV_IOC_RESIZE_CQ _IOWR(SV_IOC_MAGIC, SV_NR_RESIZE_CQ, \
+	struct sv_resize_cq)
+
+/* SV_IOC_DESTROY_CQ: EBUSY while QPs, SRQs or WQs use it. */
+struct sv_destroy_cq {
+	__u32 size;
+	__u32 handle;			/* in */
+	__u32 comp_events_reported;	/* out */
+	__u32 async_events_reported;	/* out */
+};
+
+#define SV_DESTROY_CQ_SIZE_VER0	16
+#define SV_IOC_DESTROY_CQ _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_CQ, \
+	struct sv_destroy_cq)
 
 /*
  * QP, SRQ, AH and multicast (0x30-0x57).
