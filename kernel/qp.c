@@ -68,6 +68,7 @@ static void sv_qp_destroy(struct sv_uobj *u)
 
 	xa_erase(&qp->sdev->qps, qp->qpn);
 	sv_mcast_detach_all(qp);
+	sv_async_event_detach(u->file, &qp->events);
 	sv_parent_release(qp->pd);
 	sv_parent_release(qp->send_cq);
 	sv_parent_release(qp->recv_cq);
@@ -167,8 +168,10 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp->sdev = sdev;
 	qp->qp_type = c->qp_type;
 	qp->flags = c->flags;
+	qp->user_handle = c->user_handle;
 	spin_lock_init(&qp->lock);
 	INIT_LIST_HEAD(&qp->mcast);
+	sv_event_obj_init(&qp->events);
 
 	qp->pd = sv_parent_get(f, c->pd_handle, SV_OBJ_PD);
 	qp->send_cq = sv_parent_get(f, c->send_cq_handle, SV_OBJ_CQ);
@@ -247,8 +250,20 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 		return PTR_ERR(u);
 	qp = to_sv_qp(u);
 	ret = sv_qp_check_modify(qp, m->attr_mask, &m->attr);
-	if (!ret)
+	if (!ret) {
+		bool to_sqd = (m->attr_mask & SV_QP_STATE) &&
+			      m->attr.qp_state == SV_QPS_SQD &&
+			      qp->attr.qp_state == SV_QPS_RTS;
+
 		sv_qp_apply_modify(qp, m->attr_mask, &m->attr);
+		/*
+		 * Nothing is in flight yet, so the send queue is drained at
+		 * once: tell the owner if it asked to know.
+		 */
+		if (to_sqd && qp->attr.en_sqd_async_notify)
+			sv_async_event(f, SV_EVENT_SQ_DRAINED, qp->user_handle,
+				       &qp->events);
+	}
 	sv_uobj_put(u);
 	return ret;
 }
@@ -280,9 +295,18 @@ int sv_query_qp(struct sv_file *f, void *arg)
 int sv_destroy_qp(struct sv_file *f, void *arg)
 {
 	struct sv_destroy_qp *d = arg;
+	struct sv_uobj *u;
+	int ret;
 
 	if (d->reserved)
 		return -EINVAL;
-	/* TODO(cq): report the QP's async events once they exist. */
-	return sv_uobj_destroy(f, d->handle, SV_OBJ_QP);
+	u = sv_uobj_get(f, d->handle, SV_OBJ_QP);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	ret = sv_uobj_destroy(f, d->handle, SV_OBJ_QP);
+	/* Its events are detached: the count is final. */
+	if (!ret)
+		d->events_reported = to_sv_qp(u)->events.async_reported;
+	sv_uobj_put(u);
+	return ret;
 }

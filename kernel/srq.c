@@ -18,7 +18,10 @@ static struct sv_srq *to_sv_srq(struct sv_uobj *u)
 
 static void sv_srq_destroy(struct sv_uobj *u)
 {
-	atomic_dec(&to_sv_srq(u)->pd->usecnt);
+	struct sv_srq *srq = to_sv_srq(u);
+
+	sv_async_event_detach(u->file, &srq->events);
+	atomic_dec(&srq->pd->usecnt);
 }
 
 static void sv_srq_free(struct sv_uobj *u)
@@ -58,7 +61,9 @@ int sv_create_srq(struct sv_file *f, void *arg)
 		return -ENOMEM;
 	}
 	srq->pd = pd;
+	srq->user_handle = c->user_handle;
 	spin_lock_init(&srq->lock);
+	sv_event_obj_init(&srq->events);
 	srq->max_wr = roundup_pow_of_two(c->max_wr);
 	srq->max_sge = c->max_sge;
 	atomic_inc(&pd->usecnt);
@@ -127,6 +132,17 @@ int sv_query_srq(struct sv_file *f, void *arg)
 int sv_destroy_srq(struct sv_file *f, void *arg)
 {
 	struct sv_destroy_srq *d = arg;
+	struct sv_uobj *u;
+	int ret;
 
-	return sv_uobj_destroy(f, d->handle, SV_OBJ_SRQ);
+	if (d->reserved)
+		return -EINVAL;
+	u = sv_uobj_get(f, d->handle, SV_OBJ_SRQ);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	ret = sv_uobj_destroy(f, d->handle, SV_OBJ_SRQ);
+	if (!ret)
+		d->events_reported = to_sv_srq(u)->events.async_reported;
+	sv_uobj_put(u);
+	return ret;
 }

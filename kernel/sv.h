@@ -272,6 +272,8 @@ struct sv_qp {
 	spinlock_t lock;		/* attr: the data path reads it */
 	struct sv_qp_attr attr;		/* attr.qp_state is the state */
 	struct list_head mcast;		/* sv_mcast_attach, under mcast_lock */
+	u64 user_handle;
+	struct sv_event_obj events;
 };
 
 struct sv_srq {
@@ -281,6 +283,8 @@ struct sv_srq {
 	u32 max_wr;
 	u32 max_sge;
 	u32 limit;			/* 0: not armed */
+	u64 user_handle;
+	struct sv_event_obj events;
 };
 
 struct sv_ah {

@@ -748,9 +748,10 @@ struct sv_create_qp {
 	__u32 handle;		/* out */
 	__u32 qpn;		/* out: unique on the device, >= 2 */
 	__u32 reserved;		/* must be zero */
+	__u64 user_handle;	/* in: returned in this QP's async events */
 };
 
-#define SV_CREATE_QP_SIZE_VER0	64
+#define SV_CREATE_QP_SIZE_VER0	72
 #define SV_IOC_CREATE_QP _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_QP, struct sv_create_qp)
 
 /*
@@ -789,8 +790,8 @@ struct sv_query_qp {
 
 /*
  * SV_IOC_DESTROY_QP: EBUSY while the QP is attached to a multicast group.
- * events_reported: async events reported for the QP (0 until the event
- * path exists).
+ * events_reported: the QP's async events userspace has read; the others
+ * are dropped.
  */
 struct sv_destroy_qp {
 	__u32 size;
@@ -819,9 +820,10 @@ struct sv_create_srq {
 	__u32 max_sge;		/* in/out */
 	__u32 handle;		/* out */
 	__u32 reserved;		/* must be zero */
+	__u64 user_handle;	/* in: returned in this SRQ's async events */
 };
 
-#define SV_CREATE_SRQ_SIZE_VER0	24
+#define SV_CREATE_SRQ_SIZE_VER0	32
 #define SV_IOC_CREATE_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_SRQ, struct sv_create_srq)
 
 /*
@@ -852,13 +854,18 @@ struct sv_query_srq {
 #define SV_QUERY_SRQ_SIZE_VER0	24
 #define SV_IOC_QUERY_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_SRQ, struct sv_query_srq)
 
-/* SV_IOC_DESTROY_SRQ: EBUSY while a QP uses the SRQ. */
+/*
+ * SV_IOC_DESTROY_SRQ: EBUSY while a QP uses the SRQ. events_reported as
+ * for a QP.
+ */
 struct sv_destroy_srq {
 	__u32 size;
 	__u32 handle;		/* in */
+	__u32 events_reported;	/* out */
+	__u32 reserved;		/* must be zero */
 };
 
-#define SV_DESTROY_SRQ_SIZE_VER0	8
+#define SV_DESTROY_SRQ_SIZE_VER0	16
 #define SV_IOC_DESTROY_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_SRQ, struct sv_destroy_srq)
 
 /* SV_IOC_CREATE_AH: an address handle for UD sends. */
