@@ -39,10 +39,36 @@ static ssize_t node_guid_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(node_guid);
 
+/* The device has one system image: its node GUID, as the query reports. */
+static ssize_t sys_image_guid_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return node_guid_show(dev, attr, buf);
+}
+static DEVICE_ATTR_RO(sys_image_guid);
+
+static ssize_t fw_ver_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SV_FW_VER);
+}
+static DEVICE_ATTR_RO(fw_ver);
+
+/* As the IB core's node_type: "1: CA". */
+static ssize_t node_type_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "1: CA\n");
+}
+static DEVICE_ATTR_RO(node_type);
+
 static struct attribute *sv_dev_attrs[] = {
 	&dev_attr_abi_version.attr,
 	&dev_attr_ibdev.attr,
 	&dev_attr_node_guid.attr,
+	&dev_attr_sys_image_guid.attr,
+	&dev_attr_fw_ver.attr,
+	&dev_attr_node_type.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(sv_dev);
@@ -98,6 +124,7 @@ struct sv_device *sv_device_create(void)
 	/* A device without a netdev gets a random, locally administered MAC. */
 	eth_random_addr(sdev->mac);
 	sdev->node_guid = sv_guid_from_mac(sdev->mac);
+	sv_gid_table_init(sdev);
 
 	device_initialize(&sdev->dev);
 	sdev->dev.class = &sv_class;

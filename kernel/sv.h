@@ -44,6 +44,14 @@ struct sv_device {
 	__be64 node_guid;
 	struct dentry *debugfs;
 	atomic_t nobjs[SV_OBJ_MAX];	/* live objects of each type */
+	/* query.c: the RoCE GID table of port 1 */
+	spinlock_t gid_lock;		/* protects gids[] */
+	struct sv_gid_entry {
+		u8 gid[16];
+		u32 type;		/* SV_GID_TYPE_* */
+		u32 ifindex;		/* netdev of the address, or 0 */
+		bool valid;
+	} gids[SV_GID_TBL_LEN];
 };
 
 /* Per-open-file state: the verbs context of one process (or fd). */
@@ -101,6 +109,14 @@ void sv_debugfs_exit(void);
 void sv_debugfs_add_device(struct sv_device *sdev);
 void sv_debugfs_del_device(struct sv_device *sdev);
 
+/* query.c: device, port, GID and P_Key queries */
+int sv_query_device(struct sv_file *f, void *arg);
+int sv_query_port(struct sv_file *f, void *arg);
+int sv_query_gid(struct sv_file *f, void *arg);
+int sv_query_pkey(struct sv_file *f, void *arg);
+void sv_gid_table_init(struct sv_device *sdev);
+int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
+void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 /*
  * CQs, completion channels, async events, shared memory
  * (cq.c, event.c, mmap.c)

@@ -42,6 +42,10 @@
  */
 enum sv_ioctl_nr {
 	SV_NR_QUERY_ABI = 0x00,
+	SV_NR_QUERY_DEVICE = 0x01,
+	SV_NR_QUERY_PORT = 0x02,
+	SV_NR_QUERY_GID = 0x03,
+	SV_NR_QUERY_PKEY = 0x04,
 
 	/* CQ, completion channels, async events */
 	SV_NR_CREATE_COMP_CHANNEL = 0x20,
@@ -63,6 +67,181 @@ struct sv_query_abi {
 #define SV_QUERY_ABI_SIZE_VER0	16
 #define SV_IOC_QUERY_ABI _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_ABI, struct sv_query_abi)
 
+/* ---- Device, port, GID and P_Key queries (0x01-0x0f) ---- */
+
+/*
+ * Device limits. The kernel enforces these numbers on every create/modify
+ * call and SV_IOC_QUERY_DEVICE reports exactly them, so userspace sees
+ * what the kernel enforces.
+ */
+#define SV_MAX_QP		16384		/* queue pairs per device */
+#define SV_MAX_QP_WR		16384		/* work requests per SQ or RQ */
+#define SV_MAX_SGE		32		/* SGEs per send/recv WR */
+#define SV_MAX_SGE_RD		32		/* SGEs per RDMA read WR */
+#define SV_MAX_CQ		16384
+#define SV_MAX_CQE		65536		/* entries per CQ */
+#define SV_MAX_MR		65536
+#define SV_MAX_MR_SIZE		0x10000000000ULL /* bytes per MR (1 TiB) */
+#define SV_MAX_PD		65536
+#define SV_MAX_QP_RD_ATOM	16		/* responder RDMA read/atomic depth */
+#define SV_MAX_QP_INIT_RD_ATOM	16		/* initiator RDMA read/atomic depth */
+#define SV_MAX_RES_RD_ATOM	(SV_MAX_QP * SV_MAX_QP_RD_ATOM)
+#define SV_MAX_SRQ		16384
+#define SV_MAX_SRQ_WR		16384
+#define SV_MAX_SRQ_SGE		32
+#define SV_MAX_AH		65536
+#define SV_MAX_MCAST_GRP	8192
+#define SV_MAX_MCAST_QP_ATTACH	56		/* QPs per multicast group */
+#define SV_MAX_TOTAL_MCAST_QP_ATTACH (SV_MAX_MCAST_GRP * SV_MAX_MCAST_QP_ATTACH)
+#define SV_MAX_INLINE_DATA	256		/* bytes of inline send data */
+#define SV_MAX_PKEYS		1		/* only the default P_Key 0xffff */
+#define SV_DEFAULT_PKEY		0xffff
+#define SV_LOCAL_CA_ACK_DELAY	15
+#define SV_PHYS_PORT_CNT	1		/* port 1 only */
+#define SV_PAGE_SIZE_CAP	0xfffff000ULL	/* 4 KiB .. 2 GiB pages */
+#define SV_MAX_MSG_SZ		0x80000000U	/* 2 GiB, the IB maximum */
+#define SV_GID_TBL_LEN		32		/* RoCE GID table entries */
+#define SV_NUM_COMP_VECTORS	1
+
+/*
+ * Identity. softverbs has no IEEE OUI; the vendor id 0x005356 ("SV") is
+ * made up and fixed, so applications can recognise the device.
+ */
+#define SV_VENDOR_ID		0x005356
+#define SV_VENDOR_PART_ID	1
+#define SV_HW_VER		1
+#define SV_FW_VER		"1.0.0"
+
+/*
+ * Encodings below are the verbs ones (<infiniband/verbs.h>), so the
+ * library copies values through unchanged.
+ */
+/* device_cap_flags: only what softverbs does */
+#define SV_DEVICE_SYS_IMAGE_GUID	0x00000800U	/* IBV_DEVICE_SYS_IMAGE_GUID */
+#define SV_DEVICE_RC_RNR_NAK_GEN	0x00001000U	/* IBV_DEVICE_RC_RNR_NAK_GEN */
+#define SV_DEVICE_CAP_FLAGS	(SV_DEVICE_SYS_IMAGE_GUID | SV_DEVICE_RC_RNR_NAK_GEN)
+#define SV_ATOMIC_HCA		1	/* IBV_ATOMIC_HCA */
+
+/* port attributes */
+#define SV_PORT_ACTIVE		4	/* IBV_PORT_ACTIVE */
+#define SV_MTU_4096		5	/* IBV_MTU_4096 */
+#define SV_PORT_IP_BASED_GIDS	0x04000000U	/* IBV_PORT_IP_BASED_GIDS */
+#define SV_PORT_CAP_FLAGS	SV_PORT_IP_BASED_GIDS
+#define SV_WIDTH_4X		2	/* active_width 4X */
+#define SV_SPEED_EDR		32	/* active_speed 25 Gb/s per lane */
+#define SV_PHYS_STATE_LINK_UP	5
+#define SV_LINK_LAYER_ETHERNET	2	/* IBV_LINK_LAYER_ETHERNET */
+#define SV_MAX_VL_NUM		1	/* one data VL */
+
+/* GID types: enum ibv_gid_type */
+#define SV_GID_TYPE_ROCE_V1	1
+#define SV_GID_TYPE_ROCE_V2	2
+
+/* SV_IOC_QUERY_DEVICE: the device's attributes and limits. */
+struct sv_query_device {
+	__u32 size;			/* in */
+	__u32 comp_mask;		/* in: must be zero */
+	char fw_ver[64];		/* out: NUL-terminated */
+	__be64 node_guid;
+	__be64 sys_image_guid;
+	__u64 max_mr_size;
+	__u64 page_size_cap;
+	__u32 vendor_id;
+	__u32 vendor_part_id;
+	__u32 hw_ver;
+	__u32 max_qp;
+	__u32 max_qp_wr;
+	__u32 device_cap_flags;
+	__u32 max_sge;
+	__u32 max_sge_rd;
+	__u32 max_cq;
+	__u32 max_cqe;
+	__u32 max_mr;
+	__u32 max_pd;
+	__u32 max_qp_rd_atom;
+	__u32 max_res_rd_atom;
+	__u32 max_qp_init_rd_atom;
+	__u32 atomic_cap;
+	__u32 max_mcast_grp;
+	__u32 max_mcast_qp_attach;
+	__u32 max_total_mcast_qp_attach;
+	__u32 max_ah;
+	__u32 max_srq;
+	__u32 max_srq_wr;
+	__u32 max_srq_sge;
+	__u16 max_pkeys;
+	__u8 local_ca_ack_delay;
+	__u8 phys_port_cnt;
+	__u32 max_inline_data;
+	__u32 num_comp_vectors;
+};
+
+#define SV_QUERY_DEVICE_SIZE_VER0	208
+#define SV_IOC_QUERY_DEVICE _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_DEVICE, struct sv_query_device)
+
+/* SV_IOC_QUERY_PORT: attributes of port_num (1 only; others EINVAL). */
+struct sv_query_port {
+	__u32 size;			/* in */
+	__u32 port_num;			/* in */
+	__u32 state;			/* out: SV_PORT_* */
+	__u32 max_mtu;
+	__u32 active_mtu;
+	__u32 gid_tbl_len;
+	__u32 port_cap_flags;
+	__u32 max_msg_sz;
+	__u32 bad_pkey_cntr;
+	__u32 qkey_viol_cntr;
+	__u16 pkey_tbl_len;
+	__u16 lid;
+	__u16 sm_lid;
+	__u8 lmc;
+	__u8 max_vl_num;
+	__u8 sm_sl;
+	__u8 subnet_timeout;
+	__u8 init_type_reply;
+	__u8 active_width;
+	__u8 active_speed;
+	__u8 phys_state;
+	__u8 link_layer;
+	__u8 flags;
+	__u16 port_cap_flags2;
+	__u16 reserved;			/* must be zero */
+};
+
+#define SV_QUERY_PORT_SIZE_VER0		60
+#define SV_IOC_QUERY_PORT _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_PORT, struct sv_query_port)
+
+/*
+ * SV_IOC_QUERY_GID: one entry of port_num's GID table.
+ * index >= SV_GID_TBL_LEN: EINVAL; an empty entry: ENODATA.
+ * The RoCE table: 0 and 1 are fe80::<EUI-64 of the MAC> as RoCE v1 and v2,
+ * then each IP address of the bound netdev (IPv4 as ::ffff:a.b.c.d) as a
+ * v1/v2 pair.
+ */
+struct sv_query_gid {
+	__u32 size;			/* in */
+	__u32 port_num;			/* in */
+	__u32 index;			/* in */
+	__u32 gid_type;			/* out: SV_GID_TYPE_* */
+	__u8 gid[16];			/* out, network order */
+	__u32 ndev_ifindex;		/* out: 0 without a netdev */
+	__u32 reserved;			/* must be zero */
+};
+
+#define SV_QUERY_GID_SIZE_VER0		40
+#define SV_IOC_QUERY_GID _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_GID, struct sv_query_gid)
+
+/* SV_IOC_QUERY_PKEY: index 0 is 0xffff; any other index EINVAL. */
+struct sv_query_pkey {
+	__u32 size;			/* in */
+	__u32 port_num;			/* in */
+	__u32 index;			/* in */
+	__u16 pkey;			/* out */
+	__u16 reserved;			/* must be zero */
+};
+
+#define SV_QUERY_PKEY_SIZE_VER0		16
+#define SV_IOC_QUERY_PKEY _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_PKEY, struct sv_query_pkey)
 /*
  * ---------------------------------------------------------------------
  * CQs, completion channels, async events (0x20-0x2f)
@@ -164,8 +343,7 @@ struct sv_cq_ring {
 
 #define SV_CQ_RING_OVERFLOW	0x1U
 
-#define SV_MAX_CQE		0x40000U
-#define SV_NUM_COMP_VECTORS	1
+/* SV_MAX_CQE and SV_NUM_COMP_VECTORS are device limits (above). */
 
 /* Read from a completion channel fd. */
 struct sv_comp_event {

@@ -47,4 +47,79 @@ static inline int sv_cmd(struct ibv_context *ctx, unsigned long req, void *arg)
 /* Visibility for functions the version script exports. */
 #define SV_EXPORT __attribute__((visibility("default")))
 
+/*
+ * ---- Core: devices, contexts, and how each file plugs in its ops ----
+ *
+ * Exported functions. Every public ibv_* function is listed in
+ * libsoftverbs.map under rdma-core's version node. The file that owns a
+ * verb defines it with SV_EXPORT (pd.c defines ibv_alloc_pd, ...).
+ * stubs.c holds a *weak* EOPNOTSUPP definition of every exported verb the
+ * core does not own, so the library always exports the full list (binaries
+ * linked with BIND_NOW load) and a file's strong definition simply replaces
+ * the stub at link time: no file has to be edited when another lands.
+ *
+ * Context ops. The header's inline functions (ibv_poll_cq, ibv_post_send,
+ * ibv_create_qp_ex, ibv_create_cq_ex, ibv_query_port, ...) call through
+ * ibv_context.ops and struct verbs_context. ibv_open_device() first points
+ * EVERY op at a default that fails (int ops return EOPNOTSUPP, pointer ops
+ * return NULL with errno EOPNOTSUPP; none is ever NULL), then runs each
+ * registered ops provider in link order. A file registers itself with
+ *
+ *	static int sv_cq_ctx_init(struct sv_context *ctx)
+ *	{
+ *		ctx->vctx.context.ops.poll_cq = sv_poll_cq;
+ *		ctx->vctx.context.ops.req_notify_cq = sv_req_notify_cq;
+ *		ctx->vctx.create_cq_ex = sv_create_cq_ex;
+ *		return 0;
+ *	}
+ *	SV_CTX_PROVIDER(cq, sv_cq_ctx_init, NULL);
+ *
+ * init may also set up per-context state the file owns (it may allocate
+ * and hang it off fields it adds to struct sv_context, open context->
+ * async_fd, map doorbells ...). Returning an errno value fails
+ * ibv_open_device() with that errno after the providers already run are
+ * undone by their fini, in reverse order. fini (may be NULL) runs at
+ * ibv_close_device(), in reverse order, before cmd_fd is closed.
+ * Providers are collected in the ELF section "sv_ctx_providers".
+ *
+ * async_fd is -1 until the event file's provider opens one.
+ */
+struct sv_context;
+
+struct sv_ctx_provider {
+	const char *name;
+	int (*init)(struct sv_context *ctx);
+	void (*fini)(struct sv_context *ctx);
+};
+
+#define SV_CTX_PROVIDER(tag, initfn, finifn)				\
+	static const struct sv_ctx_provider sv_ctx_provider_##tag	\
+	__attribute__((used, section("sv_ctx_providers"),		\
+		       aligned(sizeof(void *)))) =			\
+		{ .name = #tag, .init = (initfn), .fini = (finifn) }
+
+/*
+ * A device found in /sys/class/softverbs. Handed out as its embedded
+ * struct ibv_device; reference counted: one reference for each device
+ * list that holds it and one for each open context.
+ */
+struct sv_device {
+	struct ibv_device ibdev;
+	int refcnt;			/* atomic */
+	int index;			/* N of softverbsN */
+	__be64 node_guid;
+};
+
+static inline struct sv_device *to_svdev(struct ibv_device *ibdev)
+{
+	return container_of(ibdev, struct sv_device, ibdev);
+}
+
+/* device.c */
+void sv_device_get(struct sv_device *dev);
+void sv_device_put(struct sv_device *dev);
+
+/* query.c: the device attributes the library caches at open */
+int sv_query_device_raw(struct ibv_context *ctx, struct sv_query_device *q);
+
 #endif /* SV_VERBS_H */

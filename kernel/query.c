@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs: device, port, GID and P_Key queries, and the device's RoCE
+ * GID table. The limits reported here are the SV_MAX_* numbers of the
+ * uapi header, which the object files enforce.
+ */
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "sv.h"
+
+/* The only port: port numbers start at 1 in verbs. */
+static int sv_check_port(u32 port_num)
+{
+	return port_num == 1 ? 0 : -EINVAL;
+}
+
+int sv_query_device(struct sv_file *f, void *arg)
+{
+	struct sv_query_device *q = arg;
+	struct sv_device *sdev = f->sdev;
+
+	if (q->comp_mask)
+		return -EINVAL;
+
+	strscpy_pad(q->fw_ver, SV_FW_VER, sizeof(q->fw_ver));
+	q->node_guid = sdev->node_guid;
+	q->sys_image_guid = sdev->node_guid;
+	q->max_mr_size = SV_MAX_MR_SIZE;
+	q->page_size_cap = SV_PAGE_SIZE_CAP;
+	q->vendor_id = SV_VENDOR_ID;
+	q->vendor_part_id = SV_VENDOR_PART_ID;
+	q->hw_ver = SV_HW_VER;
+	q->max_qp = SV_MAX_QP;
+	q->max_qp_wr = SV_MAX_QP_WR;
+	q->device_cap_flags = SV_DEVICE_CAP_FLAGS;
+	q->max_sge = SV_MAX_SGE;
+	q->max_sge_rd = SV_MAX_SGE_RD;
+	q->max_cq = SV_MAX_CQ;
+	q->max_cqe = SV_MAX_CQE;
+	q->max_mr = SV_MAX_MR;
+	q->max_pd = SV_MAX_PD;
+	q->max_qp_rd_atom = SV_MAX_QP_RD_ATOM;
+	q->max_res_rd_atom = SV_MAX_RES_RD_ATOM;
+	q->max_qp_init_rd_atom = SV_MAX_QP_INIT_RD_ATOM;
+	q->atomic_cap = SV_ATOMIC_HCA;
+	q->max_mcast_grp = SV_MAX_MCAST_GRP;
+	q->max_mcast_qp_attach = SV_MAX_MCAST_QP_ATTACH;
+	q->max_total_mcast_qp_attach = SV_MAX_TOTAL_MCAST_QP_ATTACH;
+	q->max_ah = SV_MAX_AH;
+	q->max_srq = SV_MAX_SRQ;
+	q->max_srq_wr = SV_MAX_SRQ_WR;
+	q->max_srq_sge = SV_MAX_SRQ_SGE;
+	q->max_pkeys = SV_MAX_PKEYS;
+	q->local_ca_ack_delay = SV_LOCAL_CA_ACK_DELAY;
+	q->phys_port_cnt = SV_PHYS_PORT_CNT;
+	q->max_inline_data = SV_MAX_INLINE_DATA;
+	q->num_comp_vectors = SV_NUM_COMP_VECTORS;
+	return 0;
+}
+
+int sv_query_port(struct sv_file *f, void *arg)
+{
+	struct sv_query_port *q = arg;
+	u32 port_num = q->port_num;
+	int ret;
+
+	ret = sv_check_port(port_num);
+	if (ret)
+		return ret;
+	if (q->reserved)
+		return -EINVAL;
+
+	/* Every output field is written: nothing the caller passed leaks. */
+	*q = (struct sv_query_port) {
+		.size = q->size,
+		.port_num = port_num,
+		.state = SV_PORT_ACTIVE,
+		.max_mtu = SV_MTU_4096,
+		/* No netdev bounds the loopback device's MTU: 4096. */
+		.active_mtu = SV_MTU_4096,
+		.gid_tbl_len = SV_GID_TBL_LEN,
+		.port_cap_flags = SV_PORT_CAP_FLAGS,
+		.max_msg_sz = SV_MAX_MSG_SZ,
+		.pkey_tbl_len = SV_MAX_PKEYS,
+		.max_vl_num = SV_MAX_VL_NUM,
+		.active_width = SV_WIDTH_4X,
+		.active_speed = SV_SPEED_EDR,
+		.phys_state = SV_PHYS_STATE_LINK_UP,
+		.link_layer = SV_LINK_LAYER_ETHERNET,
+	};
+	return 0;
+}
+
+int sv_query_gid(struct sv_file *f, void *arg)
+{
+	struct sv_query_gid *q = arg;
+	struct sv_device *sdev = f->sdev;
+	struct sv_gid_entry *e;
+	int ret;
+
+	ret = sv_check_port(q->port_num);
+	if (ret)
+		return ret;
+	if (q->reserved || q->index >= SV_GID_TBL_LEN)
+		return -EINVAL;
+
+	spin_lock(&sdev->gid_lock);
+	e = &sdev->gids[q->index];
+	if (e->valid) {
+		memcpy(q->gid, e->gid, sizeof(q->gid));
+		q->gid_type = e->type;
+		q->ndev_ifindex = e->ifindex;
+	} else {
+		ret = -ENODATA;
+	}
+	spin_unlock(&sdev->gid_lock);
+	return ret;
+}
+
+int sv_query_pkey(struct sv_file *f, void *arg)
+{
+	struct sv_query_pkey *q = arg;
+	int ret;
+
+	ret = sv_check_port(q->port_num);
+	if (ret)
+		return ret;
+	if (q->reserved || q->index >= SV_MAX_PKEYS)
+		return -EINVAL;
+	q->pkey = SV_DEFAULT_PKEY;
+	return 0;
+}
+
+/*
+ * Add a RoCE v1/v2 pair for one address to the free slots of the table.
+ * Returns -ENOSPC when the table is full, 0 when the address is present.
+ */
+int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
+{
+	static const u32 types[] = { SV_GID_TYPE_ROCE_V1, SV_GID_TYPE_ROCE_V2 };
+	unsigned int i, t = 0, slot[ARRAY_SIZE(types)];
+	int ret = 0;
+
+	spin_lock(&sdev->gid_lock);
+	for (i = 0; i < SV_GID_TBL_LEN; i++) {
+		struct sv_gid_entry *e = &sdev->gids[i];
+
+		if (e->valid && !memcmp(e->gid, gid, 16) &&
+		    e->ifindex == ifindex)
+			goto out;
+		if (!e->valid && t < ARRAY_SIZE(types))
+			slot[t++] = i;
+	}
+	if (t < ARRAY_SIZE(types)) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	for (t = 0; t < ARRAY_SIZE(types); t++) {
+		struct sv_gid_entry *e = &sdev->gids[slot[t]];
+
+		memcpy(e->gid, gid, 16);
+		e->type = types[t];
+		e->ifindex = ifindex;
+		e->valid = true;
+	}
+out:
+	spin_unlock(&sdev->gid_lock);
+	return ret;
+}
+
+/* Remove every entry of one address (both GID types). */
+void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
+{
+	unsigned int i;
+
+	spin_lock(&sdev->gid_lock);
+	for (i = 0; i < SV_GID_TBL_LEN; i++) {
+		struct sv_gid_entry *e = &sdev->gids[i];
+
+		if (e->valid && !memcmp(e->gid, gid, 16) &&
+		    e->ifindex == ifindex)
+			memset(e, 0, sizeof(*e));
+	}
+	spin_unlock(&sdev->gid_lock);
+}
+
+/*
+ * A fresh table: the link-local GID fe80::<node GUID>, which is the EUI-64
+ * of the MAC, as entries 0 (RoCE v1) and 1 (RoCE v2).
+ */
+void sv_gid_table_init(struct sv_device *sdev)
+{
+	u8 gid[16] = { 0xfe, 0x80 };
+
+	spin_lock_init(&sdev->gid_lock);
+	memset(sdev->gids, 0, sizeof(sdev->gids));
+	memcpy(&gid[8], &sdev->node_guid, 8);
+	sv_gid_add(sdev, gid, 0);
+}

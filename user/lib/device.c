@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libsoftverbs: device discovery. Devices are the entries of
+ * /sys/class/softverbs whose abi_version this library speaks; each one
+ * is a struct sv_device handed out as its struct ibv_device.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <endian.h>
+
+#include "sv_verbs.h"
+
+#define SV_SYSFS_CLASS	"/class/" SV_CLASS_NAME
+
+/* The sysfs mount point: $SYSFS_PATH (as libibverbs honours it) or /sys. */
+SV_EXPORT const char *ibv_get_sysfs_path(void)
+{
+	static char path[IBV_SYSFS_PATH_MAX];
+	const char *env;
+	size_t len;
+
+	if (path[0])
+		return path;
+	env = secure_getenv("SYSFS_PATH");
+	if (!env || !*env || strlen(env) >= sizeof(path))
+		env = "/sys";
+	len = strlen(env);
+	memcpy(path, env, len + 1);
+	/* No trailing slashes: callers append "/class/...". */
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = 0;
+	return path;
+}
+
+/*
+ * Read dir/file into buf (NUL-terminated, one trailing newline dropped).
+ * Returns the length, or -1 with errno set.
+ */
+SV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
+				  char *buf, size_t size)
+{
+	char *path;
+	ssize_t len;
+	int fd;
+
+	if (!size) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (asprintf(&path, "%s/%s", dir, file) < 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, size);
+	close(fd);
+	if (len < 0)
+		return -1;
+	if ((size_t)len == size)
+		len--;		/* truncated: keep room for the NUL */
+	buf[len] = 0;
+	if (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = 0;
+	return len;
+}
+
+/* "xxxx:xxxx:xxxx:xxxx" as the kernel prints a GUID. */
+static int sv_parse_guid(const char *s, __be64 *guid)
+{
+	unsigned int w[4];
+	char end;
+
+	if (sscanf(s, "%4x:%4x:%4x:%4x%c", &w[0], &w[1], &w[2], &w[3],
+		   &end) != 4)
+		return -1;
+	*guid = htobe64(((uint64_t)w[0] << 48) | ((uint64_t)w[1] << 32) |
+			((uint64_t)w[2] << 16) | w[3]);
+	return 0;
+}
+
+void sv_device_get(struct sv_device *dev)
+{
+	__atomic_add_fetch(&dev->refcnt, 1, __ATOMIC_RELAXED);
+}
+
+void sv_device_put(struct sv_device *dev)
+{
+	if (__atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_ACQ_REL) == 0)
+		free(dev);
+}
+
+/* One sysfs entry, or NULL when it is not a device this library drives. */
+static struct sv_device *sv_device_probe(const char *class_dir,
+					 const char *name)
+{
+	struct sv_device *dev;
+	size_t dir_len, name_len;
+	char buf[64], *end;
+	long abi, index;
+
+	if (strncmp(name, "softverbs", 9))
+		return NULL;
+	index = strtol(name + 9, &end, 10);
+	if (end == name + 9 || *end || index < 0)
+		return NULL;
+	dir_len = strlen(class_dir);
+	name_len = strlen(name);
+	if (name_len >= IBV_SYSFS_NAME_MAX ||
+	    dir_len + 1 + name_len >= IBV_SYSFS_PATH_MAX)
+		return NULL;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	memcpy(dev->ibdev.ibdev_path, class_dir, dir_len);
+	dev->ibdev.ibdev_path[dir_len] = '/';
+	memcpy(dev->ibdev.ibdev_path + dir_len + 1, name, name_len + 1);
+	/* A kernel speaking another ABI: not ours to drive, as libibverbs
+	 * leaves out devices without a matching provider.
+	 */
+	if (ibv_read_sysfs_file(dev->ibdev.ibdev_path, "abi_version", buf,
+				sizeof(buf)) <= 0)
+		goto skip;
+	abi = strtol(buf, &end, 10);
+	if (*end || abi != SV_ABI_VERSION)
+		goto skip;
+	if (ibv_read_sysfs_file(dev->ibdev.ibdev_path, "node_guid", buf,
+				sizeof(buf)) <= 0 ||
+	    sv_parse_guid(buf, &dev->node_guid))
+		goto skip;
+
+	dev->refcnt = 1;
+	dev->index = index;
+	dev->ibdev.node_type = IBV_NODE_CA;
+	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
+	strcpy(dev->ibdev.name, name);
+	strcpy(dev->ibdev.dev_name, name);
+	strcpy(dev->ibdev.dev_path, dev->ibdev.ibdev_path);
+	return dev;
+skip:
+	free(dev);
+	return NULL;
+}
+
+static int sv_device_cmp(const void *a, const void *b)
+{
+	const struct sv_device *x = *(struct sv_device * const *)a;
+	const struct sv_device *y = *(struct sv_device * const *)b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
+{
+	struct sv_device **devs = NULL, **tmp;
+	char class_dir[IBV_SYSFS_PATH_MAX];
+	struct ibv_device **list;
+	struct dirent *de;
+	size_t n = 0, cap = 0, i;
+	DIR *dir;
+
+	if (num_devices)
+		*num_devices = 0;
+	snprintf(class_dir, sizeof(class_dir), "%s%s", ibv_get_sysfs_path(),
+		 SV_SYSFS_CLASS);
+	dir = opendir(class_dir);
+	/* No module loaded: an empty list, as with no RDMA devices. */
+	if (dir) {
+		while ((de = readdir(dir))) {
+			struct sv_device *dev;
+
+			if (de->d_name[0] == '.')
+				continue;
+			dev = sv_device_probe(class_dir, de->d_name);
+			if (!dev)
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				tmp = realloc(devs, cap * sizeof(*devs));
+				if (!tmp) {
+					free(dev);
+					goto nomem;
+				}
+				devs = tmp;
+			}
+			devs[n++] = dev;
+		}
+		closedir(dir);
+		dir = NULL;
+	}
+	if (n)
+		qsort(devs, n, sizeof(*devs), sv_device_cmp);
+
+	list = calloc(n + 1, sizeof(*list));
+	if (!list)
+		goto nomem;
+	for (i = 0; i < n; i++)
+		list[i] = &devs[i]->ibdev;
+	free(devs);
+	if (num_devices)
+		*num_devices = n;
+	return list;
+
+nomem:
+	if (dir)
+		closedir(dir);
+	for (i = 0; i < n; i++)
+		sv_device_put(devs[i]);
+	free(devs);
+	errno = ENOMEM;
+	return NULL;
+}
+
+SV_EXPORT void ibv_free_device_list(struct ibv_device **list)
+{
+	struct ibv_device **p;
+
+	if (!list)
+		return;
+	for (p = list; *p; p++)
+		sv_device_put(to_svdev(*p));
+	free(list);
+}
+
+SV_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
+{
+	return device->name;
+}
+
+/* The node GUID in network byte order, read afresh like libibverbs. */
+SV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
+{
+	struct sv_device *dev = to_svdev(device);
+	__be64 guid;
+	char buf[64];
+
+	if (ibv_read_sysfs_file(device->ibdev_path, "node_guid", buf,
+				sizeof(buf)) > 0 && !sv_parse_guid(buf, &guid))
+		return guid;
+	return dev->node_guid;
+}
+
+/* The kernel's index of the device: N of softverbsN. */
+SV_EXPORT int ibv_get_device_index(struct ibv_device *device)
+{
+	return to_svdev(device)->index;
+}
