@@ -16,6 +16,7 @@
  * memory lives until the last munmap.
  */
 #include <linux/log2.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -214,6 +215,32 @@ err_cq:
 err_channel:
 	if (ch)
 		sv_uobj_put(&ch->uobj);
+	return ret;
+}
+
+/*
+ * Test hook: SV_IOC_TEST_CQ_PUSH lets selftests produce completions before
+ * the execution engine exists. Off unless root turns it on at runtime.
+ */
+static bool test_hooks;
+module_param(test_hooks, bool, 0600);
+MODULE_PARM_DESC(test_hooks, "TEST ONLY: enable SV_IOC_TEST_CQ_PUSH (default off)");
+
+int sv_test_cq_push(struct sv_file *f, void *arg)
+{
+	struct sv_test_cq_push *cmd = arg;
+	struct sv_cq *cq;
+	int ret;
+
+	if (!READ_ONCE(test_hooks))
+		return -ENOTTY;
+	if (cmd->solicited > 1 || cmd->reserved)
+		return -EINVAL;
+	cq = sv_cq_get(f, cmd->handle);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	ret = sv_cq_push(cq, &cmd->cqe, cmd->solicited);
+	sv_uobj_put(&cq->uobj);
 	return ret;
 }
 

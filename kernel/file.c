@@ -87,6 +87,8 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_RESIZE_CQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_DESTROY_CQ, sv_destroy_cq, sv_destroy_cq,
 		 SV_DESTROY_CQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_TEST_CQ_PUSH, sv_test_cq_push, sv_test_cq_push,
+		 SV_TEST_CQ_PUSH_SIZE_VER0),
 };
 
 static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)

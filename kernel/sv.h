@@ -244,6 +244,7 @@ int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited);
 int sv_create_cq(struct sv_file *f, void *arg);
 int sv_resize_cq(struct sv_file *f, void *arg);
 int sv_destroy_cq(struct sv_file *f, void *arg);
+int sv_test_cq_push(struct sv_file *f, void *arg);
 
 /* file.c */
 extern const struct file_operations sv_fops;

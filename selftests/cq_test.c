@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "sv_test.h"
@@ -577,6 +578,324 @@ TEST(many_cqs)
 	}
 	for (i = 0; i < 256; i += 2)
 		EXPECT_EQ(0, destroy_cq(fd, handles[i]));
+	close(fd);
+}
+
+/* ---- The producer side, through the test-only SV_IOC_TEST_CQ_PUSH ---- */
+
+#define SV_TEST_HOOKS	"/sys/module/softverbs/parameters/test_hooks"
+
+static int set_test_hooks(const char *v)
+{
+	int fd = open(SV_TEST_HOOKS, O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, v, 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+static int push(int fd, uint32_t cq, uint64_t wr_id, uint32_t status,
+		uint32_t solicited)
+{
+	struct sv_test_cq_push p = { .size = sizeof(p), .handle = cq,
+				     .solicited = solicited };
+
+	p.cqe.wr_id = wr_id;
+	p.cqe.status = status;
+	p.cqe.opcode = 128;		/* IBV_WC_RECV */
+	p.cqe.byte_len = 1000 + wr_id;
+	p.cqe.imm_data = 0x01020304;
+	p.cqe.qp_num = 0x11;
+	p.cqe.src_qp = 0x22;
+	p.cqe.wc_flags = 2;		/* IBV_WC_WITH_IMM */
+	p.cqe.pkey_index = 3;
+	p.cqe.slid = 0x44;
+	p.cqe.sl = 5;
+	p.cqe.dlid_path_bits = 6;
+	p.cqe.flow_tag = 0x77;
+	return ioctl(fd, SV_IOC_TEST_CQ_PUSH, &p);
+}
+
+FIXTURE(ring) {
+	int fd;
+	struct sv_create_comp_channel ch;
+	struct sv_create_cq c;
+	struct sv_cq_ring *r;
+	struct sv_cqe *cqes;
+};
+
+FIXTURE_SETUP(ring)
+{
+	char *p;
+
+	self->fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	self->r = NULL;
+	self->ch.fd = -1;
+	if (set_test_hooks("1"))
+		SKIP(return, "no test_hooks module parameter");
+	ASSERT_EQ(0, create_channel(self->fd, &self->ch, SV_EVENT_FD_NONBLOCK));
+	ASSERT_EQ(0, create_cq(self->fd, &self->c, 4, self->ch.handle));
+	p = mmap(NULL, self->c.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, self->c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	self->r = (struct sv_cq_ring *)p;
+	self->cqes = (struct sv_cqe *)(p + self->c.cqe_offset);
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	set_test_hooks("0");
+	if (self->r)
+		munmap(self->r, self->c.mmap_len);
+	close(self->fd);
+	if (self->ch.fd >= 0)
+		close(self->ch.fd);
+}
+
+static int comp_event_ready(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0);
+}
+
+TEST_F(ring, push_and_consume)
+{
+	struct sv_cqe *e = &self->cqes[0];
+
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 7, 0, 0));
+	EXPECT_EQ(1, __atomic_load_n(&self->r->prod, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(7, e->wr_id);
+	EXPECT_EQ(0, e->status);
+	EXPECT_EQ(128, e->opcode);
+	EXPECT_EQ(1007, e->byte_len);
+	EXPECT_EQ(0x01020304, e->imm_data);
+	EXPECT_EQ(0x11, e->qp_num);
+	EXPECT_EQ(0x22, e->src_qp);
+	EXPECT_EQ(2, e->wc_flags);
+	EXPECT_EQ(3, e->pkey_index);
+	EXPECT_EQ(0x44, e->slid);
+	EXPECT_EQ(5, e->sl);
+	EXPECT_EQ(6, e->dlid_path_bits);
+	EXPECT_EQ(0x77, e->flow_tag);
+	EXPECT_EQ(0, e->timestamp);	/* not asked for */
+	/* Not armed: no event. */
+	EXPECT_EQ(0, comp_event_ready(self->ch.fd));
+	/* Wraps around the 4 slots while consumed. */
+	for (uint32_t i = 1; i < 11; i++) {
+		__atomic_store_n(&self->r->cons, i, __ATOMIC_RELEASE);
+		ASSERT_EQ(0, push(self->fd, self->c.handle, 100 + i, 0, 0));
+		EXPECT_EQ(100 + i, self->cqes[i & 3].wr_id);
+	}
+	EXPECT_EQ(11, self->r->prod);
+	EXPECT_EQ(0, self->r->flags);
+}
+
+TEST_F(ring, arm_next)
+{
+	struct sv_comp_event ev;
+
+	__atomic_fetch_or(&self->r->arm, SV_CQ_ARM_NEXT | 0x100,
+			  __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 1, 0, 0));
+	/* One event, arm cleared, the library's upper bits kept. */
+	EXPECT_EQ(0x100, self->r->arm);
+	EXPECT_EQ(1, comp_event_ready(self->ch.fd));
+	ASSERT_EQ(sizeof(ev), read(self->ch.fd, &ev, sizeof(ev)));
+	EXPECT_EQ(0x1234567890abcdefULL, ev.user_handle);
+	EXPECT_EQ(self->c.handle, ev.cq_handle);
+	EXPECT_EQ(0, ev.reserved);
+	/* Disarmed: the next CQE raises nothing. */
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 2, 0, 0));
+	EXPECT_EQ(0, comp_event_ready(self->ch.fd));
+	EXPECT_EQ(-1, read(self->ch.fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(ring, arm_solicited)
+{
+	struct sv_comp_event ev;
+
+	__atomic_fetch_or(&self->r->arm, SV_CQ_ARM_SOLICITED,
+			  __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 1, 0, 0));
+	EXPECT_EQ(0, comp_event_ready(self->ch.fd));
+	EXPECT_EQ(SV_CQ_ARM_SOLICITED, self->r->arm);
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 2, 0, 1));
+	EXPECT_EQ(1, comp_event_ready(self->ch.fd));
+	EXPECT_EQ(0, self->r->arm);
+	ASSERT_EQ(sizeof(ev), read(self->ch.fd, &ev, sizeof(ev)));
+
+	/* An error completion satisfies a solicited-only arm. */
+	__atomic_store_n(&self->r->cons, 2, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&self->r->arm, SV_CQ_ARM_SOLICITED,
+			  __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 3, 5, 0));
+	EXPECT_EQ(1, comp_event_ready(self->ch.fd));
+	ASSERT_EQ(sizeof(ev), read(self->ch.fd, &ev, sizeof(ev)));
+
+	/* Solicited, then next: next wins. */
+	__atomic_fetch_or(&self->r->arm, SV_CQ_ARM_SOLICITED,
+			  __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&self->r->arm, SV_CQ_ARM_NEXT, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 4, 0, 0));
+	EXPECT_EQ(1, comp_event_ready(self->ch.fd));
+	EXPECT_EQ(0, self->r->arm);
+}
+
+TEST_F(ring, overflow_raises_cq_err)
+{
+	struct sv_get_async_fd a = { .size = sizeof(a),
+				     .flags = SV_EVENT_FD_NONBLOCK };
+	struct sv_destroy_cq d = { .size = sizeof(d) };
+	struct sv_async_event ev;
+	int i;
+
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_GET_ASYNC_FD, &a));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, push(self->fd, self->c.handle, i, 0, 0));
+	EXPECT_EQ(0, comp_event_ready(a.fd));
+	EXPECT_EQ(-1, push(self->fd, self->c.handle, 4, 0, 0));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(SV_CQ_RING_OVERFLOW, self->r->flags);
+	EXPECT_EQ(4, self->r->prod);
+	/* In error now, even with room. */
+	__atomic_store_n(&self->r->cons, 4, __ATOMIC_RELEASE);
+	EXPECT_EQ(-1, push(self->fd, self->c.handle, 5, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+
+	EXPECT_EQ(1, comp_event_ready(a.fd));
+	ASSERT_EQ(sizeof(ev), read(a.fd, &ev, sizeof(ev)));
+	EXPECT_EQ(SV_EVENT_CQ_ERR, ev.event_type);
+	EXPECT_EQ(0x1234567890abcdefULL, ev.element);
+	EXPECT_EQ(-1, read(a.fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* One async event was read, none of the completion kind. */
+	d.handle = self->c.handle;
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_DESTROY_CQ, &d));
+	EXPECT_EQ(0, d.comp_events_reported);
+	EXPECT_EQ(1, d.async_events_reported);
+	close(a.fd);
+}
+
+TEST_F(ring, bogus_cons_is_full)
+{
+	/* Userspace lies about cons: the kernel sees a full ring. */
+	__atomic_store_n(&self->r->cons, 0x80000000U, __ATOMIC_RELEASE);
+	EXPECT_EQ(-1, push(self->fd, self->c.handle, 1, 0, 0));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(0, self->r->prod);
+	EXPECT_EQ(SV_CQ_RING_OVERFLOW, self->r->flags);
+}
+
+TEST_F(ring, ignore_overrun)
+{
+	struct sv_create_cq c;
+	struct sv_cq_ring *r;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.cqe = 2;
+	c.flags = SV_CQ_FLAG_IGNORE_OVERRUN;
+	c.wc_flags = 1ULL << 11;	/* WALLCLOCK timestamp */
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_CREATE_CQ, &c));
+	r = mmap(NULL, c.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, r);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, push(self->fd, c.handle, i, 0, 0));
+	EXPECT_NE(0, ((struct sv_cqe *)((char *)r + c.cqe_offset))->timestamp);
+	EXPECT_EQ(-1, push(self->fd, c.handle, 2, 0, 0));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(0, r->flags);
+	/* Room again: it goes on. */
+	__atomic_store_n(&r->cons, 1, __ATOMIC_RELEASE);
+	EXPECT_EQ(0, push(self->fd, c.handle, 3, 0, 0));
+	EXPECT_EQ(3, r->prod);
+	EXPECT_EQ(0, destroy_cq(self->fd, c.handle));
+	munmap(r, c.mmap_len);
+}
+
+TEST_F(ring, destroy_counts_read_events_only)
+{
+	struct sv_destroy_cq d = { .size = sizeof(d) };
+	struct sv_comp_event ev;
+
+	/* Two events: one read, one still queued when the CQ goes. */
+	__atomic_fetch_or(&self->r->arm, SV_CQ_ARM_NEXT, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 1, 0, 0));
+	__atomic_fetch_or(&self->r->arm, SV_CQ_ARM_NEXT, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 2, 0, 0));
+	ASSERT_EQ(sizeof(ev), read(self->ch.fd, &ev, sizeof(ev)));
+	d.handle = self->c.handle;
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_DESTROY_CQ, &d));
+	EXPECT_EQ(1, d.comp_events_reported);
+	EXPECT_EQ(0, d.async_events_reported);
+	/* The unread one went with the CQ. */
+	EXPECT_EQ(0, comp_event_ready(self->ch.fd));
+	EXPECT_EQ(-1, push(self->fd, self->c.handle, 3, 0, 0));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, destroy_channel(self->fd, self->ch.handle));
+}
+
+TEST_F(ring, blocking_read_wakes_on_event)
+{
+	struct sv_comp_event ev;
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, fcntl(self->ch.fd, F_SETFL, 0));
+	__atomic_fetch_or(&self->r->arm, SV_CQ_ARM_NEXT, __ATOMIC_SEQ_CST);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(read(self->ch.fd, &ev, sizeof(ev)) == sizeof(ev) &&
+		      ev.cq_handle == self->c.handle ? 0 : 1);
+	usleep(200000);
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 1, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+TEST_F(ring, push_bad_args)
+{
+	struct sv_test_cq_push p = { .size = sizeof(p),
+				     .handle = self->c.handle };
+
+	p.solicited = 2;
+	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_TEST_CQ_PUSH, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p.solicited = 0;
+	p.reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_TEST_CQ_PUSH, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p.reserved = 0;
+	p.handle = self->ch.handle;
+	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_TEST_CQ_PUSH, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p.handle = 999;
+	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_TEST_CQ_PUSH, &p));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST(test_hook_off_by_default)
+{
+	struct sv_test_cq_push p = { .size = sizeof(p) };
+	struct sv_create_cq c;
+	int fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, create_cq(fd, &c, 1, 0));
+	p.handle = c.handle;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_TEST_CQ_PUSH, &p));
+	EXPECT_EQ(ENOTTY, errno);
 	close(fd);
 }
 

@@ -54,6 +54,7 @@ enum sv_ioctl_nr {
 	SV_NR_CREATE_CQ = 0x23,
 	SV_NR_RESIZE_CQ = 0x24,
 	SV_NR_DESTROY_CQ = 0x25,
+	SV_NR_TEST_CQ_PUSH = 0x2f,	/* test only, see below */
 };
 
 /* SV_IOC_QUERY_ABI: which ABI this kernel speaks. */
@@ -455,7 +456,7 @@ struct sv_cq_ring {
 
 #define SV_CQ_RING_OVERFLOW	0x1U
 
-/* SV_MAX_CQE and SV_NUM_COMP_VECTORS: the device limits above. */
+/* SV_MAX_CQE and SV_NUM_COMP_VECTORS are device limits (above). */
 
 /* Read from a completion channel fd. */
 struct sv_comp_event {
@@ -588,6 +589,26 @@ struct sv_destroy_cq {
 #define SV_DESTROY_CQ_SIZE_VER0	16
 #define SV_IOC_DESTROY_CQ _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_CQ, \
 	struct sv_destroy_cq)
+
+/*
+ * SV_IOC_TEST_CQ_PUSH: TEST ONLY, not part of the verbs ABI. Adds one CQE
+ * to a CQ as the execution engine would (sv_cq_push), so selftests can
+ * exercise polling, arming, events and overruns without QPs. ENOTTY
+ * unless root enabled it with the module parameter test_hooks
+ * (/sys/module/softverbs/parameters/test_hooks, default off). Returns
+ * sv_cq_push()'s result: 0, ENOSPC (ring full), EINVAL (CQ in error).
+ */
+struct sv_test_cq_push {
+	__u32 size;
+	__u32 handle;		/* in: CQ */
+	__u32 solicited;	/* in: 0 or 1 */
+	__u32 reserved;
+	struct sv_cqe cqe;	/* in */
+};
+
+#define SV_TEST_CQ_PUSH_SIZE_VER0	80
+#define SV_IOC_TEST_CQ_PUSH _IOWR(SV_IOC_MAGIC, SV_NR_TEST_CQ_PUSH, \
+	struct sv_test_cq_push)
 
 /*
  * QP, SRQ, AH and multicast (0x30-0x57).

@@ -122,4 +122,54 @@ void sv_device_put(struct sv_device *dev);
 /* query.c: the device attributes the library caches at open */
 int sv_query_device_raw(struct ibv_context *ctx, struct sv_query_device *q);
 
+/*
+ * ---- CQs and completion channels (cq.c, event.c) ----
+ *
+ * A CQ's ring is mapped from the kernel (layout and ordering rules in
+ * uapi/softverbs-abi.h); polling and arming never enter the kernel.
+ * Events are read from anonymous fds: the channel's fd for completion
+ * events, context->async_fd (opened by event.c's provider) for async ones.
+ * Objects that async events name pass their own pointer as user_handle
+ * when they are created; ibv_get_async_event() hands it back.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+
+struct sv_comp_channel {
+	struct ibv_comp_channel ch;	/* first: handed out */
+	uint32_t handle;
+};
+
+static inline struct sv_comp_channel *to_svchan(struct ibv_comp_channel *ch)
+{
+	return container_of(ch, struct sv_comp_channel, ch);
+}
+
+struct sv_cq {
+	union {				/* first: handed out */
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;	/* starts like struct ibv_cq */
+	};
+	pthread_spinlock_t lock;	/* pollers, unless single threaded */
+	bool single_threaded;
+	struct sv_cq_ring *ring;
+	struct sv_cqe *cqes;
+	uint32_t mask;			/* entries - 1 */
+	uint32_t cons;			/* our copy of ring->cons */
+	uint64_t wc_flags;
+	void *map;
+	size_t map_len;
+	struct sv_cqe cur;		/* ibv_cq_ex: the current CQE */
+};
+
+static inline struct sv_cq *to_svcq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct sv_cq, cq);
+}
+
+static inline struct sv_cq *to_svcq_ex(struct ibv_cq_ex *cq)
+{
+	return container_of(cq, struct sv_cq, cq_ex);
+}
+
 #endif /* SV_VERBS_H */
