@@ -18,6 +18,9 @@
  * change the MR under the same lock (writer side), so a copy never touches
  * pages that are being unpinned: once dereg (or rereg) returns, nobody uses
  * the old pages any more.
+ *
+ * Device limits: SV_MAX_MR MRs per device (max_mr; beyond: ENOMEM) of at
+ * most SV_MAX_MR_SIZE bytes each (max_mr_size; beyond: EINVAL).
  */
 #include <linux/capability.h>
 #include <linux/highmem.h>
@@ -70,6 +73,8 @@ struct sv_mr {
 /* Key index -> struct sv_mr, for every device (indexes are unique). */
 static DEFINE_XARRAY_ALLOC1(sv_mr_keys);
 static u32 sv_mr_next_index;
+/* Makes the max_mr check and the add one step, across files. */
+static DEFINE_MUTEX(sv_mr_limit_lock);
 static atomic_t sv_mr_variant = ATOMIC_INIT(0);
 
 static struct sv_mr *to_sv_mr(struct sv_uobj *u)
@@ -367,6 +372,9 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 		ret = sv_mr_check_iova(cmd->access, cmd->iova, cmd->length);
 	if (ret)
 		return ret;
+	/* Fail early when full; the add below checks again, strictly. */
+	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
+		return -ENOMEM;
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
@@ -395,7 +403,12 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 		ret = PTR_ERR(mr->umem);
 		goto err_index;
 	}
-	ret = sv_uobj_add(f, &mr->uobj, SV_OBJ_MR, &sv_mr_ops);
+	mutex_lock(&sv_mr_limit_lock);
+	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
+		ret = -ENOMEM;
+	else
+		ret = sv_uobj_add(f, &mr->uobj, SV_OBJ_MR, &sv_mr_ops);
+	mutex_unlock(&sv_mr_limit_lock);
 	if (ret)
 		goto err_umem;
 

@@ -172,4 +172,23 @@ static inline struct sv_cq *to_svcq_ex(struct ibv_cq_ex *cq)
 	return container_of(cq, struct sv_cq, cq_ex);
 }
 
+/* PD and MR (pd.c, mr.c): ibv_pd.handle / ibv_mr.handle are kernel handles. */
+struct sv_pd {
+	struct ibv_pd ibpd;
+};
+
+struct sv_mr {
+	struct ibv_mr ibmr;
+};
+
+static inline struct sv_pd *to_svpd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct sv_pd, ibpd);
+}
+
+static inline struct sv_mr *to_svmr(struct ibv_mr *mr)
+{
+	return container_of(mr, struct sv_mr, ibmr);
+}
+
 #endif /* SV_VERBS_H */
