@@ -14,13 +14,13 @@
 #include "kselftest_harness.h"
 #include "sv_test.h"
 
-#define SV_DEBUGFS0	"/sys/kernel/debug/" SV_CLASS_NAME "/softverbs0/objects"
+/* SV_DEBUGFS0 (sv_test.h) is the device's debugfs directory. */
 
 /* Live objects of one type on softverbs0, from debugfs; -1 if unknown. */
 static int sv_nobjs(const char *type)
 {
 	char line[128], name[64];
-	FILE *fp = fopen(SV_DEBUGFS0, "r");
+	FILE *fp = fopen(SV_DEBUGFS0 "/objects", "r");
 	int n, ret = -1;
 
 	if (!fp)
