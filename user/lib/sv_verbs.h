@@ -191,4 +191,37 @@ static inline struct sv_mr *to_svmr(struct ibv_mr *mr)
 	return container_of(mr, struct sv_mr, ibmr);
 }
 
+/*
+ * ---- QPs, SRQs, AHs (qp.c, srq.c, ah.c) ----
+ *
+ * ibv_qp.handle, ibv_srq.handle and ibv_ah.handle are kernel handles;
+ * qp_num is the kernel's QPN. QPs and SRQs pass their own pointer as the
+ * user_handle their async events carry.
+ */
+struct sv_qp {
+	struct ibv_qp_ex qpx;		/* first: qpx.qp_base is handed out */
+	bool has_qpx;			/* created with SEND_OPS_FLAGS */
+	uint64_t send_ops_flags;
+	int wr_err;			/* what ibv_wr_complete() returns */
+};
+
+static inline struct sv_qp *to_svqp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct sv_qp, qpx.qp_base);
+}
+
+struct sv_srq {
+	struct ibv_srq srq;		/* first: handed out */
+};
+
+struct sv_ah {
+	struct ibv_ah ah;		/* first: handed out */
+	struct ibv_ah_attr attr;	/* as created: the UD destination */
+};
+
+static inline struct sv_ah *to_svah(struct ibv_ah *ah)
+{
+	return container_of(ah, struct sv_ah, ah);
+}
+
 #endif /* SV_VERBS_H */
