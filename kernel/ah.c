@@ -25,9 +25,9 @@ int sv_ah_attr_check(struct sv_device *sdev, const struct sv_ah_attr *ah)
 		return -EINVAL;
 	if (ah->sgid_index >= SV_GID_TBL_LEN)
 		return -EINVAL;
-	spin_lock(&sdev->gid_lock);
+	spin_lock_bh(&sdev->gid_lock);
 	valid = sdev->gids[ah->sgid_index].valid;
-	spin_unlock(&sdev->gid_lock);
+	spin_unlock_bh(&sdev->gid_lock);
 	if (!valid)
 		return -EINVAL;
 	if (ah->flow_label > 0xfffff || ah->sl > 15)

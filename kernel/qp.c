@@ -239,6 +239,7 @@ err_parents:
 int sv_modify_qp(struct sv_file *f, void *arg)
 {
 	struct sv_modify_qp *m = arg;
+	bool to_sqd, notify;
 	struct sv_uobj *u;
 	struct sv_qp *qp;
 	int ret;
@@ -249,21 +250,22 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 	if (IS_ERR(u))
 		return PTR_ERR(u);
 	qp = to_sv_qp(u);
+	spin_lock_bh(&qp->lock);
+	to_sqd = (m->attr_mask & SV_QP_STATE) &&
+		 m->attr.qp_state == SV_QPS_SQD &&
+		 qp->attr.qp_state == SV_QPS_RTS;
 	ret = sv_qp_check_modify(qp, m->attr_mask, &m->attr);
-	if (!ret) {
-		bool to_sqd = (m->attr_mask & SV_QP_STATE) &&
-			      m->attr.qp_state == SV_QPS_SQD &&
-			      qp->attr.qp_state == SV_QPS_RTS;
-
+	if (!ret)
 		sv_qp_apply_modify(qp, m->attr_mask, &m->attr);
-		/*
-		 * Nothing is in flight yet, so the send queue is drained at
-		 * once: tell the owner if it asked to know.
-		 */
-		if (to_sqd && qp->attr.en_sqd_async_notify)
-			sv_async_event(f, SV_EVENT_SQ_DRAINED, qp->user_handle,
-				       &qp->events);
-	}
+	notify = !ret && to_sqd && qp->attr.en_sqd_async_notify;
+	spin_unlock_bh(&qp->lock);
+	/*
+	 * Nothing is in flight yet, so the send queue is drained at once:
+	 * tell the owner if it asked to know.
+	 */
+	if (notify)
+		sv_async_event(f, SV_EVENT_SQ_DRAINED, qp->user_handle,
+			       &qp->events);
 	sv_uobj_put(u);
 	return ret;
 }

@@ -229,16 +229,20 @@ static int sv_qp_check_values(struct sv_device *sdev, u32 mask,
 	return 0;
 }
 
-/* Can qp make the modification? Called with the file's lock held. */
-int sv_qp_check_modify(const struct sv_qp *qp, u32 mask,
+/*
+ * Can qp make the modification? Called with qp->lock held, so that the
+ * state checked is the state the modification applies to.
+ */
+int sv_qp_check_modify(struct sv_qp *qp, u32 mask,
 		       const struct sv_qp_attr *attr)
 {
 	const struct sv_qp_trans *t;
 	u32 cur, next, req, opt;
 
+	lockdep_assert_held(&qp->lock);
 	if (mask & ~SV_QP_ATTR_KNOWN)
 		return -EINVAL;
-	cur = READ_ONCE(qp->attr.qp_state);
+	cur = qp->attr.qp_state;
 	if ((mask & SV_QP_CUR_STATE) && attr->cur_qp_state != cur)
 		return -EINVAL;
 	next = (mask & SV_QP_STATE) ? attr->qp_state : cur;
@@ -262,13 +266,13 @@ int sv_qp_check_modify(const struct sv_qp *qp, u32 mask,
 	return sv_qp_check_values(qp->sdev, mask, attr);
 }
 
-/* Apply a modification sv_qp_check_modify() accepted. */
+/* Apply a modification sv_qp_check_modify() accepted, under qp->lock. */
 void sv_qp_apply_modify(struct sv_qp *qp, u32 mask,
 			const struct sv_qp_attr *a)
 {
 	struct sv_qp_attr *q = &qp->attr;
 
-	spin_lock_bh(&qp->lock);
+	lockdep_assert_held(&qp->lock);
 	if (mask & SV_QP_EN_SQD_ASYNC_NOTIFY)
 		q->en_sqd_async_notify = !!a->en_sqd_async_notify;
 	if (mask & SV_QP_ACCESS_FLAGS)
@@ -318,5 +322,4 @@ void sv_qp_apply_modify(struct sv_qp *qp, u32 mask,
 		 */
 		q->sq_draining = 0;
 	}
-	spin_unlock_bh(&qp->lock);
 }

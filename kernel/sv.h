@@ -305,7 +305,7 @@ int sv_query_qp(struct sv_file *f, void *arg);
 int sv_destroy_qp(struct sv_file *f, void *arg);
 
 /* qp_attr.c */
-int sv_qp_check_modify(const struct sv_qp *qp, u32 mask,
+int sv_qp_check_modify(struct sv_qp *qp, u32 mask,
 		       const struct sv_qp_attr *attr);
 void sv_qp_apply_modify(struct sv_qp *qp, u32 mask,
 			const struct sv_qp_attr *attr);
