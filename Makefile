@@ -38,7 +38,7 @@ sparse:
 user:
 	$(MAKE) -C user
 
-selftests: ksft-headers
+selftests: ksft-headers user
 	$(MAKE) -C selftests
 
 # kselftest_harness.h, kselftest.h and checkpatch.pl come from Debian's

@@ -105,7 +105,7 @@ int sv_query_gid(struct sv_file *f, void *arg)
 	if (q->reserved || q->index >= SV_GID_TBL_LEN)
 		return -EINVAL;
 
-	spin_lock(&sdev->gid_lock);
+	spin_lock_bh(&sdev->gid_lock);
 	e = &sdev->gids[q->index];
 	if (e->valid) {
 		memcpy(q->gid, e->gid, sizeof(q->gid));
@@ -114,7 +114,7 @@ int sv_query_gid(struct sv_file *f, void *arg)
 	} else {
 		ret = -ENODATA;
 	}
-	spin_unlock(&sdev->gid_lock);
+	spin_unlock_bh(&sdev->gid_lock);
 	return ret;
 }
 
@@ -135,6 +135,7 @@ int sv_query_pkey(struct sv_file *f, void *arg)
 /*
  * Add a RoCE v1/v2 pair for one address to the free slots of the table.
  * Returns -ENOSPC when the table is full, 0 when the address is present.
+ * Callable from process or BH context (address notifiers).
  */
 int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
 {
@@ -142,7 +143,7 @@ int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
 	unsigned int i, t = 0, slot[ARRAY_SIZE(types)];
 	int ret = 0;
 
-	spin_lock(&sdev->gid_lock);
+	spin_lock_bh(&sdev->gid_lock);
 	for (i = 0; i < SV_GID_TBL_LEN; i++) {
 		struct sv_gid_entry *e = &sdev->gids[i];
 
@@ -165,7 +166,7 @@ int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
 		e->valid = true;
 	}
 out:
-	spin_unlock(&sdev->gid_lock);
+	spin_unlock_bh(&sdev->gid_lock);
 	return ret;
 }
 
@@ -174,7 +175,7 @@ void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
 {
 	unsigned int i;
 
-	spin_lock(&sdev->gid_lock);
+	spin_lock_bh(&sdev->gid_lock);
 	for (i = 0; i < SV_GID_TBL_LEN; i++) {
 		struct sv_gid_entry *e = &sdev->gids[i];
 
@@ -182,7 +183,7 @@ void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
 		    e->ifindex == ifindex)
 			memset(e, 0, sizeof(*e));
 	}
-	spin_unlock(&sdev->gid_lock);
+	spin_unlock_bh(&sdev->gid_lock);
 }
 
 /*

@@ -31,6 +31,14 @@ enum sv_obj_type {
 	SV_OBJ_MAX
 };
 
+/* query.c: one entry of a device's RoCE GID table */
+struct sv_gid_entry {
+	u8 gid[16];
+	u32 type;			/* SV_GID_TYPE_* */
+	u32 ifindex;			/* netdev of the address, or 0 */
+	bool valid;
+};
+
 /*
  * One softverbs device: a char device /dev/infiniband/softverbsN and its
  * sysfs node /sys/class/softverbs/softverbsN. Its lifetime is the embedded
@@ -45,13 +53,8 @@ struct sv_device {
 	struct dentry *debugfs;
 	atomic_t nobjs[SV_OBJ_MAX];	/* live objects of each type */
 	/* query.c: the RoCE GID table of port 1 */
-	spinlock_t gid_lock;		/* protects gids[] */
-	struct sv_gid_entry {
-		u8 gid[16];
-		u32 type;		/* SV_GID_TYPE_* */
-		u32 ifindex;		/* netdev of the address, or 0 */
-		bool valid;
-	} gids[SV_GID_TBL_LEN];
+	spinlock_t gid_lock;		/* protects gids[]; BH-safe */
+	struct sv_gid_entry gids[SV_GID_TBL_LEN];
 };
 
 /* Per-open-file state: the verbs context of one process (or fd). */

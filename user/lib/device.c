@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,24 +18,28 @@
 
 #define SV_SYSFS_CLASS	"/class/" SV_CLASS_NAME
 
+static char sv_sysfs_path[IBV_SYSFS_PATH_MAX];
+static pthread_once_t sv_sysfs_once = PTHREAD_ONCE_INIT;
+
+static void sv_sysfs_path_init(void)
+{
+	const char *env = secure_getenv("SYSFS_PATH");
+	size_t len;
+
+	if (!env || !*env || strlen(env) >= sizeof(sv_sysfs_path))
+		env = "/sys";
+	len = strlen(env);
+	memcpy(sv_sysfs_path, env, len + 1);
+	/* No trailing slashes: callers append "/class/...". */
+	while (len > 1 && sv_sysfs_path[len - 1] == '/')
+		sv_sysfs_path[--len] = 0;
+}
+
 /* The sysfs mount point: $SYSFS_PATH (as libibverbs honours it) or /sys. */
 SV_EXPORT const char *ibv_get_sysfs_path(void)
 {
-	static char path[IBV_SYSFS_PATH_MAX];
-	const char *env;
-	size_t len;
-
-	if (path[0])
-		return path;
-	env = secure_getenv("SYSFS_PATH");
-	if (!env || !*env || strlen(env) >= sizeof(path))
-		env = "/sys";
-	len = strlen(env);
-	memcpy(path, env, len + 1);
-	/* No trailing slashes: callers append "/class/...". */
-	while (len > 1 && path[len - 1] == '/')
-		path[--len] = 0;
-	return path;
+	pthread_once(&sv_sysfs_once, sv_sysfs_path_init);
+	return sv_sysfs_path;
 }
 
 /*
