@@ -83,7 +83,10 @@ TEST_F(ctx, create_limits)
 	cq = ibv_create_cq(self->ctx, self->attr.max_cqe, NULL, NULL, 0);
 	ASSERT_NE(NULL, cq);
 	EXPECT_EQ(self->attr.max_cqe, cq->cqe);
-	EXPECT_EQ(EOPNOTSUPP, ibv_resize_cq(cq, 16));
+	EXPECT_EQ(EINVAL, ibv_resize_cq(cq, 0));
+	EXPECT_EQ(EINVAL, ibv_resize_cq(cq, self->attr.max_cqe + 1));
+	EXPECT_EQ(0, ibv_resize_cq(cq, 16));
+	EXPECT_LE(16, cq->cqe);
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
 }
 
@@ -285,6 +288,29 @@ TEST_F(hook, poll_cq)
 		ASSERT_EQ(0, push(cq, 100 + i, 0));
 	ASSERT_EQ(8, ibv_poll_cq(cq, 8, wc));
 	EXPECT_EQ(107, wc[7].wr_id);
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_F(hook, resize_keeps_completions)
+{
+	struct ibv_wc wc[8];
+	struct ibv_cq *cq;
+	int i;
+
+	cq = ibv_create_cq(self->ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, push(cq, i, 0));
+	ASSERT_EQ(1, ibv_poll_cq(cq, 1, wc));
+	EXPECT_EQ(EINVAL, ibv_resize_cq(cq, 2));
+	ASSERT_EQ(0, ibv_resize_cq(cq, 8));
+	EXPECT_EQ(8, cq->cqe);
+	for (i = 4; i < 9; i++)
+		ASSERT_EQ(0, push(cq, i, 0));
+	ASSERT_EQ(8, ibv_poll_cq(cq, 8, wc));
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(i + 1, wc[i].wr_id);
+	EXPECT_EQ(0, ibv_poll_cq(cq, 8, wc));
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
 }
 

@@ -286,6 +286,7 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 		goto err_destroy;
 	}
 	cq->ring = cq->map;
+	cq->cqe_offset = c.cqe_offset;
 	cq->cqes = (struct sv_cqe *)((char *)cq->map + c.cqe_offset);
 	cq->mask = c.cqe - 1;
 	cq->cons = 0;
@@ -355,16 +356,45 @@ static struct ibv_cq_ex *sv_create_cq_ex(struct ibv_context *context,
 	return &cq->cq_ex;
 }
 
-/* Moving a live mapped ring is not implemented: the kernel says so. */
+/*
+ * The kernel moves the unconsumed CQEs to a new ring; we map it and drop
+ * the old mapping. Returns 0 or an errno value. Polls wait on the CQ lock;
+ * the application must not arm the CQ while it is resized (the arm state
+ * is carried over).
+ */
 SV_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct sv_resize_cq r = { .size = sizeof(r) };
+	struct sv_cq *cq = to_svcq(ibcq);
+	void *map;
+	int ret;
 
 	if (cqe <= 0)
 		return EINVAL;
 	r.handle = ibcq->handle;
 	r.cqe = cqe;
-	return sv_cmd(ibcq->context, SV_IOC_RESIZE_CQ, &r);
+	pthread_spin_lock(&cq->lock);
+	ret = sv_cmd(ibcq->context, SV_IOC_RESIZE_CQ, &r);
+	if (ret)
+		goto out;
+	map = mmap(NULL, r.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   ibcq->context->cmd_fd, r.mmap_offset);
+	if (map == MAP_FAILED) {
+		/* The kernel already writes to the new ring. */
+		ret = errno;
+		goto out;
+	}
+	munmap(cq->map, cq->map_len);
+	cq->map = map;
+	cq->map_len = r.mmap_len;
+	cq->ring = map;
+	cq->cqes = (struct sv_cqe *)((char *)map + cq->cqe_offset);
+	cq->mask = r.cqe - 1;
+	cq->cons = 0;
+	ibcq->cqe = r.cqe;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
 }
 
 /*

@@ -159,6 +159,7 @@ struct sv_cq {
 	uint64_t wc_flags;
 	void *map;
 	size_t map_len;
+	uint32_t cqe_offset;
 	struct sv_cqe cur;		/* ibv_cq_ex: the current CQE */
 };
 
