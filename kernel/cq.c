@@ -170,6 +170,9 @@ int sv_create_cq(struct sv_file *f, void *arg)
 	u32 entries;
 	int ret;
 
+	BUILD_BUG_ON(sizeof(struct sv_cqe) != SV_CQE_SIZE);
+	BUILD_BUG_ON(sizeof(struct sv_cq_ring) > SV_CQ_CQE_OFFSET);
+
 	if (cmd->flags & ~SV_CQ_FLAG_IGNORE_OVERRUN || cmd->reserved ||
 	    cmd->wc_flags & ~SV_CQ_WC_FLAGS_KNOWN)
 		return -EINVAL;

@@ -182,7 +182,10 @@ static uint8_t sv_read_dlid_path_bits(struct ibv_cq_ex *c)
 	return SV_CUR(c).dlid_path_bits;
 }
 
-/* The device clock is nanoseconds (hca_core_clock 1 GHz). */
+/*
+ * The kernel stamps CQEs with CLOCK_REALTIME nanoseconds; both readers
+ * return that (the device's "clock" ticks in ns).
+ */
 static uint64_t sv_read_completion_ts(struct ibv_cq_ex *c)
 {
 	return SV_CUR(c).timestamp;
