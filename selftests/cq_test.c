@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -972,6 +974,62 @@ TEST_F(ring, resize_keeps_pending)
 	EXPECT_EQ(-1, push(self->fd, self->c.handle, 7, 0, 0));
 	EXPECT_EQ(ENOSPC, errno);
 	munmap(ring, r.mmap_len);
+}
+
+TEST_F(ring, concurrent_producer)
+{
+	const uint32_t n = 3000;
+	uint32_t got = 0, cons = 0, prod;
+	struct sv_create_cq c;
+	struct sv_cq_ring *r;
+	struct sv_cqe *cqes;
+	pid_t pid;
+	int st;
+
+	/* Overruns must not put this CQ in error: the producer retries. */
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.cqe = 4;
+	c.flags = SV_CQ_FLAG_IGNORE_OVERRUN;
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_CREATE_CQ, &c));
+	r = mmap(NULL, c.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, r);
+	cqes = (struct sv_cqe *)((char *)r + c.cqe_offset);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		for (uint32_t i = 0; i < n; i++)
+			while (push(self->fd, c.handle, i, 0, 0))
+				if (errno != ENOSPC)
+					_exit(1);
+		_exit(0);
+	}
+	while (got < n) {
+		prod = __atomic_load_n(&r->prod, __ATOMIC_ACQUIRE);
+		if (prod == cons) {
+			if (waitpid(pid, &st, WNOHANG) == pid &&
+			    __atomic_load_n(&r->prod, __ATOMIC_ACQUIRE) == cons)
+				break;	/* the producer is gone */
+			sched_yield();	/* the VM may have one CPU */
+			continue;
+		}
+		if (prod - cons > 4 || cqes[cons & 3].wr_id != got ||
+		    cqes[cons & 3].byte_len != 1000 + got)
+			break;
+		got++;
+		cons++;
+		__atomic_store_n(&r->cons, cons, __ATOMIC_RELEASE);
+	}
+	EXPECT_EQ(n, got);
+	if (got < n)
+		kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	EXPECT_EQ(n, r->prod);
+	EXPECT_EQ(0, r->flags);
+	EXPECT_EQ(0, destroy_cq(self->fd, c.handle));
+	munmap(r, c.mmap_len);
 }
 
 TEST(test_hook_off_by_default)
