@@ -354,6 +354,31 @@ TEST_F(ctx, query_port)
 	EXPECT_EQ(0, a.flags);
 	EXPECT_EQ(0, a.port_cap_flags2);
 
+	/* The op writes exactly the size it is given, zeroing what it does
+	 * not know; the exported symbol serves binaries built against the
+	 * old, shorter struct (it ended before flags).
+	 */
+	{
+		struct verbs_context *v = verbs_get_ctx(self->ctx);
+		struct {
+			struct ibv_port_attr a;
+			uint64_t tail[2];
+		} big;
+
+		memset(&big, 0xa5, sizeof(big));
+		ASSERT_EQ(0, v->query_port(self->ctx, 1, &big.a, sizeof(big)));
+		EXPECT_EQ(0, memcmp(&a, &big.a, sizeof(a)));
+		EXPECT_EQ(0, big.tail[0]);
+		EXPECT_EQ(0, big.tail[1]);
+		memset(&big, 0xa5, sizeof(big));
+		ASSERT_EQ(0, (ibv_query_port)(self->ctx, 1,
+			  (struct _compat_ibv_port_attr *)&big.a));
+		EXPECT_EQ(IBV_PORT_ACTIVE, big.a.state);
+		EXPECT_EQ(IBV_LINK_LAYER_ETHERNET, big.a.link_layer);
+		EXPECT_EQ(0xa5, big.a.flags);
+		EXPECT_EQ(0xa5a5, big.a.port_cap_flags2);
+	}
+
 	EXPECT_EQ(EINVAL, ibv_query_port(self->ctx, 0, &a));
 	EXPECT_EQ(EINVAL, ibv_query_port(self->ctx, 2, &a));
 	EXPECT_EQ(EINVAL, ibv_query_port(self->ctx, 255, &a));
