@@ -23,6 +23,33 @@
 			 IBV_WC_EX_WITH_FLOW_TAG |			\
 			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
+/*
+ * Every live CQ, so that ibv_close_device() can unmap the rings of CQs
+ * the application did not destroy: a mapping holds the device file open,
+ * and with it every kernel object of the context.
+ */
+static pthread_mutex_t sv_cqs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sv_cq sv_cqs = { .prev = &sv_cqs, .next = &sv_cqs };
+
+static void sv_cq_link(struct sv_cq *cq)
+{
+	pthread_mutex_lock(&sv_cqs_lock);
+	cq->next = &sv_cqs;
+	cq->prev = sv_cqs.prev;
+	sv_cqs.prev->next = cq;
+	sv_cqs.prev = cq;
+	pthread_mutex_unlock(&sv_cqs_lock);
+}
+
+static void sv_cq_unlink(struct sv_cq *cq)
+{
+	pthread_mutex_lock(&sv_cqs_lock);
+	cq->prev->next = cq->next;
+	cq->next->prev = cq->prev;
+	cq->prev = cq->next = cq;
+	pthread_mutex_unlock(&sv_cqs_lock);
+}
+
 static inline void sv_cq_lock(struct sv_cq *cq)
 {
 	if (!cq->single_threaded)
@@ -311,6 +338,7 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 		channel->refcnt++;
 		pthread_mutex_unlock(&context->mutex);
 	}
+	sv_cq_link(cq);
 	return cq;
 
 err_destroy:
@@ -426,6 +454,7 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
 
+	sv_cq_unlink(cq);
 	munmap(cq->map, cq->map_len);
 	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&ibcq->mutex);
@@ -442,4 +471,27 @@ static int sv_cq_ctx_init(struct sv_context *ctx)
 	return 0;
 }
 
-SV_CTX_PROVIDER(cq, sv_cq_ctx_init, NULL);
+/*
+ * The context closes with CQs still alive: unmap their rings so the kernel
+ * can release the file's objects. The CQs themselves leak, as they do
+ * with rdma-core; using them afterwards is undefined.
+ */
+static void sv_cq_ctx_fini(struct sv_context *ctx)
+{
+	struct sv_cq *cq, *next;
+
+	pthread_mutex_lock(&sv_cqs_lock);
+	for (cq = sv_cqs.next; cq != &sv_cqs; cq = next) {
+		next = cq->next;
+		if (cq->cq.context != &ctx->vctx.context)
+			continue;
+		munmap(cq->map, cq->map_len);
+		cq->map = NULL;
+		cq->prev->next = cq->next;
+		cq->next->prev = cq->prev;
+		cq->prev = cq->next = cq;
+	}
+	pthread_mutex_unlock(&sv_cqs_lock);
+}
+
+SV_CTX_PROVIDER(cq, sv_cq_ctx_init, sv_cq_ctx_fini);
