@@ -106,13 +106,14 @@ static void sv_cq_notify(struct sv_cq *cq, bool solicited)
  */
 int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited)
 {
-	struct sv_cq_ring *ring = cq->ring;
+	struct sv_cq_ring *ring;
 	struct sv_cqe *slot;
 	unsigned long flags;
 	int ret = 0;
 	u32 cons;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	ring = cq->ring;		/* resize may swap it */
 	if (cq->dead || cq->overflowed) {
 		ret = -EINVAL;
 		goto out;
