@@ -13,7 +13,8 @@
  * in its usecnt; QPs, SRQs and WQs that use the CQ count in the CQ's
  * usecnt, so the CQ cannot be destroyed under them (EBUSY) and
  * sv_cq_push() is never called on a destroyed CQ by a live user. The ring
- * memory lives until the last munmap.
+ * memory lives until the last munmap. Resizing swaps in a new ring under
+ * cq->lock, so producers always write to the current one.
  */
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
@@ -21,6 +22,9 @@
 #include <linux/timekeeping.h>
 
 #include "sv.h"
+
+/* The CQEs start on the page after the ring header. */
+#define SV_CQ_CQE_OFFSET	PAGE_SIZE
 
 static void sv_cq_destroy(struct sv_uobj *u)
 {
@@ -102,13 +106,14 @@ static void sv_cq_notify(struct sv_cq *cq, bool solicited)
  */
 int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited)
 {
-	struct sv_cq_ring *ring = cq->ring;
+	struct sv_cq_ring *ring;
 	struct sv_cqe *slot;
 	unsigned long flags;
 	int ret = 0;
 	u32 cons;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	ring = cq->ring;		/* resize may swap it */
 	if (cq->dead || cq->overflowed) {
 		ret = -EINVAL;
 		goto out;
@@ -143,14 +148,31 @@ out:
 	return ret;
 }
 
+/* A zeroed ring of entries CQEs, its header filled in. */
+static struct sv_mbuf *sv_cq_ring_alloc(u32 entries)
+{
+	struct sv_cq_ring *ring;
+	struct sv_mbuf *b;
+
+	b = sv_mbuf_alloc(SV_CQ_CQE_OFFSET + (size_t)entries * SV_CQE_SIZE);
+	if (IS_ERR(b))
+		return b;
+	ring = b->vaddr;
+	ring->entries = entries;
+	ring->cqe_size = SV_CQE_SIZE;
+	return b;
+}
+
 int sv_create_cq(struct sv_file *f, void *arg)
 {
 	struct sv_create_cq *cmd = arg;
 	struct sv_comp_channel *ch = NULL;
-	size_t cqe_offset = PAGE_SIZE;
 	struct sv_cq *cq;
 	u32 entries;
 	int ret;
+
+	BUILD_BUG_ON(sizeof(struct sv_cqe) != SV_CQE_SIZE);
+	BUILD_BUG_ON(sizeof(struct sv_cq_ring) > SV_CQ_CQE_OFFSET);
 
 	if (cmd->flags & ~SV_CQ_FLAG_IGNORE_OVERRUN || cmd->reserved ||
 	    cmd->wc_flags & ~SV_CQ_WC_FLAGS_KNOWN)
@@ -178,15 +200,13 @@ int sv_create_cq(struct sv_file *f, void *arg)
 	cq->flags = cmd->flags;
 	cq->wc_flags = cmd->wc_flags;
 	cq->user_handle = cmd->user_handle;
-	cq->ring_buf = sv_mbuf_alloc(cqe_offset + (size_t)entries * SV_CQE_SIZE);
+	cq->ring_buf = sv_cq_ring_alloc(entries);
 	if (IS_ERR(cq->ring_buf)) {
 		ret = PTR_ERR(cq->ring_buf);
 		goto err_cq;
 	}
 	cq->ring = cq->ring_buf->vaddr;
-	cq->cqes = cq->ring_buf->vaddr + cqe_offset;
-	cq->ring->entries = entries;
-	cq->ring->cqe_size = SV_CQE_SIZE;
+	cq->cqes = cq->ring_buf->vaddr + SV_CQ_CQE_OFFSET;
 
 	ret = sv_mmap_entry_add(f, cq->ring_buf, &cq->mmap_offset);
 	if (ret)
@@ -203,7 +223,7 @@ int sv_create_cq(struct sv_file *f, void *arg)
 	cmd->cqe = entries;
 	cmd->mmap_offset = cq->mmap_offset;
 	cmd->mmap_len = cq->ring_buf->size;
-	cmd->cqe_offset = cqe_offset;
+	cmd->cqe_offset = SV_CQ_CQE_OFFSET;
 	return 0;
 
 err_mmap:
@@ -246,8 +266,66 @@ int sv_test_cq_push(struct sv_file *f, void *arg)
 
 int sv_resize_cq(struct sv_file *f, void *arg)
 {
-	/* Not implemented: moving a live shared ring needs a new mapping. */
-	return -EOPNOTSUPP;
+	struct sv_resize_cq *cmd = arg;
+	struct sv_cq_ring *old_ring, *ring;
+	struct sv_cqe *cqes;
+	struct sv_mbuf *b;
+	unsigned long flags;
+	u32 entries, pending, i;
+	struct sv_cq *cq;
+	u64 offset;
+	int ret;
+
+	if (cmd->reserved || !cmd->cqe || cmd->cqe > SV_MAX_CQE)
+		return -EINVAL;
+	entries = roundup_pow_of_two(cmd->cqe);
+	cq = sv_cq_get(f, cmd->handle);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	b = sv_cq_ring_alloc(entries);
+	if (IS_ERR(b)) {
+		ret = PTR_ERR(b);
+		goto out_put;
+	}
+	ret = sv_mmap_entry_add(f, b, &offset);
+	if (ret)
+		goto out_buf;
+	ring = b->vaddr;
+	cqes = b->vaddr + SV_CQ_CQE_OFFSET;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	old_ring = cq->ring;
+	/* Pairs with the library's release store of cons, as in push. */
+	pending = cq->prod - smp_load_acquire(&old_ring->cons);
+	if (pending > cq->entries || pending > entries) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		sv_mmap_entry_remove(f, offset);
+		ret = -EINVAL;
+		goto out_buf;
+	}
+	for (i = 0; i < pending; i++)
+		cqes[i] = cq->cqes[(cq->prod - pending + i) & (cq->entries - 1)];
+	ring->prod = pending;
+	ring->arm = READ_ONCE(old_ring->arm);
+	ring->flags = READ_ONCE(old_ring->flags);
+	swap(cq->ring_buf, b);		/* b is the old ring now */
+	cq->ring = ring;
+	cq->cqes = cqes;
+	cq->entries = entries;
+	cq->prod = pending;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	/* Old mappings keep the old ring; it can no longer be mapped. */
+	sv_mmap_entry_remove(f, cq->mmap_offset);
+	cq->mmap_offset = offset;
+	cmd->cqe = entries;
+	cmd->mmap_offset = offset;
+	cmd->mmap_len = cq->ring_buf->size;
+out_buf:
+	sv_mbuf_put(b);
+out_put:
+	sv_uobj_put(&cq->uobj);
+	return ret;
 }
 
 int sv_destroy_cq(struct sv_file *f, void *arg)

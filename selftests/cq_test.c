@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -380,16 +382,62 @@ TEST_F(dev, destroy_wrong_type)
 	close(ch.fd);
 }
 
-TEST_F(dev, resize_not_supported)
+TEST_F(dev, resize_bad_args)
 {
 	struct sv_resize_cq r = { .size = sizeof(r), .cqe = 16 };
 	struct sv_create_cq c;
 
 	ASSERT_EQ(0, create_cq(self->fd, &c, 1, 0));
-	r.handle = c.handle;
+	r.handle = 999;
 	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
-	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(ENOENT, errno);
+	r.handle = c.handle;
+	r.cqe = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.cqe = SV_MAX_CQE + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.cqe = 4;
+	r.reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
+	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, destroy_cq(self->fd, c.handle));
+}
+
+TEST_F(dev, resize_empty)
+{
+	struct sv_resize_cq r = { .size = sizeof(r), .cqe = 100 };
+	struct sv_create_cq c;
+	struct sv_cq_ring *old, *ring;
+
+	ASSERT_EQ(0, create_cq(self->fd, &c, 4, 0));
+	old = mmap(NULL, c.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   self->fd, c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, old);
+	r.handle = c.handle;
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
+	EXPECT_EQ(128, r.cqe);
+	EXPECT_NE(c.mmap_offset, r.mmap_offset);
+	EXPECT_EQ(self->pg + 128 * SV_CQE_SIZE, r.mmap_len);
+	/* The old offset is gone, the old mapping still readable. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, c.mmap_len, PROT_READ, MAP_SHARED,
+				   self->fd, c.mmap_offset));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(4, old->entries);
+	ring = mmap(NULL, r.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    self->fd, r.mmap_offset);
+	ASSERT_NE(MAP_FAILED, ring);
+	EXPECT_EQ(128, ring->entries);
+	EXPECT_EQ(0, ring->prod);
+	EXPECT_EQ(0, ring->cons);
+	/* Smaller again. */
+	r.cqe = 1;
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
+	EXPECT_EQ(1, r.cqe);
+	EXPECT_EQ(0, destroy_cq(self->fd, c.handle));
+	munmap(old, c.mmap_len);
+	munmap(ring, self->pg + 128 * SV_CQE_SIZE);
 }
 
 TEST_F(dev, channel_busy_with_cqs)
@@ -883,6 +931,105 @@ TEST_F(ring, push_bad_args)
 	p.handle = 999;
 	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_TEST_CQ_PUSH, &p));
 	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST_F(ring, resize_keeps_pending)
+{
+	struct sv_resize_cq r = { .size = sizeof(r), .handle = self->c.handle };
+	struct sv_cq_ring *ring;
+	struct sv_cqe *cqes;
+	int i;
+
+	/* 4 slots: produce 6, consume 3, so 3 are pending across the wrap. */
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, push(self->fd, self->c.handle, i, 0, 0));
+	__atomic_store_n(&self->r->cons, 2, __ATOMIC_RELEASE);
+	for (i = 4; i < 6; i++)
+		ASSERT_EQ(0, push(self->fd, self->c.handle, i, 0, 0));
+	__atomic_store_n(&self->r->cons, 3, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&self->r->arm, SV_CQ_ARM_NEXT, __ATOMIC_SEQ_CST);
+
+	r.cqe = 2;		/* fewer than pending */
+	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.cqe = 3;
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
+	EXPECT_EQ(4, r.cqe);
+	ring = mmap(NULL, r.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    self->fd, r.mmap_offset);
+	ASSERT_NE(MAP_FAILED, ring);
+	cqes = (struct sv_cqe *)((char *)ring + self->c.cqe_offset);
+	EXPECT_EQ(3, ring->prod);
+	EXPECT_EQ(0, ring->cons);
+	EXPECT_EQ(SV_CQ_ARM_NEXT, ring->arm);
+	EXPECT_EQ(3, cqes[0].wr_id);
+	EXPECT_EQ(4, cqes[1].wr_id);
+	EXPECT_EQ(5, cqes[2].wr_id);
+	/* The kernel produces into the new ring, and the arm fires. */
+	ASSERT_EQ(0, push(self->fd, self->c.handle, 6, 0, 0));
+	EXPECT_EQ(4, ring->prod);
+	EXPECT_EQ(6, cqes[3].wr_id);
+	EXPECT_EQ(6, self->r->prod);	/* the old ring is left alone */
+	EXPECT_EQ(1, comp_event_ready(self->ch.fd));
+	EXPECT_EQ(-1, push(self->fd, self->c.handle, 7, 0, 0));
+	EXPECT_EQ(ENOSPC, errno);
+	munmap(ring, r.mmap_len);
+}
+
+TEST_F(ring, concurrent_producer)
+{
+	const uint32_t n = 3000;
+	uint32_t got = 0, cons = 0, prod;
+	struct sv_create_cq c;
+	struct sv_cq_ring *r;
+	struct sv_cqe *cqes;
+	pid_t pid;
+	int st;
+
+	/* Overruns must not put this CQ in error: the producer retries. */
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.cqe = 4;
+	c.flags = SV_CQ_FLAG_IGNORE_OVERRUN;
+	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_CREATE_CQ, &c));
+	r = mmap(NULL, c.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, r);
+	cqes = (struct sv_cqe *)((char *)r + c.cqe_offset);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		for (uint32_t i = 0; i < n; i++)
+			while (push(self->fd, c.handle, i, 0, 0))
+				if (errno != ENOSPC)
+					_exit(1);
+		_exit(0);
+	}
+	while (got < n) {
+		prod = __atomic_load_n(&r->prod, __ATOMIC_ACQUIRE);
+		if (prod == cons) {
+			if (waitpid(pid, &st, WNOHANG) == pid &&
+			    __atomic_load_n(&r->prod, __ATOMIC_ACQUIRE) == cons)
+				break;	/* the producer is gone */
+			sched_yield();	/* the VM may have one CPU */
+			continue;
+		}
+		if (prod - cons > 4 || cqes[cons & 3].wr_id != got ||
+		    cqes[cons & 3].byte_len != 1000 + got)
+			break;
+		got++;
+		cons++;
+		__atomic_store_n(&r->cons, cons, __ATOMIC_RELEASE);
+	}
+	EXPECT_EQ(n, got);
+	if (got < n)
+		kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	EXPECT_EQ(n, r->prod);
+	EXPECT_EQ(0, r->flags);
+	EXPECT_EQ(0, destroy_cq(self->fd, c.handle));
+	munmap(r, c.mmap_len);
 }
 
 TEST(test_hook_off_by_default)

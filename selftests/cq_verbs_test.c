@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
 #include <stdint.h>
@@ -82,7 +83,10 @@ TEST_F(ctx, create_limits)
 	cq = ibv_create_cq(self->ctx, self->attr.max_cqe, NULL, NULL, 0);
 	ASSERT_NE(NULL, cq);
 	EXPECT_EQ(self->attr.max_cqe, cq->cqe);
-	EXPECT_EQ(EOPNOTSUPP, ibv_resize_cq(cq, 16));
+	EXPECT_EQ(EINVAL, ibv_resize_cq(cq, 0));
+	EXPECT_EQ(EINVAL, ibv_resize_cq(cq, self->attr.max_cqe + 1));
+	EXPECT_EQ(0, ibv_resize_cq(cq, 16));
+	EXPECT_LE(16, cq->cqe);
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
 }
 
@@ -169,8 +173,28 @@ TEST_F(ctx, cq_ex)
 	EXPECT_EQ(EINVAL, errno);
 }
 
+#define SV_DEBUGFS0	"/sys/kernel/debug/" SV_CLASS_NAME "/softverbs0/objects"
+
+/* Live objects of one type on softverbs0, from debugfs; -1 if unknown. */
+static int sv_nobjs(const char *type)
+{
+	char line[128], name[64];
+	FILE *fp = fopen(SV_DEBUGFS0, "r");
+	int n, ret = -1;
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%63s %d", name, &n) == 2 &&
+		    !strcmp(name, type))
+			ret = n;
+	fclose(fp);
+	return ret;
+}
+
 TEST_F(ctx, close_with_live_cqs)
 {
+	int cqs0 = sv_nobjs("cq"), chs0 = sv_nobjs("comp_channel");
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(self->ctx);
 
 	ASSERT_NE(NULL, ch);
@@ -179,6 +203,230 @@ TEST_F(ctx, close_with_live_cqs)
 	/* Closing the context releases the kernel objects. */
 	EXPECT_EQ(0, ibv_close_device(self->ctx));
 	self->ctx = NULL;
+	if (cqs0 < 0)
+		SKIP(return, "no debugfs object counters");
+	EXPECT_EQ(cqs0, sv_nobjs("cq"));
+	EXPECT_EQ(chs0, sv_nobjs("comp_channel"));
+}
+
+/* ---- With completions, through the test-only SV_IOC_TEST_CQ_PUSH ---- */
+
+#define SV_TEST_HOOKS	"/sys/module/softverbs/parameters/test_hooks"
+
+static int set_test_hooks(const char *v)
+{
+	int fd = open(SV_TEST_HOOKS, O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, v, 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+static int push(struct ibv_cq *cq, uint64_t wr_id, uint32_t status)
+{
+	struct sv_test_cq_push p = { .size = sizeof(p), .handle = cq->handle };
+
+	p.cqe.wr_id = wr_id;
+	p.cqe.status = status;
+	p.cqe.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+	p.cqe.byte_len = 4096;
+	p.cqe.imm_data = htonl(0xabcd);
+	p.cqe.qp_num = 17;
+	p.cqe.src_qp = 18;
+	p.cqe.wc_flags = IBV_WC_WITH_IMM | IBV_WC_GRH;
+	p.cqe.pkey_index = 1;
+	p.cqe.slid = 2;
+	p.cqe.sl = 3;
+	p.cqe.dlid_path_bits = 4;
+	p.cqe.flow_tag = 99;
+	return ioctl(cq->context->cmd_fd, SV_IOC_TEST_CQ_PUSH, &p);
+}
+
+FIXTURE(hook) {
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+};
+
+FIXTURE_SETUP(hook)
+{
+	int i, n;
+
+	self->ctx = NULL;
+	self->list = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, self->list);
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(self->list[i]), "softverbs0"))
+			break;
+	ASSERT_LT(i, n);
+	self->ctx = ibv_open_device(self->list[i]);
+	ASSERT_NE(NULL, self->ctx);
+	if (set_test_hooks("1"))
+		SKIP(return, "no test_hooks module parameter");
+}
+
+FIXTURE_TEARDOWN(hook)
+{
+	set_test_hooks("0");
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+	ibv_free_device_list(self->list);
+}
+
+TEST_F(hook, poll_cq)
+{
+	struct ibv_wc wc[8];
+	struct ibv_cq *cq;
+	int i;
+
+	cq = ibv_create_cq(self->ctx, 8, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, push(cq, 10 + i, i == 4 ? IBV_WC_REM_ACCESS_ERR :
+				  IBV_WC_SUCCESS));
+	memset(wc, 0xff, sizeof(wc));
+	ASSERT_EQ(2, ibv_poll_cq(cq, 2, wc));
+	EXPECT_EQ(10, wc[0].wr_id);
+	EXPECT_EQ(11, wc[1].wr_id);
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc[0].opcode);
+	EXPECT_EQ(0, wc[0].vendor_err);
+	EXPECT_EQ(4096, wc[0].byte_len);
+	EXPECT_EQ(htonl(0xabcd), wc[0].imm_data);
+	EXPECT_EQ(17, wc[0].qp_num);
+	EXPECT_EQ(18, wc[0].src_qp);
+	EXPECT_EQ(IBV_WC_WITH_IMM | IBV_WC_GRH, wc[0].wc_flags);
+	EXPECT_EQ(1, wc[0].pkey_index);
+	EXPECT_EQ(2, wc[0].slid);
+	EXPECT_EQ(3, wc[0].sl);
+	EXPECT_EQ(4, wc[0].dlid_path_bits);
+	ASSERT_EQ(3, ibv_poll_cq(cq, 8, wc));
+	EXPECT_EQ(12, wc[0].wr_id);
+	EXPECT_EQ(14, wc[2].wr_id);
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, wc[2].status);
+	EXPECT_EQ(0, ibv_poll_cq(cq, 8, wc));
+	/* The slots were handed back: 8 more fit. */
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, push(cq, 100 + i, 0));
+	ASSERT_EQ(8, ibv_poll_cq(cq, 8, wc));
+	EXPECT_EQ(107, wc[7].wr_id);
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_F(hook, resize_keeps_completions)
+{
+	struct ibv_wc wc[8];
+	struct ibv_cq *cq;
+	int i;
+
+	cq = ibv_create_cq(self->ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, push(cq, i, 0));
+	ASSERT_EQ(1, ibv_poll_cq(cq, 1, wc));
+	EXPECT_EQ(EINVAL, ibv_resize_cq(cq, 2));
+	ASSERT_EQ(0, ibv_resize_cq(cq, 8));
+	EXPECT_EQ(8, cq->cqe);
+	for (i = 4; i < 9; i++)
+		ASSERT_EQ(0, push(cq, i, 0));
+	ASSERT_EQ(8, ibv_poll_cq(cq, 8, wc));
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(i + 1, wc[i].wr_id);
+	EXPECT_EQ(0, ibv_poll_cq(cq, 8, wc));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_F(hook, cq_event_roundtrip)
+{
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq, *got = NULL;
+	struct ibv_wc wc;
+	void *cookie = NULL;
+	int tag;
+
+	ch = ibv_create_comp_channel(self->ctx);
+	ASSERT_NE(NULL, ch);
+	cq = ibv_create_cq(self->ctx, 4, &tag, ch, 0);
+	ASSERT_NE(NULL, cq);
+
+	/* The classic loop: arm, poll, wait, ack, re-arm, poll. */
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
+	ASSERT_EQ(0, push(cq, 1, 0));
+	ASSERT_EQ(0, ibv_get_cq_event(ch, &got, &cookie));	/* blocks */
+	EXPECT_EQ(cq, got);
+	EXPECT_EQ(&tag, cookie);
+	ibv_ack_cq_events(got, 1);
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	ASSERT_EQ(1, ibv_poll_cq(cq, 1, &wc));
+	EXPECT_EQ(1, wc.wr_id);
+
+	/* A second event left un-acked until just before destroy. */
+	ASSERT_EQ(0, push(cq, 2, 0));
+	ASSERT_EQ(0, ibv_get_cq_event(ch, &got, &cookie));
+	ibv_ack_cq_events(got, 1);
+	EXPECT_EQ(2, cq->comp_events_completed);
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
+}
+
+TEST_F(hook, cq_ex_poll)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 4,
+		.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_FLOW_TAG |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	};
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_cq_ex *cq;
+
+	cq = ibv_create_cq_ex(self->ctx, &a);
+	ASSERT_NE(NULL, cq);
+	ASSERT_EQ(0, push(ibv_cq_ex_to_cq(cq), 5, 0));
+	ASSERT_EQ(0, push(ibv_cq_ex_to_cq(cq), 6, IBV_WC_WR_FLUSH_ERR));
+	ASSERT_EQ(0, ibv_start_poll(cq, &pa));
+	EXPECT_EQ(5, cq->wr_id);
+	EXPECT_EQ(IBV_WC_SUCCESS, cq->status);
+	EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, ibv_wc_read_opcode(cq));
+	EXPECT_EQ(4096, ibv_wc_read_byte_len(cq));
+	EXPECT_EQ(htonl(0xabcd), ibv_wc_read_imm_data(cq));
+	EXPECT_EQ(17, ibv_wc_read_qp_num(cq));
+	EXPECT_EQ(18, ibv_wc_read_src_qp(cq));
+	EXPECT_EQ(IBV_WC_WITH_IMM | IBV_WC_GRH, ibv_wc_read_wc_flags(cq));
+	EXPECT_EQ(2, ibv_wc_read_slid(cq));
+	EXPECT_EQ(3, ibv_wc_read_sl(cq));
+	EXPECT_EQ(4, ibv_wc_read_dlid_path_bits(cq));
+	EXPECT_EQ(99, ibv_wc_read_flow_tag(cq));
+	EXPECT_NE(0, ibv_wc_read_completion_wallclock_ns(cq));
+	ASSERT_EQ(0, ibv_next_poll(cq));
+	EXPECT_EQ(6, cq->wr_id);
+	EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, cq->status);
+	EXPECT_EQ(ENOENT, ibv_next_poll(cq));
+	ibv_end_poll(cq);
+	EXPECT_EQ(ENOENT, ibv_start_poll(cq, &pa));
+	EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(cq)));
+}
+
+TEST_F(hook, async_cq_err)
+{
+	struct ibv_async_event ev;
+	struct ibv_cq *cq;
+	int i;
+
+	cq = ibv_create_cq(self->ctx, 2, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, push(cq, i, 0));
+	EXPECT_EQ(-1, push(cq, 2, 0));
+	EXPECT_EQ(ENOSPC, errno);
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(IBV_EVENT_CQ_ERR, ev.event_type);
+	EXPECT_EQ(cq, ev.element.cq);
+	ibv_ack_async_event(&ev);
+	EXPECT_EQ(1, cq->async_events_completed);
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
 }
 
 TEST_HARNESS_MAIN

@@ -564,11 +564,20 @@ struct sv_create_cq {
 #define SV_IOC_CREATE_CQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_CQ, \
 	struct sv_create_cq)
 
-/* SV_IOC_RESIZE_CQ: not supported yet (EOPNOTSUPP). */
+/*
+ * SV_IOC_RESIZE_CQ: move the CQ to a new ring of at least cqe entries
+ * (1..SV_MAX_CQE; fewer than the CQEs not yet consumed: EINVAL). The
+ * unconsumed CQEs are copied to the start of the new ring (its cons 0,
+ * prod their number), and arm and flags carry over. The new ring is
+ * mapped at the returned offset, its CQEs at the same cqe_offset as at
+ * creation; the old offset can no longer be mapped, existing mappings of
+ * it stay valid but the kernel writes only to the new ring. The library
+ * must not poll or arm while this runs.
+ */
 struct sv_resize_cq {
 	__u32 size;
 	__u32 handle;		/* in */
-	__u32 cqe;		/* in/out */
+	__u32 cqe;		/* in: at least; out: the new ring's entries */
 	__u32 reserved;
 	__u64 mmap_offset;	/* out */
 	__u64 mmap_len;		/* out */

@@ -23,6 +23,33 @@
 			 IBV_WC_EX_WITH_FLOW_TAG |			\
 			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
+/*
+ * Every live CQ, so that ibv_close_device() can unmap the rings of CQs
+ * the application did not destroy: a mapping holds the device file open,
+ * and with it every kernel object of the context.
+ */
+static pthread_mutex_t sv_cqs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sv_cq sv_cqs = { .prev = &sv_cqs, .next = &sv_cqs };
+
+static void sv_cq_link(struct sv_cq *cq)
+{
+	pthread_mutex_lock(&sv_cqs_lock);
+	cq->next = &sv_cqs;
+	cq->prev = sv_cqs.prev;
+	sv_cqs.prev->next = cq;
+	sv_cqs.prev = cq;
+	pthread_mutex_unlock(&sv_cqs_lock);
+}
+
+static void sv_cq_unlink(struct sv_cq *cq)
+{
+	pthread_mutex_lock(&sv_cqs_lock);
+	cq->prev->next = cq->next;
+	cq->next->prev = cq->prev;
+	cq->prev = cq->next = cq;
+	pthread_mutex_unlock(&sv_cqs_lock);
+}
+
 static inline void sv_cq_lock(struct sv_cq *cq)
 {
 	if (!cq->single_threaded)
@@ -182,7 +209,10 @@ static uint8_t sv_read_dlid_path_bits(struct ibv_cq_ex *c)
 	return SV_CUR(c).dlid_path_bits;
 }
 
-/* The device clock is nanoseconds (hca_core_clock 1 GHz). */
+/*
+ * The kernel stamps CQEs with CLOCK_REALTIME nanoseconds; both readers
+ * return that (the device's "clock" ticks in ns).
+ */
 static uint64_t sv_read_completion_ts(struct ibv_cq_ex *c)
 {
 	return SV_CUR(c).timestamp;
@@ -286,6 +316,7 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 		goto err_destroy;
 	}
 	cq->ring = cq->map;
+	cq->cqe_offset = c.cqe_offset;
 	cq->cqes = (struct sv_cqe *)((char *)cq->map + c.cqe_offset);
 	cq->mask = c.cqe - 1;
 	cq->cons = 0;
@@ -307,6 +338,7 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 		channel->refcnt++;
 		pthread_mutex_unlock(&context->mutex);
 	}
+	sv_cq_link(cq);
 	return cq;
 
 err_destroy:
@@ -355,16 +387,45 @@ static struct ibv_cq_ex *sv_create_cq_ex(struct ibv_context *context,
 	return &cq->cq_ex;
 }
 
-/* Moving a live mapped ring is not implemented: the kernel says so. */
+/*
+ * The kernel moves the unconsumed CQEs to a new ring; we map it and drop
+ * the old mapping. Returns 0 or an errno value. Polls wait on the CQ lock;
+ * the application must not arm the CQ while it is resized (the arm state
+ * is carried over).
+ */
 SV_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct sv_resize_cq r = { .size = sizeof(r) };
+	struct sv_cq *cq = to_svcq(ibcq);
+	void *map;
+	int ret;
 
 	if (cqe <= 0)
 		return EINVAL;
 	r.handle = ibcq->handle;
 	r.cqe = cqe;
-	return sv_cmd(ibcq->context, SV_IOC_RESIZE_CQ, &r);
+	pthread_spin_lock(&cq->lock);
+	ret = sv_cmd(ibcq->context, SV_IOC_RESIZE_CQ, &r);
+	if (ret)
+		goto out;
+	map = mmap(NULL, r.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   ibcq->context->cmd_fd, r.mmap_offset);
+	if (map == MAP_FAILED) {
+		/* The kernel already writes to the new ring. */
+		ret = errno;
+		goto out;
+	}
+	munmap(cq->map, cq->map_len);
+	cq->map = map;
+	cq->map_len = r.mmap_len;
+	cq->ring = map;
+	cq->cqes = (struct sv_cqe *)((char *)map + cq->cqe_offset);
+	cq->mask = r.cqe - 1;
+	cq->cons = 0;
+	ibcq->cqe = r.cqe;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
 }
 
 /*
@@ -393,6 +454,7 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
 
+	sv_cq_unlink(cq);
 	munmap(cq->map, cq->map_len);
 	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&ibcq->mutex);
@@ -409,4 +471,27 @@ static int sv_cq_ctx_init(struct sv_context *ctx)
 	return 0;
 }
 
-SV_CTX_PROVIDER(cq, sv_cq_ctx_init, NULL);
+/*
+ * The context closes with CQs still alive: unmap their rings so the kernel
+ * can release the file's objects. The CQs themselves leak, as they do
+ * with rdma-core; using them afterwards is undefined.
+ */
+static void sv_cq_ctx_fini(struct sv_context *ctx)
+{
+	struct sv_cq *cq, *next;
+
+	pthread_mutex_lock(&sv_cqs_lock);
+	for (cq = sv_cqs.next; cq != &sv_cqs; cq = next) {
+		next = cq->next;
+		if (cq->cq.context != &ctx->vctx.context)
+			continue;
+		munmap(cq->map, cq->map_len);
+		cq->map = NULL;
+		cq->prev->next = cq->next;
+		cq->next->prev = cq->prev;
+		cq->prev = cq->next = cq;
+	}
+	pthread_mutex_unlock(&sv_cqs_lock);
+}
+
+SV_CTX_PROVIDER(cq, sv_cq_ctx_init, sv_cq_ctx_fini);

@@ -159,7 +159,9 @@ struct sv_cq {
 	uint64_t wc_flags;
 	void *map;
 	size_t map_len;
+	uint32_t cqe_offset;
 	struct sv_cqe cur;		/* ibv_cq_ex: the current CQE */
+	struct sv_cq *prev, *next;	/* live CQs (cq.c), for close */
 };
 
 static inline struct sv_cq *to_svcq(struct ibv_cq *cq)
