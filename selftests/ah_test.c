@@ -114,7 +114,7 @@ TEST(foreign_ah)
 	int a = open(SV_DEV0, O_RDWR | O_CLOEXEC);
 	int b = open(SV_DEV0, O_RDWR | O_CLOEXEC);
 	struct sv_create_ah c = { .size = sizeof(c) };
-	int base = sv_nobjs("ah");
+	int base = sv_obj_count("ah");
 
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, b);
@@ -125,10 +125,10 @@ TEST(foreign_ah)
 	c.pd_handle = 1;
 	ASSERT_EQ(ENOENT, sv_ioc(b, SV_IOC_CREATE_AH, &c));
 	if (base >= 0)
-		EXPECT_EQ(base + 1, sv_nobjs("ah"));
+		EXPECT_EQ(base + 1, sv_obj_count("ah"));
 	close(a);
 	if (base >= 0)
-		EXPECT_EQ(base, sv_nobjs("ah"));
+		EXPECT_EQ(base, sv_obj_count("ah"));
 	close(b);
 }
 

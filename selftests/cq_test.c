@@ -16,25 +16,6 @@
 #include "kselftest_harness.h"
 #include "sv_test.h"
 
-/* SV_DEBUGFS0 (sv_test.h) is the device's debugfs directory. */
-
-/* Live objects of one type on softverbs0, from debugfs; -1 if unknown. */
-static int sv_nobjs(const char *type)
-{
-	char line[128], name[64];
-	FILE *fp = fopen(SV_DEBUGFS0 "/objects", "r");
-	int n, ret = -1;
-
-	if (!fp)
-		return -1;
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "%63s %d", name, &n) == 2 &&
-		    !strcmp(name, type))
-			ret = n;
-	fclose(fp);
-	return ret;
-}
-
 static int create_cq(int fd, struct sv_create_cq *c, uint32_t cqe,
 		     uint32_t channel)
 {
@@ -594,8 +575,8 @@ TEST(close_with_live_objects)
 	struct sv_create_cq c;
 	int fd, i, cqs0, chs0;
 
-	cqs0 = sv_nobjs("cq");
-	chs0 = sv_nobjs("comp_channel");
+	cqs0 = sv_obj_count("cq");
+	chs0 = sv_obj_count("comp_channel");
 	if (cqs0 < 0 || chs0 < 0)
 		SKIP(return, "no debugfs object counters");
 
@@ -604,11 +585,11 @@ TEST(close_with_live_objects)
 	ASSERT_EQ(0, create_channel(fd, &ch, 0));
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, create_cq(fd, &c, 16 << i, i & 1 ? ch.handle : 0));
-	EXPECT_EQ(cqs0 + 10, sv_nobjs("cq"));
-	EXPECT_EQ(chs0 + 1, sv_nobjs("comp_channel"));
+	EXPECT_EQ(cqs0 + 10, sv_obj_count("cq"));
+	EXPECT_EQ(chs0 + 1, sv_obj_count("comp_channel"));
 	close(fd);
-	EXPECT_EQ(cqs0, sv_nobjs("cq"));
-	EXPECT_EQ(chs0, sv_nobjs("comp_channel"));
+	EXPECT_EQ(cqs0, sv_obj_count("cq"));
+	EXPECT_EQ(chs0, sv_obj_count("comp_channel"));
 	close(ch.fd);
 }
 

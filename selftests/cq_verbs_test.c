@@ -173,28 +173,9 @@ TEST_F(ctx, cq_ex)
 	EXPECT_EQ(EINVAL, errno);
 }
 
-#define SV_DEBUGFS0	"/sys/kernel/debug/" SV_CLASS_NAME "/softverbs0/objects"
-
-/* Live objects of one type on softverbs0, from debugfs; -1 if unknown. */
-static int sv_nobjs(const char *type)
-{
-	char line[128], name[64];
-	FILE *fp = fopen(SV_DEBUGFS0, "r");
-	int n, ret = -1;
-
-	if (!fp)
-		return -1;
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "%63s %d", name, &n) == 2 &&
-		    !strcmp(name, type))
-			ret = n;
-	fclose(fp);
-	return ret;
-}
-
 TEST_F(ctx, close_with_live_cqs)
 {
-	int cqs0 = sv_nobjs("cq"), chs0 = sv_nobjs("comp_channel");
+	int cqs0 = sv_obj_count("cq"), chs0 = sv_obj_count("comp_channel");
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(self->ctx);
 
 	ASSERT_NE(NULL, ch);
@@ -205,8 +186,8 @@ TEST_F(ctx, close_with_live_cqs)
 	self->ctx = NULL;
 	if (cqs0 < 0)
 		SKIP(return, "no debugfs object counters");
-	EXPECT_EQ(cqs0, sv_nobjs("cq"));
-	EXPECT_EQ(chs0, sv_nobjs("comp_channel"));
+	EXPECT_EQ(cqs0, sv_obj_count("cq"));
+	EXPECT_EQ(chs0, sv_obj_count("comp_channel"));
 }
 
 /* ---- With completions, through the test-only SV_IOC_TEST_CQ_PUSH ---- */

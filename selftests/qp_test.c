@@ -968,8 +968,8 @@ TEST(multicast_group_limit)
 TEST(close_with_live_objects)
 {
 	static const uint8_t mgid[16] = { 0xff, 0x02, [15] = 9 };
-	int base_qp = sv_nobjs("qp"), base_srq = sv_nobjs("srq");
-	int base_ah = sv_nobjs("ah"), base_pd = sv_nobjs("pd");
+	int base_qp = sv_obj_count("qp"), base_srq = sv_obj_count("srq");
+	int base_ah = sv_obj_count("ah"), base_pd = sv_obj_count("pd");
 	int fd = open(SV_DEV0, O_RDWR | O_CLOEXEC), i;
 	struct sv_create_ah ah = { .size = sizeof(ah) };
 	struct sv_create_qp c;
@@ -993,14 +993,14 @@ TEST(close_with_live_objects)
 		ASSERT_EQ(0, goto_state(fd, c.handle, qp_types[i % 3],
 					SV_QPS_RTS));
 	}
-	EXPECT_EQ(base_qp + 9, sv_nobjs("qp"));
-	EXPECT_EQ(base_srq + 1, sv_nobjs("srq"));
-	EXPECT_EQ(base_ah + 1, sv_nobjs("ah"));
+	EXPECT_EQ(base_qp + 9, sv_obj_count("qp"));
+	EXPECT_EQ(base_srq + 1, sv_obj_count("srq"));
+	EXPECT_EQ(base_ah + 1, sv_obj_count("ah"));
 	close(fd);
-	EXPECT_EQ(base_qp, sv_nobjs("qp"));
-	EXPECT_EQ(base_srq, sv_nobjs("srq"));
-	EXPECT_EQ(base_ah, sv_nobjs("ah"));
-	EXPECT_EQ(base_pd, sv_nobjs("pd"));
+	EXPECT_EQ(base_qp, sv_obj_count("qp"));
+	EXPECT_EQ(base_srq, sv_obj_count("srq"));
+	EXPECT_EQ(base_ah, sv_obj_count("ah"));
+	EXPECT_EQ(base_pd, sv_obj_count("pd"));
 }
 
 TEST_HARNESS_MAIN

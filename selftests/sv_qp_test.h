@@ -14,25 +14,6 @@
 
 #include "sv_test.h"
 
-#define SV_DEBUGFS0_OBJS "/sys/kernel/debug/" SV_CLASS_NAME "/softverbs0/objects"
-
-/* Live objects of one type on softverbs0, from debugfs; -1 if unknown. */
-static inline int sv_nobjs(const char *type)
-{
-	char line[128], name[64];
-	FILE *fp = fopen(SV_DEBUGFS0_OBJS, "r");
-	int n, ret = -1;
-
-	if (!fp)
-		return -1;
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "%63s %d", name, &n) == 2 &&
-		    !strcmp(name, type))
-			ret = n;
-	fclose(fp);
-	return ret;
-}
-
 static inline int sv_ioc(int fd, unsigned long req, void *arg)
 {
 	return ioctl(fd, req, arg) ? errno : 0;
