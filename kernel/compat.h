@@ -15,4 +15,13 @@
 #define SV_DEVNODE_CONST
 #endif
 
+/* vm_flags became read-only behind vm_flags_set/clear() in 6.3. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define sv_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#define sv_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
+#else
+#define sv_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#define sv_vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
+#endif
+
 #endif /* SV_COMPAT_H */

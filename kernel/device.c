@@ -102,6 +102,7 @@ static void sv_device_release(struct device *dev)
 {
 	struct sv_device *sdev = to_sv_device(dev);
 
+	sv_qp_device_fini(sdev);
 	ida_free(&sv_index_ida, sdev->index);
 	kfree(sdev);
 }
@@ -121,6 +122,7 @@ struct sv_device *sv_device_create(void)
 		return ERR_PTR(-ENOMEM);
 	}
 	sdev->index = index;
+	sv_qp_device_init(sdev);
 	/* A device without a netdev gets a random, locally administered MAC. */
 	eth_random_addr(sdev->mac);
 	sdev->node_guid = sv_guid_from_mac(sdev->mac);

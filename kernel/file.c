@@ -33,6 +33,15 @@ static int sv_query_abi(struct sv_file *f, void *arg)
 static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_QUERY_ABI, sv_query_abi, sv_query_abi,
 		 SV_QUERY_ABI_SIZE_VER0),
+	SV_IOCTL(SV_NR_ALLOC_PD, sv_alloc_pd, sv_alloc_pd,
+		 SV_ALLOC_PD_SIZE_VER0),
+	SV_IOCTL(SV_NR_DEALLOC_PD, sv_dealloc_pd, sv_dealloc_pd,
+		 SV_DEALLOC_PD_SIZE_VER0),
+	SV_IOCTL(SV_NR_REG_MR, sv_reg_mr, sv_reg_mr, SV_REG_MR_SIZE_VER0),
+	SV_IOCTL(SV_NR_REREG_MR, sv_rereg_mr, sv_rereg_mr,
+		 SV_REREG_MR_SIZE_VER0),
+	SV_IOCTL(SV_NR_DEREG_MR, sv_dereg_mr, sv_dereg_mr,
+		 SV_DEREG_MR_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_DEVICE, sv_query_device, sv_query_device,
 		 SV_QUERY_DEVICE_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_PORT, sv_query_port, sv_query_port,
@@ -41,6 +50,45 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_QUERY_GID_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_PKEY, sv_query_pkey, sv_query_pkey,
 		 SV_QUERY_PKEY_SIZE_VER0),
+	/* QP, SRQ, AH, multicast */
+	SV_IOCTL(SV_NR_CREATE_QP, sv_create_qp, sv_create_qp,
+		 SV_CREATE_QP_SIZE_VER0),
+	SV_IOCTL(SV_NR_MODIFY_QP, sv_modify_qp, sv_modify_qp,
+		 SV_MODIFY_QP_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_QP, sv_query_qp, sv_query_qp,
+		 SV_QUERY_QP_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_QP, sv_destroy_qp, sv_destroy_qp,
+		 SV_DESTROY_QP_SIZE_VER0),
+	SV_IOCTL(SV_NR_CREATE_SRQ, sv_create_srq, sv_create_srq,
+		 SV_CREATE_SRQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_MODIFY_SRQ, sv_modify_srq, sv_modify_srq,
+		 SV_MODIFY_SRQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_SRQ, sv_query_srq, sv_query_srq,
+		 SV_QUERY_SRQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_SRQ, sv_destroy_srq, sv_destroy_srq,
+		 SV_DESTROY_SRQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_CREATE_AH, sv_create_ah, sv_create_ah,
+		 SV_CREATE_AH_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_AH, sv_destroy_ah, sv_destroy_ah,
+		 SV_DESTROY_AH_SIZE_VER0),
+	SV_IOCTL(SV_NR_ATTACH_MCAST, sv_attach_mcast, sv_mcast,
+		 SV_MCAST_SIZE_VER0),
+	SV_IOCTL(SV_NR_DETACH_MCAST, sv_detach_mcast, sv_mcast,
+		 SV_MCAST_SIZE_VER0),
+	SV_IOCTL(SV_NR_CREATE_COMP_CHANNEL, sv_create_comp_channel,
+		 sv_create_comp_channel, SV_CREATE_COMP_CHANNEL_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_COMP_CHANNEL, sv_destroy_comp_channel,
+		 sv_destroy_comp_channel, SV_DESTROY_COMP_CHANNEL_SIZE_VER0),
+	SV_IOCTL(SV_NR_GET_ASYNC_FD, sv_get_async_fd, sv_get_async_fd,
+		 SV_GET_ASYNC_FD_SIZE_VER0),
+	SV_IOCTL(SV_NR_CREATE_CQ, sv_create_cq, sv_create_cq,
+		 SV_CREATE_CQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_RESIZE_CQ, sv_resize_cq, sv_resize_cq,
+		 SV_RESIZE_CQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_CQ, sv_destroy_cq, sv_destroy_cq,
+		 SV_DESTROY_CQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_TEST_CQ_PUSH, sv_test_cq_push, sv_test_cq_push,
+		 SV_TEST_CQ_PUSH_SIZE_VER0),
 };
 
 static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -93,6 +141,11 @@ static int sv_open(struct inode *inode, struct file *filp)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
+	if (sv_event_file_init(f)) {
+		kfree(f);
+		return -ENOMEM;
+	}
+	sv_mmap_file_init(f);
 	get_device(&sdev->dev);
 	f->sdev = sdev;
 	mutex_init(&f->lock);
@@ -107,6 +160,8 @@ static int sv_release(struct inode *inode, struct file *filp)
 
 	sv_uobj_destroy_all(f);
 	xa_destroy(&f->objs);
+	sv_mmap_file_cleanup(f);
+	sv_event_file_cleanup(f);
 	mutex_destroy(&f->lock);
 	put_device(&f->sdev->dev);
 	kfree(f);
@@ -118,5 +173,6 @@ const struct file_operations sv_fops = {
 	.open = sv_open,
 	.release = sv_release,
 	.unlocked_ioctl = sv_ioctl,
+	.mmap = sv_mmap,
 	.compat_ioctl = compat_ptr_ioctl,
 };

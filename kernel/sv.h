@@ -6,7 +6,10 @@
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
+
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -54,6 +57,15 @@ struct sv_device {
 	/* query.c: the RoCE GID table of port 1 */
 	spinlock_t gid_lock;		/* protects gids[]; BH-safe */
 	struct sv_gid_entry gids[SV_GID_TBL_LEN];
+
+	/* QPs and multicast (qp.c, mcast.c) */
+	struct xarray qps;		/* qpn -> struct sv_qp, RCU lookups */
+	u32 next_qpn;			/* cyclic QPN allocation */
+	atomic_t nqps;
+	struct mutex mcast_lock;	/* the multicast groups and attachments */
+	struct list_head mcast_groups;	/* struct sv_mcast_grp */
+	u32 mcast_ngroups;
+	u32 mcast_nattach;
 };
 
 /* Per-open-file state: the verbs context of one process (or fd). */
@@ -61,6 +73,8 @@ struct sv_file {
 	struct sv_device *sdev;
 	struct mutex lock;		/* serializes control ioctls */
 	struct xarray objs;		/* handle -> struct sv_uobj */
+	struct xarray mmaps;		/* mmap key -> entry (mmap.c) */
+	struct sv_evq *async_evq;	/* async events (event.c) */
 };
 
 struct sv_uobj;
@@ -118,7 +132,201 @@ void sv_gid_table_init(struct sv_device *sdev);
 int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 
+/* PD and MR (pd.c, mr.c) */
+
+/* A protection domain. Children pin it: sv_pd_pin() ... sv_pd_unpin(). */
+struct sv_pd {
+	struct sv_uobj uobj;
+};
+
+struct sv_pd *sv_pd_get(struct sv_file *f, u32 handle);
+void sv_pd_put(struct sv_pd *pd);
+struct sv_pd *sv_pd_pin(struct sv_file *f, u32 handle);
+void sv_pd_unpin(struct sv_pd *pd);
+int sv_alloc_pd(struct sv_file *f, void *arg);
+int sv_dealloc_pd(struct sv_file *f, void *arg);
+
+/* MR keys: a 24-bit index (never 0) and an 8-bit variant. */
+#define SV_MR_KEY_INDEX_BITS	24
+
+struct sv_mr;
+
+struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key);
+void sv_mr_put(struct sv_mr *mr);
+int sv_mr_copy_to(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
+		  u64 iova, const void *buf, size_t len);
+int sv_mr_copy_from(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
+		    u64 iova, void *buf, size_t len);
+int sv_reg_mr(struct sv_file *f, void *arg);
+int sv_rereg_mr(struct sv_file *f, void *arg);
+int sv_dereg_mr(struct sv_file *f, void *arg);
+
+/*
+ * CQs, completion channels, async events, shared memory
+ * (cq.c, event.c, mmap.c)
+ */
+
+/* mmap.c: a buffer shared with userspace, alive until its last user. */
+struct sv_mbuf {
+	struct kref ref;
+	void *vaddr;		/* vmalloc_user(), zeroed */
+	size_t size;		/* page aligned */
+};
+
+struct vm_area_struct;
+struct sv_mbuf *sv_mbuf_alloc(size_t size);
+void sv_mbuf_put(struct sv_mbuf *b);
+int sv_mmap_entry_add(struct sv_file *f, struct sv_mbuf *b, u64 *offset);
+void sv_mmap_entry_remove(struct sv_file *f, u64 offset);
+int sv_mmap(struct file *filp, struct vm_area_struct *vma);
+void sv_mmap_file_init(struct sv_file *f);
+void sv_mmap_file_cleanup(struct sv_file *f);
+
+/*
+ * event.c: an event queue behind an anonymous fd (a completion channel,
+ * or a file's async events). Objects that events name embed a struct
+ * sv_event_obj: it links their unread events, so destroying the object
+ * can drop them, and counts the ones userspace read (the *_reported
+ * values destroy ioctls return). Both are protected by the lock of the
+ * queue the events are on.
+ */
+struct sv_evq;
+
+struct sv_event_obj {
+	struct list_head comp_events;	/* on the CQ's channel */
+	struct list_head async_events;	/* on the file's async queue */
+	u32 comp_reported;
+	u32 async_reported;
+};
+
+struct sv_comp_channel {
+	struct sv_uobj uobj;
+	struct sv_evq *evq;
+};
+
+void sv_event_obj_init(struct sv_event_obj *eo);
+int sv_event_file_init(struct sv_file *f);
+void sv_event_file_cleanup(struct sv_file *f);
+/* Any context. element: the object's user_handle, or a port number. */
+void sv_async_event(struct sv_file *f, u32 event_type, u64 element,
+		    struct sv_event_obj *owner);
+/* Drop owner's unread async events; owner->async_reported is final. */
+void sv_async_event_detach(struct sv_file *f, struct sv_event_obj *owner);
+/* Any context: queue a completion event; false if out of memory. */
+bool sv_comp_event(struct sv_comp_channel *ch, u64 user_handle,
+		   u32 cq_handle, struct sv_event_obj *owner);
+void sv_comp_event_detach(struct sv_comp_channel *ch,
+			  struct sv_event_obj *owner);
+struct sv_comp_channel *sv_comp_channel_get(struct sv_file *f, u32 handle);
+int sv_create_comp_channel(struct sv_file *f, void *arg);
+int sv_destroy_comp_channel(struct sv_file *f, void *arg);
+int sv_get_async_fd(struct sv_file *f, void *arg);
+
+/* cq.c */
+struct sv_cq {
+	struct sv_uobj uobj;
+	spinlock_t lock;		/* producers (sv_cq_push) */
+	struct sv_mbuf *ring_buf;
+	struct sv_cq_ring *ring;	/* header in ring_buf */
+	struct sv_cqe *cqes;		/* entries CQEs in ring_buf */
+	u32 entries;
+	u32 prod;			/* the kernel's copy, never read back */
+	u32 flags;			/* SV_CQ_FLAG_* */
+	bool overflowed;
+	bool dead;			/* destroyed: sv_cq_push refuses */
+	u64 wc_flags;
+	u64 user_handle;
+	u64 mmap_offset;
+	struct sv_comp_channel *channel;	/* or NULL; referenced */
+	struct sv_event_obj events;
+};
+
+/* A referenced CQ by handle; put it with sv_uobj_put(&cq->uobj). */
+struct sv_cq *sv_cq_get(struct sv_file *f, u32 handle);
+int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited);
+int sv_create_cq(struct sv_file *f, void *arg);
+int sv_resize_cq(struct sv_file *f, void *arg);
+int sv_destroy_cq(struct sv_file *f, void *arg);
+int sv_test_cq_push(struct sv_file *f, void *arg);
+
 /* file.c */
 extern const struct file_operations sv_fops;
+
+/*
+ * QPs, SRQs, AHs, multicast (qp.c, qp_attr.c, srq.c, ah.c, mcast.c).
+ *
+ * A QP is found by handle (its file's table) or by QPN (sv_qp_get(), the
+ * data path: RCU lookup in sdev->qps plus a reference). It keeps a
+ * reference and a usecnt on the PD, CQs and SRQ it names; the references
+ * go when the QP's memory goes, so whoever drops the last QP reference
+ * must be in process context.
+ */
+struct sv_qp {
+	struct sv_uobj uobj;		/* first */
+	struct sv_device *sdev;
+	struct rcu_head rcu;
+	u32 qpn;
+	u32 qp_type;			/* SV_QPT_RC, _UC, _UD */
+	u32 flags;			/* SV_CREATE_QP_* */
+	struct sv_uobj *pd;
+	struct sv_uobj *send_cq;
+	struct sv_uobj *recv_cq;
+	struct sv_uobj *srq;		/* NULL without an SRQ */
+	struct sv_qp_cap cap;
+	spinlock_t lock;		/* attr: the data path reads it */
+	struct sv_qp_attr attr;		/* attr.qp_state is the state */
+	struct list_head mcast;		/* sv_mcast_attach, under mcast_lock */
+	u64 user_handle;
+	struct sv_event_obj events;
+};
+
+struct sv_srq {
+	struct sv_uobj uobj;		/* first */
+	struct sv_uobj *pd;
+	spinlock_t lock;		/* max_wr, limit */
+	u32 max_wr;
+	u32 max_sge;
+	u32 limit;			/* 0: not armed */
+	u64 user_handle;
+	struct sv_event_obj events;
+};
+
+struct sv_ah {
+	struct sv_uobj uobj;		/* first */
+	struct sv_uobj *pd;
+	struct sv_ah_attr attr;
+};
+
+/* qp.c */
+void sv_qp_device_init(struct sv_device *sdev);
+void sv_qp_device_fini(struct sv_device *sdev);
+struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn);
+void sv_qp_put(struct sv_qp *qp);
+int sv_create_qp(struct sv_file *f, void *arg);
+int sv_modify_qp(struct sv_file *f, void *arg);
+int sv_query_qp(struct sv_file *f, void *arg);
+int sv_destroy_qp(struct sv_file *f, void *arg);
+
+/* qp_attr.c */
+int sv_qp_check_modify(struct sv_qp *qp, u32 mask,
+		       const struct sv_qp_attr *attr);
+void sv_qp_apply_modify(struct sv_qp *qp, u32 mask,
+			const struct sv_qp_attr *attr);
+
+/* srq.c */
+int sv_create_srq(struct sv_file *f, void *arg);
+int sv_modify_srq(struct sv_file *f, void *arg);
+int sv_query_srq(struct sv_file *f, void *arg);
+int sv_destroy_srq(struct sv_file *f, void *arg);
+
+/* ah.c */
+int sv_ah_attr_check(struct sv_device *sdev, const struct sv_ah_attr *ah);
+int sv_create_ah(struct sv_file *f, void *arg);
+int sv_destroy_ah(struct sv_file *f, void *arg);
+
+/* mcast.c */
+int sv_attach_mcast(struct sv_file *f, void *arg);
+int sv_detach_mcast(struct sv_file *f, void *arg);
+void sv_mcast_detach_all(struct sv_qp *qp);
 
 #endif /* SV_H */

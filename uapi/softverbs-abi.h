@@ -46,6 +46,15 @@ enum sv_ioctl_nr {
 	SV_NR_QUERY_PORT = 0x02,
 	SV_NR_QUERY_GID = 0x03,
 	SV_NR_QUERY_PKEY = 0x04,
+
+	/* CQ, completion channels, async events */
+	SV_NR_CREATE_COMP_CHANNEL = 0x20,
+	SV_NR_DESTROY_COMP_CHANNEL = 0x21,
+	SV_NR_GET_ASYNC_FD = 0x22,
+	SV_NR_CREATE_CQ = 0x23,
+	SV_NR_RESIZE_CQ = 0x24,
+	SV_NR_DESTROY_CQ = 0x25,
+	SV_NR_TEST_CQ_PUSH = 0x2f,	/* test only, see below */
 };
 
 /* SV_IOC_QUERY_ABI: which ABI this kernel speaks. */
@@ -234,5 +243,688 @@ struct sv_query_pkey {
 
 #define SV_QUERY_PKEY_SIZE_VER0		16
 #define SV_IOC_QUERY_PKEY _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_PKEY, struct sv_query_pkey)
+
+/*
+ * PD (0x10-0x17) and MR (0x18-0x1f).
+ *
+ * Handles are per open file. An unknown handle (never allocated, destroyed,
+ * or from another file) is ENOENT; a handle of another object type EINVAL.
+ */
+enum sv_ioctl_nr_pdmr {
+	SV_NR_ALLOC_PD = 0x10,
+	SV_NR_DEALLOC_PD = 0x11,
+	SV_NR_REG_MR = 0x18,
+	SV_NR_REREG_MR = 0x19,
+	SV_NR_DEREG_MR = 0x1a,
+};
+
+/* SV_IOC_ALLOC_PD: allocate a protection domain. */
+struct sv_alloc_pd {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* out */
+	__u64 reserved;		/* must be zero */
+};
+
+#define SV_ALLOC_PD_SIZE_VER0	16
+#define SV_IOC_ALLOC_PD _IOWR(SV_IOC_MAGIC, SV_NR_ALLOC_PD, struct sv_alloc_pd)
+
+/* SV_IOC_DEALLOC_PD: EBUSY while an MR, QP, SRQ, AH, ... uses the PD. */
+struct sv_dealloc_pd {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* in */
+};
+
+#define SV_DEALLOC_PD_SIZE_VER0	8
+#define SV_IOC_DEALLOC_PD _IOWR(SV_IOC_MAGIC, SV_NR_DEALLOC_PD, \
+				struct sv_dealloc_pd)
+
+/*
+ * Memory access flags: the values of enum ibv_access_flags. Bits in
+ * SV_ACCESS_OPTIONAL_RANGE are hints (accepted, may be ignored); other
+ * unknown bits are EINVAL. REMOTE_WRITE and REMOTE_ATOMIC need
+ * LOCAL_WRITE (EINVAL). ON_DEMAND is EOPNOTSUPP.
+ */
+#define SV_ACCESS_LOCAL_WRITE		0x00000001U
+#define SV_ACCESS_REMOTE_WRITE		0x00000002U
+#define SV_ACCESS_REMOTE_READ		0x00000004U
+#define SV_ACCESS_REMOTE_ATOMIC		0x00000008U
+#define SV_ACCESS_MW_BIND		0x00000010U
+#define SV_ACCESS_ZERO_BASED		0x00000020U
+#define SV_ACCESS_ON_DEMAND		0x00000040U
+#define SV_ACCESS_HUGETLB		0x00000080U
+#define SV_ACCESS_RELAXED_ORDERING	0x00100000U
+#define SV_ACCESS_OPTIONAL_RANGE	0x3ff00000U
+
+/*
+ * SV_IOC_REG_MR: register [addr, addr + length) of the caller's memory.
+ * The pages are pinned and charged to RLIMIT_MEMLOCK (ENOMEM beyond it,
+ * unless CAP_IPC_LOCK). The MR's first byte has I/O virtual address iova,
+ * or 0 with SV_ACCESS_ZERO_BASED. length 0, or a range that wraps: EINVAL;
+ * longer than the device's max_mr_size: EINVAL; an unmapped range, or a
+ * read-only one with a write access: EFAULT. lkey == rkey.
+ */
+struct sv_reg_mr {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* in */
+	__u64 addr;		/* in */
+	__u64 length;		/* in */
+	__u64 iova;		/* in */
+	__u32 access;		/* in: SV_ACCESS_* */
+	__u32 mr_handle;	/* out */
+	__u32 lkey;		/* out */
+	__u32 rkey;		/* out */
+};
+
+#define SV_REG_MR_SIZE_VER0	48
+#define SV_IOC_REG_MR _IOWR(SV_IOC_MAGIC, SV_NR_REG_MR, struct sv_reg_mr)
+
+/* sv_rereg_mr.flags: the values of enum ibv_rereg_mr_flags. */
+#define SV_REREG_MR_CHANGE_TRANSLATION	0x00000001U
+#define SV_REREG_MR_CHANGE_PD		0x00000002U
+#define SV_REREG_MR_CHANGE_ACCESS	0x00000004U
+
+/*
+ * SV_IOC_REREG_MR: change an MR's translation (addr, length, iova), PD
+ * and/or access, all or nothing: on error the MR is unchanged. flags 0 or
+ * unknown bits: EINVAL. Fields a flag does not select must be zero. On
+ * success the MR has new keys (the 8-bit variant changes).
+ */
+struct sv_rereg_mr {
+	__u32 size;		/* in */
+	__u32 mr_handle;	/* in */
+	__u32 flags;		/* in: SV_REREG_MR_* */
+	__u32 pd_handle;	/* in: with CHANGE_PD */
+	__u64 addr;		/* in: with CHANGE_TRANSLATION */
+	__u64 length;		/* in: with CHANGE_TRANSLATION */
+	__u64 iova;		/* in: with CHANGE_TRANSLATION */
+	__u32 access;		/* in: with CHANGE_ACCESS */
+	__u32 reserved;		/* must be zero */
+	__u32 lkey;		/* out */
+	__u32 rkey;		/* out */
+};
+
+#define SV_REREG_MR_SIZE_VER0	56
+#define SV_IOC_REREG_MR _IOWR(SV_IOC_MAGIC, SV_NR_REREG_MR, struct sv_rereg_mr)
+
+/* SV_IOC_DEREG_MR: unpin and uncharge the pages; the keys die. */
+struct sv_dereg_mr {
+	__u32 size;		/* in */
+	__u32 mr_handle;	/* in */
+};
+
+#define SV_DEREG_MR_SIZE_VER0	8
+#define SV_IOC_DEREG_MR _IOWR(SV_IOC_MAGIC, SV_NR_DEREG_MR, struct sv_dereg_mr)
+
+/*
+ * ---------------------------------------------------------------------
+ * CQs, completion channels, async events (0x20-0x2f)
+ * ---------------------------------------------------------------------
+ *
+ * The CQ ring
+ * -----------
+ * SV_IOC_CREATE_CQ returns an mmap offset and length; mmap(MAP_SHARED,
+ * PROT_READ | PROT_WRITE) of exactly that range at exactly that offset on
+ * the device fd maps the ring (any other offset, length, MAP_PRIVATE or
+ * PROT_EXEC: EINVAL). The mapping starts with a struct sv_cq_ring header;
+ * `cqe_offset` bytes into it starts an array of `entries` (a power of two)
+ * struct sv_cqe. The mapping stays valid (and harmless) after the CQ is
+ * destroyed, until munmap.
+ *
+ * Indices are free-running __u32 counters; the slot of index i is
+ * i & (entries - 1). prod - cons is the number of CQEs ready.
+ *
+ *   prod   written only by the kernel. The kernel fills the slot, then
+ *          stores prod + 1 with release semantics (smp_store_release).
+ *          The library loads prod with acquire semantics
+ *          (__atomic_load_n(..., __ATOMIC_ACQUIRE)) before it reads any
+ *          CQE below it.
+ *   cons   written only by the library: after it has copied CQEs out, it
+ *          stores the new cons with release semantics, which hands the
+ *          slots back. The kernel loads cons with acquire semantics and
+ *          treats a value it cannot trust (prod - cons > entries) as a
+ *          full ring: userspace cannot make it write outside the array.
+ *   arm    notification request. The library sets SV_CQ_ARM_NEXT
+ *          (ibv_req_notify_cq(cq, 0)) or SV_CQ_ARM_SOLICITED
+ *          (solicited_only = 1) with an atomic OR (a full barrier); no
+ *          syscall. After publishing CQEs the kernel issues a full barrier
+ *          (smp_mb) and then reads arm: if ARM_NEXT is set, or
+ *          ARM_SOLICITED is set and one of the new CQEs was solicited (or
+ *          an error completion), it clears both bits with cmpxchg and, if
+ *          that succeeded, queues exactly one event on the CQ's completion
+ *          channel. The barrier pairs with the library's atomic OR: either
+ *          the kernel sees the arm, or the library's poll after arming sees
+ *          the CQE (poll, arm, poll again, then wait: no lost wakeup).
+ *          Bits 2..31 belong to the library (e.g. a sequence number); the
+ *          kernel preserves them.
+ *   flags  written only by the kernel: SV_CQ_RING_OVERFLOW once a CQE had
+ *          to be dropped because the ring was full; the CQ is then in
+ *          error and an IBV_EVENT_CQ_ERR async event was raised.
+ *
+ * Events
+ * ------
+ * A completion channel is an object (handle) plus an anonymous fd; read()
+ * on the fd returns one struct sv_comp_event per call (buffer smaller than
+ * one: EINVAL), blocks while none is queued (EAGAIN with O_NONBLOCK), and
+ * poll() reports EPOLLIN while one is queued. After the channel is
+ * destroyed (or the device fd closed) read() returns EIO and poll() EPOLLERR.
+ * SV_IOC_GET_ASYNC_FD returns an fd of the same kind on the device file's
+ * async event queue, reading struct sv_async_event.
+ *
+ * Destroying a CQ drops its events that were not read yet and returns how
+ * many were read (comp_events_reported, async_events_reported): the library
+ * waits until the application acknowledged that many (ibv_destroy_cq).
+ */
+
+/* CQE, 64 bytes: everything struct ibv_wc and ibv_cq_ex's read_* need. */
+struct sv_cqe {
+	__u64 wr_id;
+	__u32 status;		/* enum ibv_wc_status */
+	__u32 opcode;		/* enum ibv_wc_opcode */
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;		/* big endian, or the invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;		/* enum ibv_wc_flags */
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u16 cvlan;
+	__u32 flow_tag;
+	__u32 reserved;
+	__u64 timestamp;	/* ns, CLOCK_REALTIME, if the CQ asked for it */
+};
+
+#define SV_CQE_SIZE		64
+
+/* Ring header at offset 0 of the mapping; each index in its cache line. */
+struct sv_cq_ring {
+	__u32 prod;		/* kernel writes (release) */
+	__u32 pad0[15];
+	__u32 cons;		/* library writes (release) */
+	__u32 pad1[15];
+	__u32 arm;		/* library sets bits, kernel clears them */
+	__u32 flags;		/* SV_CQ_RING_* (kernel writes) */
+	__u32 entries;		/* constant: power of two */
+	__u32 cqe_size;		/* constant: SV_CQE_SIZE */
+};
+
+#define SV_CQ_ARM_NEXT		0x1U
+#define SV_CQ_ARM_SOLICITED	0x2U
+#define SV_CQ_ARM_MASK		(SV_CQ_ARM_NEXT | SV_CQ_ARM_SOLICITED)
+
+#define SV_CQ_RING_OVERFLOW	0x1U
+
+/* SV_MAX_CQE and SV_NUM_COMP_VECTORS are device limits (above). */
+
+/* Read from a completion channel fd. */
+struct sv_comp_event {
+	__u64 user_handle;	/* the CQ's user_handle */
+	__u32 cq_handle;
+	__u32 reserved;
+};
+
+/* Async event types: the values of enum ibv_event_type. */
+enum sv_event_type {
+	SV_EVENT_CQ_ERR = 0,
+	SV_EVENT_QP_FATAL = 1,
+	SV_EVENT_QP_REQ_ERR = 2,
+	SV_EVENT_QP_ACCESS_ERR = 3,
+	SV_EVENT_COMM_EST = 4,
+	SV_EVENT_SQ_DRAINED = 5,
+	SV_EVENT_PATH_MIG = 6,
+	SV_EVENT_PATH_MIG_ERR = 7,
+	SV_EVENT_DEVICE_FATAL = 8,
+	SV_EVENT_PORT_ACTIVE = 9,
+	SV_EVENT_PORT_ERR = 10,
+	SV_EVENT_LID_CHANGE = 11,
+	SV_EVENT_PKEY_CHANGE = 12,
+	SV_EVENT_SM_CHANGE = 13,
+	SV_EVENT_SRQ_ERR = 14,
+	SV_EVENT_SRQ_LIMIT_REACHED = 15,
+	SV_EVENT_QP_LAST_WQE_REACHED = 16,
+	SV_EVENT_CLIENT_REREGISTER = 17,
+	SV_EVENT_GID_CHANGE = 18,
+	SV_EVENT_WQ_FATAL = 19,
+};
+
+/* Read from the async event fd. */
+struct sv_async_event {
+	__u64 element;		/* object's user_handle, or port number */
+	__u32 event_type;	/* enum ibv_event_type */
+	__u32 reserved;
+};
+
+/* SV_IOC_CREATE_COMP_CHANNEL: a new channel and its fd (O_CLOEXEC). */
+struct sv_create_comp_channel {
+	__u32 size;
+	__u32 flags;		/* in: SV_EVENT_FD_NONBLOCK */
+	__u32 handle;		/* out */
+	__s32 fd;		/* out */
+};
+
+#define SV_EVENT_FD_NONBLOCK	0x1U
+
+#define SV_CREATE_COMP_CHANNEL_SIZE_VER0	16
+#define SV_IOC_CREATE_COMP_CHANNEL _IOWR(SV_IOC_MAGIC, \
+	SV_NR_CREATE_COMP_CHANNEL, struct sv_create_comp_channel)
+
+/* SV_IOC_DESTROY_COMP_CHANNEL: EBUSY while CQs use it. */
+struct sv_destroy_comp_channel {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_COMP_CHANNEL_SIZE_VER0	8
+#define SV_IOC_DESTROY_COMP_CHANNEL _IOWR(SV_IOC_MAGIC, \
+	SV_NR_DESTROY_COMP_CHANNEL, struct sv_destroy_comp_channel)
+
+/* SV_IOC_GET_ASYNC_FD: a new fd (O_CLOEXEC) on this file's async events. */
+struct sv_get_async_fd {
+	__u32 size;
+	__u32 flags;		/* in: SV_EVENT_FD_NONBLOCK */
+	__s32 fd;		/* out */
+	__u32 reserved;
+};
+
+#define SV_GET_ASYNC_FD_SIZE_VER0	16
+#define SV_IOC_GET_ASYNC_FD _IOWR(SV_IOC_MAGIC, SV_NR_GET_ASYNC_FD, \
+	struct sv_get_async_fd)
+
+/* SV_IOC_CREATE_CQ */
+struct sv_create_cq {
+	__u32 size;
+	__u32 cqe;		/* in: at least 1; out: the ring's entries */
+	__u32 comp_vector;	/* in: < SV_NUM_COMP_VECTORS */
+	__u32 channel;		/* in: comp channel handle, 0: none */
+	__u32 flags;		/* in: SV_CQ_FLAG_* */
+	__u32 handle;		/* out */
+	__u64 wc_flags;		/* in: IBV_WC_EX_WITH_* the CQ must fill */
+	__u64 user_handle;	/* in: returned in this CQ's events */
+	__u64 mmap_offset;	/* out */
+	__u64 mmap_len;		/* out */
+	__u32 cqe_offset;	/* out: where the CQE array starts */
+	__u32 reserved;
+};
+
+/*
+ * wc_flags are IBV_WC_EX_WITH_* bits (bit 0 BYTE_LEN ... bit 11
+ * COMPLETION_TIMESTAMP_WALLCLOCK). Bits the CQE carries are accepted;
+ * TM_INFO (bit 10) is EOPNOTSUPP; bits past 11 are EINVAL.
+ */
+#define SV_CQ_WC_FLAGS_KNOWN		0xfffULL
+#define SV_CQ_WC_FLAGS_SUPPORTED	0xbffULL
+#define SV_CQ_WC_TIMESTAMPS		0x880ULL	/* bits 7 and 11 */
+
+/* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN: drop CQEs on overrun, no CQ error. */
+#define SV_CQ_FLAG_IGNORE_OVERRUN	0x1U
+
+#define SV_CREATE_CQ_SIZE_VER0	64
+#define SV_IOC_CREATE_CQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_CQ, \
+	struct sv_create_cq)
+
+/* SV_IOC_RESIZE_CQ: not supported yet (EOPNOTSUPP). */
+struct sv_resize_cq {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 cqe;		/* in/out */
+	__u32 reserved;
+	__u64 mmap_offset;	/* out */
+	__u64 mmap_len;		/* out */
+};
+
+#define SV_RESIZE_CQ_SIZE_VER0	32
+#define SV_IOC_RESIZE_CQ _IOWR(SV_IOC_MAGIC, SV_NR_RESIZE_CQ, \
+	struct sv_resize_cq)
+
+/* SV_IOC_DESTROY_CQ: EBUSY while QPs, SRQs or WQs use it. */
+struct sv_destroy_cq {
+	__u32 size;
+	__u32 handle;			/* in */
+	__u32 comp_events_reported;	/* out */
+	__u32 async_events_reported;	/* out */
+};
+
+#define SV_DESTROY_CQ_SIZE_VER0	16
+#define SV_IOC_DESTROY_CQ _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_CQ, \
+	struct sv_destroy_cq)
+
+/*
+ * SV_IOC_TEST_CQ_PUSH: TEST ONLY, not part of the verbs ABI. Adds one CQE
+ * to a CQ as the execution engine would (sv_cq_push), so selftests can
+ * exercise polling, arming, events and overruns without QPs. ENOTTY
+ * unless root enabled it with the module parameter test_hooks
+ * (/sys/module/softverbs/parameters/test_hooks, default off). Returns
+ * sv_cq_push()'s result: 0, ENOSPC (ring full), EINVAL (CQ in error).
+ */
+struct sv_test_cq_push {
+	__u32 size;
+	__u32 handle;		/* in: CQ */
+	__u32 solicited;	/* in: 0 or 1 */
+	__u32 reserved;
+	struct sv_cqe cqe;	/* in */
+};
+
+#define SV_TEST_CQ_PUSH_SIZE_VER0	80
+#define SV_IOC_TEST_CQ_PUSH _IOWR(SV_IOC_MAGIC, SV_NR_TEST_CQ_PUSH, \
+	struct sv_test_cq_push)
+
+/*
+ * QP, SRQ, AH and multicast (0x30-0x57).
+ *
+ * Constants have the values of <infiniband/verbs.h> (IBV_QPT_*, IBV_QPS_*,
+ * IBV_QP_* attribute mask bits, IBV_MTU_*, IBV_SRQ_*): the library passes
+ * them through unchanged.
+ */
+enum sv_qp_nr {
+	SV_NR_CREATE_QP = 0x30,
+	SV_NR_MODIFY_QP = 0x31,
+	SV_NR_QUERY_QP = 0x32,
+	SV_NR_DESTROY_QP = 0x33,
+	SV_NR_CREATE_SRQ = 0x40,
+	SV_NR_MODIFY_SRQ = 0x41,
+	SV_NR_QUERY_SRQ = 0x42,
+	SV_NR_DESTROY_SRQ = 0x43,
+	SV_NR_CREATE_AH = 0x48,
+	SV_NR_DESTROY_AH = 0x49,
+	SV_NR_ATTACH_MCAST = 0x50,
+	SV_NR_DETACH_MCAST = 0x51,
+};
+
+/*
+ * The QP/SRQ/AH/multicast limits are the SV_MAX_* numbers above; these are
+ * the port's facts the QP attributes are checked against.
+ */
+#define SV_PORT_NUM		1	/* the only port */
+#define SV_PORT_MAX_MTU		SV_MTU_4096
+#define SV_QPN_MASK		0xffffff	/* QP numbers are 24 bits */
+#define SV_PSN_MASK		0xffffff	/* PSNs are 24 bits */
+
+enum sv_qp_type {		/* enum ibv_qp_type */
+	SV_QPT_RC = 2,
+	SV_QPT_UC = 3,
+	SV_QPT_UD = 4,
+	SV_QPT_RAW_PACKET = 8,
+	SV_QPT_XRC_SEND = 9,
+	SV_QPT_XRC_RECV = 10,
+	SV_QPT_DRIVER = 0xff,
+};
+
+enum sv_qp_state {		/* enum ibv_qp_state */
+	SV_QPS_RESET,
+	SV_QPS_INIT,
+	SV_QPS_RTR,
+	SV_QPS_RTS,
+	SV_QPS_SQD,
+	SV_QPS_SQE,
+	SV_QPS_ERR,
+};
+
+enum sv_qp_attr_mask {		/* enum ibv_qp_attr_mask */
+	SV_QP_STATE = 1 << 0,
+	SV_QP_CUR_STATE = 1 << 1,
+	SV_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	SV_QP_ACCESS_FLAGS = 1 << 3,
+	SV_QP_PKEY_INDEX = 1 << 4,
+	SV_QP_PORT = 1 << 5,
+	SV_QP_QKEY = 1 << 6,
+	SV_QP_AV = 1 << 7,
+	SV_QP_PATH_MTU = 1 << 8,
+	SV_QP_TIMEOUT = 1 << 9,
+	SV_QP_RETRY_CNT = 1 << 10,
+	SV_QP_RNR_RETRY = 1 << 11,
+	SV_QP_RQ_PSN = 1 << 12,
+	SV_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	SV_QP_ALT_PATH = 1 << 14,
+	SV_QP_MIN_RNR_TIMER = 1 << 15,
+	SV_QP_SQ_PSN = 1 << 16,
+	SV_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	SV_QP_PATH_MIG_STATE = 1 << 18,
+	SV_QP_CAP = 1 << 19,
+	SV_QP_DEST_QPN = 1 << 20,
+	SV_QP_RATE_LIMIT = 1 << 25,
+};
+
+/* QP access flags a QP accepts (IBV_ACCESS_LOCAL_WRITE ... REMOTE_ATOMIC). */
+#define SV_QP_ACCESS_MASK	0xf
+
+/* struct ibv_ah_attr, with its struct ibv_global_route flattened. */
+struct sv_ah_attr {
+	__u8 dgid[16];
+	__u32 flow_label;	/* 20 bits */
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sl;		/* 0..15 */
+	__u16 dlid;		/* ignored: RoCE has no LIDs */
+	__u8 src_path_bits;
+	__u8 static_rate;
+	__u8 is_global;		/* must be 1: RoCE addresses need a GRH */
+	__u8 port_num;		/* must be SV_PORT_NUM */
+	__u8 reserved[2];	/* must be zero */
+};
+
+/* struct ibv_qp_cap */
+struct sv_qp_cap {
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+};
+
+/* struct ibv_qp_attr without its cap (QUERY_QP returns that separately). */
+struct sv_qp_attr {
+	__u32 qp_state;
+	__u32 cur_qp_state;
+	__u32 path_mtu;
+	__u32 path_mig_state;
+	__u32 qkey;
+	__u32 rq_psn;		/* 24 bits; higher bits are dropped */
+	__u32 sq_psn;		/* 24 bits; higher bits are dropped */
+	__u32 dest_qp_num;	/* 24 bits */
+	__u32 qp_access_flags;
+	__u32 rate_limit;
+	__u16 pkey_index;
+	__u16 alt_pkey_index;
+	__u8 en_sqd_async_notify;
+	__u8 sq_draining;	/* out only */
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 min_rnr_timer;
+	__u8 port_num;
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 alt_port_num;
+	__u8 alt_timeout;
+	__u8 reserved;		/* must be zero */
+	struct sv_ah_attr ah_attr;
+	struct sv_ah_attr alt_ah_attr;
+};
+
+/* SV_CREATE_QP flags */
+#define SV_CREATE_QP_SQ_SIG_ALL	0x1
+
+/*
+ * SV_IOC_CREATE_QP: a RC, UC or UD QP in RESET. RAW_PACKET, XRC and
+ * DRIVER QPs are EOPNOTSUPP. Both CQs are required (they may be the same
+ * CQ); srq_handle 0 means no SRQ. With an SRQ, max_recv_wr and
+ * max_recv_sge are ignored and returned as 0. create_flags are
+ * IBV_QP_CREATE_* bits: none is supported (EOPNOTSUPP; unknown bits
+ * EINVAL). cap is the request on input and the QP's actual capacities,
+ * each at least the request, on output.
+ */
+struct sv_create_qp {
+	__u32 size;
+	__u32 pd_handle;	/* in */
+	__u32 send_cq_handle;	/* in */
+	__u32 recv_cq_handle;	/* in */
+	__u32 srq_handle;	/* in: 0 for none */
+	__u32 qp_type;		/* in: SV_QPT_* */
+	__u32 flags;		/* in: SV_CREATE_QP_* */
+	__u32 create_flags;	/* in: IBV_QP_CREATE_*, none supported */
+	struct sv_qp_cap cap;	/* in/out */
+	__u32 handle;		/* out */
+	__u32 qpn;		/* out: unique on the device, >= 2 */
+	__u32 reserved;		/* must be zero */
+	__u64 user_handle;	/* in: returned in this QP's async events */
+};
+
+#define SV_CREATE_QP_SIZE_VER0	72
+#define SV_IOC_CREATE_QP _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_QP, struct sv_create_qp)
+
+/*
+ * SV_IOC_MODIFY_QP: ibv_modify_qp(). attr_mask selects the attributes of
+ * attr that are read; the transition (current state -> attr.qp_state, or
+ * the current state without SV_QP_STATE) and the QP type decide which
+ * attributes are required and which are allowed, as in the IB spec.
+ */
+struct sv_modify_qp {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 attr_mask;	/* in: SV_QP_* */
+	__u32 reserved;		/* must be zero */
+	struct sv_qp_attr attr;	/* in */
+};
+
+#define SV_MODIFY_QP_SIZE_VER0	136
+#define SV_IOC_MODIFY_QP _IOWR(SV_IOC_MAGIC, SV_NR_MODIFY_QP, struct sv_modify_qp)
+
+/* SV_IOC_QUERY_QP: every attribute, whatever attr_mask asks for. */
+struct sv_query_qp {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 attr_mask;	/* in: ignored, all are returned */
+	__u32 reserved;		/* must be zero */
+	struct sv_qp_attr attr;	/* out */
+	struct sv_qp_cap cap;	/* out */
+	__u32 qp_type;		/* out */
+	__u32 flags;		/* out: SV_CREATE_QP_* */
+	__u32 qpn;		/* out */
+	__u32 reserved2;
+};
+
+#define SV_QUERY_QP_SIZE_VER0	172
+#define SV_IOC_QUERY_QP _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_QP, struct sv_query_qp)
+
+/*
+ * SV_IOC_DESTROY_QP: EBUSY while the QP is attached to a multicast group.
+ * events_reported: the QP's async events userspace has read; the others
+ * are dropped.
+ */
+struct sv_destroy_qp {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 events_reported;	/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_DESTROY_QP_SIZE_VER0	16
+#define SV_IOC_DESTROY_QP _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_QP, struct sv_destroy_qp)
+
+enum sv_srq_attr_mask {		/* enum ibv_srq_attr_mask */
+	SV_SRQ_MAX_WR = 1 << 0,
+	SV_SRQ_LIMIT = 1 << 1,
+};
+
+/*
+ * SV_IOC_CREATE_SRQ: a basic SRQ. max_wr (1..SV_MAX_SRQ_WR) and max_sge
+ * (0..SV_MAX_SRQ_SGE) come back as the actual values, at least the
+ * request. The SRQ starts unarmed (srq_limit 0).
+ */
+struct sv_create_srq {
+	__u32 size;
+	__u32 pd_handle;	/* in */
+	__u32 max_wr;		/* in/out */
+	__u32 max_sge;		/* in/out */
+	__u32 handle;		/* out */
+	__u32 reserved;		/* must be zero */
+	__u64 user_handle;	/* in: returned in this SRQ's async events */
+};
+
+#define SV_CREATE_SRQ_SIZE_VER0	32
+#define SV_IOC_CREATE_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_SRQ, struct sv_create_srq)
+
+/*
+ * SV_IOC_MODIFY_SRQ: SV_SRQ_LIMIT arms the limit (srq_limit <= max_wr,
+ * else EINVAL); SV_SRQ_MAX_WR (resizing) is EOPNOTSUPP.
+ */
+struct sv_modify_srq {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 attr_mask;	/* in: SV_SRQ_* */
+	__u32 max_wr;		/* in */
+	__u32 srq_limit;	/* in */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_MODIFY_SRQ_SIZE_VER0	24
+#define SV_IOC_MODIFY_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_MODIFY_SRQ, struct sv_modify_srq)
+
+struct sv_query_srq {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 max_wr;		/* out */
+	__u32 max_sge;		/* out */
+	__u32 srq_limit;	/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_QUERY_SRQ_SIZE_VER0	24
+#define SV_IOC_QUERY_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_SRQ, struct sv_query_srq)
+
+/*
+ * SV_IOC_DESTROY_SRQ: EBUSY while a QP uses the SRQ. events_reported as
+ * for a QP.
+ */
+struct sv_destroy_srq {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 events_reported;	/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_DESTROY_SRQ_SIZE_VER0	16
+#define SV_IOC_DESTROY_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_SRQ, struct sv_destroy_srq)
+
+/* SV_IOC_CREATE_AH: an address handle for UD sends. */
+struct sv_create_ah {
+	__u32 size;
+	__u32 pd_handle;	/* in */
+	struct sv_ah_attr attr;	/* in */
+	__u32 handle;		/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_CREATE_AH_SIZE_VER0	48
+#define SV_IOC_CREATE_AH _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_AH, struct sv_create_ah)
+
+struct sv_destroy_ah {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_AH_SIZE_VER0	8
+#define SV_IOC_DESTROY_AH _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_AH, struct sv_destroy_ah)
+
+/*
+ * SV_IOC_ATTACH_MCAST / SV_IOC_DETACH_MCAST: a UD QP joins or leaves a
+ * multicast group (gid: ff00::/8, or an IPv4-mapped 224.0.0.0/4 address).
+ * lid is ignored (RoCE). Attaching a group the QP is already in succeeds
+ * and changes nothing; detaching a group it is not in is EINVAL.
+ */
+struct sv_mcast {
+	__u32 size;
+	__u32 qp_handle;	/* in */
+	__u8 gid[16];		/* in */
+	__u16 lid;		/* in: ignored */
+	__u16 reserved;		/* must be zero */
+};
+
+#define SV_MCAST_SIZE_VER0	28
+#define SV_IOC_ATTACH_MCAST _IOWR(SV_IOC_MAGIC, SV_NR_ATTACH_MCAST, struct sv_mcast)
+#define SV_IOC_DETACH_MCAST _IOWR(SV_IOC_MAGIC, SV_NR_DETACH_MCAST, struct sv_mcast)
 
 #endif /* _UAPI_SOFTVERBS_ABI_H */

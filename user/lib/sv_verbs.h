@@ -122,4 +122,106 @@ void sv_device_put(struct sv_device *dev);
 /* query.c: the device attributes the library caches at open */
 int sv_query_device_raw(struct ibv_context *ctx, struct sv_query_device *q);
 
+/*
+ * ---- CQs and completion channels (cq.c, event.c) ----
+ *
+ * A CQ's ring is mapped from the kernel (layout and ordering rules in
+ * uapi/softverbs-abi.h); polling and arming never enter the kernel.
+ * Events are read from anonymous fds: the channel's fd for completion
+ * events, context->async_fd (opened by event.c's provider) for async ones.
+ * Objects that async events name pass their own pointer as user_handle
+ * when they are created; ibv_get_async_event() hands it back.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+
+struct sv_comp_channel {
+	struct ibv_comp_channel ch;	/* first: handed out */
+	uint32_t handle;
+};
+
+static inline struct sv_comp_channel *to_svchan(struct ibv_comp_channel *ch)
+{
+	return container_of(ch, struct sv_comp_channel, ch);
+}
+
+struct sv_cq {
+	union {				/* first: handed out */
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;	/* starts like struct ibv_cq */
+	};
+	pthread_spinlock_t lock;	/* pollers, unless single threaded */
+	bool single_threaded;
+	struct sv_cq_ring *ring;
+	struct sv_cqe *cqes;
+	uint32_t mask;			/* entries - 1 */
+	uint32_t cons;			/* our copy of ring->cons */
+	uint64_t wc_flags;
+	void *map;
+	size_t map_len;
+	struct sv_cqe cur;		/* ibv_cq_ex: the current CQE */
+};
+
+static inline struct sv_cq *to_svcq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct sv_cq, cq);
+}
+
+static inline struct sv_cq *to_svcq_ex(struct ibv_cq_ex *cq)
+{
+	return container_of(cq, struct sv_cq, cq_ex);
+}
+
+/* PD and MR (pd.c, mr.c): ibv_pd.handle / ibv_mr.handle are kernel handles. */
+struct sv_pd {
+	struct ibv_pd ibpd;
+};
+
+struct sv_mr {
+	struct ibv_mr ibmr;
+};
+
+static inline struct sv_pd *to_svpd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct sv_pd, ibpd);
+}
+
+static inline struct sv_mr *to_svmr(struct ibv_mr *mr)
+{
+	return container_of(mr, struct sv_mr, ibmr);
+}
+
+/*
+ * ---- QPs, SRQs, AHs (qp.c, srq.c, ah.c) ----
+ *
+ * ibv_qp.handle, ibv_srq.handle and ibv_ah.handle are kernel handles;
+ * qp_num is the kernel's QPN. QPs and SRQs pass their own pointer as the
+ * user_handle their async events carry.
+ */
+struct sv_qp {
+	struct ibv_qp_ex qpx;		/* first: qpx.qp_base is handed out */
+	bool has_qpx;			/* created with SEND_OPS_FLAGS */
+	uint64_t send_ops_flags;
+	int wr_err;			/* what ibv_wr_complete() returns */
+};
+
+static inline struct sv_qp *to_svqp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct sv_qp, qpx.qp_base);
+}
+
+struct sv_srq {
+	struct ibv_srq srq;		/* first: handed out */
+};
+
+struct sv_ah {
+	struct ibv_ah ah;		/* first: handed out */
+	struct ibv_ah_attr attr;	/* as created: the UD destination */
+};
+
+static inline struct sv_ah *to_svah(struct ibv_ah *ah)
+{
+	return container_of(ah, struct sv_ah, ah);
+}
+
 #endif /* SV_VERBS_H */

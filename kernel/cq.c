@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs completion queues.
+ *
+ * A CQ is a ring of struct sv_cqe in memory shared with the library
+ * (kernel/mmap.c); the layout and the memory-ordering contract between the
+ * kernel (producer) and the library (consumer) are written once, in
+ * uapi/softverbs-abi.h. The library polls and arms the CQ without a
+ * syscall; the kernel produces with sv_cq_push(), which also raises the
+ * completion event an armed CQ asked for.
+ *
+ * Lifetime: the CQ holds a reference on its completion channel and counts
+ * in its usecnt; QPs, SRQs and WQs that use the CQ count in the CQ's
+ * usecnt, so the CQ cannot be destroyed under them (EBUSY) and
+ * sv_cq_push() is never called on a destroyed CQ by a live user. The ring
+ * memory lives until the last munmap.
+ */
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "sv.h"
+
+static void sv_cq_destroy(struct sv_uobj *u)
+{
+	struct sv_cq *cq = container_of(u, struct sv_cq, uobj);
+	struct sv_file *f = u->file;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->dead = true;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (cq->channel) {
+		sv_comp_event_detach(cq->channel, &cq->events);
+		atomic_dec(&cq->channel->uobj.usecnt);
+	}
+	sv_async_event_detach(f, &cq->events);
+	sv_mmap_entry_remove(f, cq->mmap_offset);
+}
+
+static void sv_cq_free(struct sv_uobj *u)
+{
+	struct sv_cq *cq = container_of(u, struct sv_cq, uobj);
+
+	if (cq->channel)
+		sv_uobj_put(&cq->channel->uobj);
+	sv_mbuf_put(cq->ring_buf);
+	kfree(cq);
+}
+
+static const struct sv_uobj_ops sv_cq_ops = {
+	.destroy = sv_cq_destroy,
+	.free = sv_cq_free,
+};
+
+struct sv_cq *sv_cq_get(struct sv_file *f, u32 handle)
+{
+	struct sv_uobj *u = sv_uobj_get(f, handle, SV_OBJ_CQ);
+
+	if (IS_ERR(u))
+		return ERR_CAST(u);
+	return container_of(u, struct sv_cq, uobj);
+}
+
+/* Called with cq->lock held, after the new CQE was published. */
+static void sv_cq_notify(struct sv_cq *cq, bool solicited)
+{
+	u32 *armp = &cq->ring->arm;
+	u32 arm, want;
+
+	/* Pairs with the library's atomic OR on arm (uapi contract). */
+	smp_mb();
+	arm = READ_ONCE(*armp);
+	for (;;) {
+		if (!(arm & SV_CQ_ARM_NEXT) &&
+		    !((arm & SV_CQ_ARM_SOLICITED) && solicited))
+			return;
+		want = arm & ~SV_CQ_ARM_MASK;
+		want = cmpxchg(armp, arm, want);
+		if (want == arm)
+			break;
+		arm = want;	/* the library changed it: look again */
+	}
+	if (cq->channel)
+		sv_comp_event(cq->channel, cq->user_handle, cq->uobj.handle,
+			      &cq->events);
+}
+
+/**
+ * sv_cq_push - add one completion to a CQ
+ * @cq: the CQ; the caller keeps it alive (a reference or its usecnt)
+ * @cqe: the completion; timestamp is filled here if the CQ wants one
+ * @solicited: the completion satisfies a solicited-only arm (a receive
+ *	of a message with the solicited event bit); errors always do
+ *
+ * Any context. Returns 0, or -ENOSPC if the ring was full (the CQE is
+ * dropped; unless the CQ ignores overruns it is now in error and an
+ * IBV_EVENT_CQ_ERR async event was raised), or -EINVAL if the CQ is
+ * destroyed or already in error.
+ */
+int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited)
+{
+	struct sv_cq_ring *ring = cq->ring;
+	struct sv_cqe *slot;
+	unsigned long flags;
+	int ret = 0;
+	u32 cons;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->dead || cq->overflowed) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/*
+	 * Pairs with the library's release store of cons: it is done with
+	 * the slots below. cons is untrusted: a bogus value only makes the
+	 * ring look full.
+	 */
+	cons = smp_load_acquire(&ring->cons);
+	if (cq->prod - cons >= cq->entries) {
+		ret = -ENOSPC;
+		if (cq->flags & SV_CQ_FLAG_IGNORE_OVERRUN)
+			goto out;
+		cq->overflowed = true;
+		WRITE_ONCE(ring->flags, READ_ONCE(ring->flags) |
+			   SV_CQ_RING_OVERFLOW);
+		sv_async_event(cq->uobj.file, SV_EVENT_CQ_ERR, cq->user_handle,
+			       &cq->events);
+		goto out;
+	}
+	slot = &cq->cqes[cq->prod & (cq->entries - 1)];
+	memcpy(slot, cqe, sizeof(*slot));
+	if (cq->wc_flags & SV_CQ_WC_TIMESTAMPS)
+		slot->timestamp = ktime_get_real_ns();
+	cq->prod++;
+	/* Publish: pairs with the library's acquire load of prod. */
+	smp_store_release(&ring->prod, cq->prod);
+	sv_cq_notify(cq, solicited || cqe->status);
+out:
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return ret;
+}
+
+int sv_create_cq(struct sv_file *f, void *arg)
+{
+	struct sv_create_cq *cmd = arg;
+	struct sv_comp_channel *ch = NULL;
+	size_t cqe_offset = PAGE_SIZE;
+	struct sv_cq *cq;
+	u32 entries;
+	int ret;
+
+	if (cmd->flags & ~SV_CQ_FLAG_IGNORE_OVERRUN || cmd->reserved ||
+	    cmd->wc_flags & ~SV_CQ_WC_FLAGS_KNOWN)
+		return -EINVAL;
+	if (cmd->wc_flags & ~SV_CQ_WC_FLAGS_SUPPORTED)
+		return -EOPNOTSUPP;
+	if (!cmd->cqe || cmd->cqe > SV_MAX_CQE ||
+	    cmd->comp_vector >= SV_NUM_COMP_VECTORS)
+		return -EINVAL;
+	entries = roundup_pow_of_two(cmd->cqe);
+
+	if (cmd->channel) {
+		ch = sv_comp_channel_get(f, cmd->channel);
+		if (IS_ERR(ch))
+			return PTR_ERR(ch);
+	}
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL_ACCOUNT);
+	if (!cq) {
+		ret = -ENOMEM;
+		goto err_channel;
+	}
+	spin_lock_init(&cq->lock);
+	sv_event_obj_init(&cq->events);
+	cq->entries = entries;
+	cq->flags = cmd->flags;
+	cq->wc_flags = cmd->wc_flags;
+	cq->user_handle = cmd->user_handle;
+	cq->ring_buf = sv_mbuf_alloc(cqe_offset + (size_t)entries * SV_CQE_SIZE);
+	if (IS_ERR(cq->ring_buf)) {
+		ret = PTR_ERR(cq->ring_buf);
+		goto err_cq;
+	}
+	cq->ring = cq->ring_buf->vaddr;
+	cq->cqes = cq->ring_buf->vaddr + cqe_offset;
+	cq->ring->entries = entries;
+	cq->ring->cqe_size = SV_CQE_SIZE;
+
+	ret = sv_mmap_entry_add(f, cq->ring_buf, &cq->mmap_offset);
+	if (ret)
+		goto err_buf;
+	ret = sv_uobj_add(f, &cq->uobj, SV_OBJ_CQ, &sv_cq_ops);
+	if (ret)
+		goto err_mmap;
+	if (ch) {
+		cq->channel = ch;
+		atomic_inc(&ch->uobj.usecnt);
+	}
+
+	cmd->handle = cq->uobj.handle;
+	cmd->cqe = entries;
+	cmd->mmap_offset = cq->mmap_offset;
+	cmd->mmap_len = cq->ring_buf->size;
+	cmd->cqe_offset = cqe_offset;
+	return 0;
+
+err_mmap:
+	sv_mmap_entry_remove(f, cq->mmap_offset);
+err_buf:
+	sv_mbuf_put(cq->ring_buf);
+err_cq:
+	kfree(cq);
+err_channel:
+	if (ch)
+		sv_uobj_put(&ch->uobj);
+	return ret;
+}
+
+/*
+ * Test hook: SV_IOC_TEST_CQ_PUSH lets selftests produce completions before
+ * the execution engine exists. Off unless root turns it on at runtime.
+ */
+static bool test_hooks;
+module_param(test_hooks, bool, 0600);
+MODULE_PARM_DESC(test_hooks, "TEST ONLY: enable SV_IOC_TEST_CQ_PUSH (default off)");
+
+int sv_test_cq_push(struct sv_file *f, void *arg)
+{
+	struct sv_test_cq_push *cmd = arg;
+	struct sv_cq *cq;
+	int ret;
+
+	if (!READ_ONCE(test_hooks))
+		return -ENOTTY;
+	if (cmd->solicited > 1 || cmd->reserved)
+		return -EINVAL;
+	cq = sv_cq_get(f, cmd->handle);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	ret = sv_cq_push(cq, &cmd->cqe, cmd->solicited);
+	sv_uobj_put(&cq->uobj);
+	return ret;
+}
+
+int sv_resize_cq(struct sv_file *f, void *arg)
+{
+	/* Not implemented: moving a live shared ring needs a new mapping. */
+	return -EOPNOTSUPP;
+}
+
+int sv_destroy_cq(struct sv_file *f, void *arg)
+{
+	struct sv_destroy_cq *cmd = arg;
+	struct sv_cq *cq;
+	int ret;
+
+	cq = sv_cq_get(f, cmd->handle);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	ret = sv_uobj_destroy(f, cmd->handle, SV_OBJ_CQ);
+	if (!ret) {
+		/* Its events are detached: the counts are final. */
+		cmd->comp_events_reported = cq->events.comp_reported;
+		cmd->async_events_reported = cq->events.async_reported;
+	}
+	sv_uobj_put(&cq->uobj);
+	return ret;
+}

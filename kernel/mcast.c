@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs multicast: UD QPs attach to and detach from multicast groups.
+ *
+ * The device keeps its groups (struct sv_mcast_grp: a GID and the QPs
+ * attached to it), each QP the groups it is in; one attachment (struct
+ * sv_mcast_attach) is on both lists. Everything is under sdev->mcast_lock.
+ * Each attachment holds a usecnt on its QP, so a QP in a group cannot be
+ * destroyed (EBUSY, as ibv_destroy_qp(3) says); closing the file detaches
+ * everything.
+ *
+ * Delivering multicast packets to the attached QPs is the data path's.
+ */
+#include <linux/slab.h>
+
+#include "sv.h"
+
+struct sv_mcast_grp {
+	struct list_head node;		/* in sdev->mcast_groups */
+	struct list_head qps;		/* struct sv_mcast_attach */
+	u32 nqps;
+	u8 gid[16];
+};
+
+struct sv_mcast_attach {
+	struct list_head grp_node;	/* in grp->qps */
+	struct list_head qp_node;	/* in qp->mcast */
+	struct sv_mcast_grp *grp;
+	struct sv_qp *qp;
+};
+
+/* ff00::/8, or an IPv4-mapped multicast address (::ffff:224.0.0.0/4). */
+static bool sv_gid_is_multicast(const u8 *gid)
+{
+	static const u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (gid[0] == 0xff)
+		return true;
+	return !memcmp(gid, v4mapped, sizeof(v4mapped)) &&
+	       (gid[12] & 0xf0) == 0xe0;
+}
+
+static struct sv_mcast_grp *sv_mcast_grp_find(struct sv_device *sdev,
+					      const u8 *gid)
+{
+	struct sv_mcast_grp *grp;
+
+	list_for_each_entry(grp, &sdev->mcast_groups, node)
+		if (!memcmp(grp->gid, gid, sizeof(grp->gid)))
+			return grp;
+	return NULL;
+}
+
+static struct sv_mcast_attach *sv_mcast_find(struct sv_qp *qp, const u8 *gid)
+{
+	struct sv_mcast_attach *a;
+
+	list_for_each_entry(a, &qp->mcast, qp_node)
+		if (!memcmp(a->grp->gid, gid, sizeof(a->grp->gid)))
+			return a;
+	return NULL;
+}
+
+static void sv_mcast_unlink(struct sv_device *sdev, struct sv_mcast_attach *a)
+{
+	struct sv_mcast_grp *grp = a->grp;
+
+	lockdep_assert_held(&sdev->mcast_lock);
+	list_del(&a->qp_node);
+	list_del(&a->grp_node);
+	atomic_dec(&a->qp->uobj.usecnt);
+	sdev->mcast_nattach--;
+	kfree(a);
+	if (!--grp->nqps) {
+		list_del(&grp->node);
+		sdev->mcast_ngroups--;
+		kfree(grp);
+	}
+}
+
+static int sv_mcast_attach(struct sv_device *sdev, struct sv_qp *qp,
+			   const u8 *gid)
+{
+	struct sv_mcast_attach *a;
+	struct sv_mcast_grp *grp;
+
+	lockdep_assert_held(&sdev->mcast_lock);
+	if (sv_mcast_find(qp, gid))
+		return 0;	/* already a member: nothing changes */
+	if (sdev->mcast_nattach >= SV_MAX_TOTAL_MCAST_QP_ATTACH)
+		return -ENOMEM;
+	grp = sv_mcast_grp_find(sdev, gid);
+	if (grp && grp->nqps >= SV_MAX_MCAST_QP_ATTACH)
+		return -ENOMEM;
+	if (!grp && sdev->mcast_ngroups >= SV_MAX_MCAST_GRP)
+		return -ENOMEM;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return -ENOMEM;
+	if (!grp) {
+		grp = kzalloc(sizeof(*grp), GFP_KERNEL_ACCOUNT);
+		if (!grp) {
+			kfree(a);
+			return -ENOMEM;
+		}
+		memcpy(grp->gid, gid, sizeof(grp->gid));
+		INIT_LIST_HEAD(&grp->qps);
+		list_add_tail(&grp->node, &sdev->mcast_groups);
+		sdev->mcast_ngroups++;
+	}
+	a->grp = grp;
+	a->qp = qp;
+	list_add_tail(&a->grp_node, &grp->qps);
+	list_add_tail(&a->qp_node, &qp->mcast);
+	grp->nqps++;
+	sdev->mcast_nattach++;
+	atomic_inc(&qp->uobj.usecnt);
+	return 0;
+}
+
+static int sv_mcast_cmd(struct sv_file *f, struct sv_mcast *m, bool attach)
+{
+	struct sv_device *sdev = f->sdev;
+	struct sv_mcast_attach *a;
+	struct sv_uobj *u;
+	struct sv_qp *qp;
+	int ret = 0;
+
+	if (m->reserved)
+		return -EINVAL;
+	u = sv_uobj_get(f, m->qp_handle, SV_OBJ_QP);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	qp = container_of(u, struct sv_qp, uobj);
+
+	mutex_lock(&sdev->mcast_lock);
+	if (attach) {
+		if (qp->qp_type != SV_QPT_UD || !sv_gid_is_multicast(m->gid))
+			ret = -EINVAL;
+		else
+			ret = sv_mcast_attach(sdev, qp, m->gid);
+	} else {
+		a = sv_mcast_find(qp, m->gid);
+		if (a)
+			sv_mcast_unlink(sdev, a);
+		else
+			ret = -EINVAL;
+	}
+	mutex_unlock(&sdev->mcast_lock);
+	sv_uobj_put(u);
+	return ret;
+}
+
+int sv_attach_mcast(struct sv_file *f, void *arg)
+{
+	return sv_mcast_cmd(f, arg, true);
+}
+
+int sv_detach_mcast(struct sv_file *f, void *arg)
+{
+	return sv_mcast_cmd(f, arg, false);
+}
+
+/* The QP is being destroyed: leave every group. */
+void sv_mcast_detach_all(struct sv_qp *qp)
+{
+	struct sv_device *sdev = qp->sdev;
+	struct sv_mcast_attach *a, *tmp;
+
+	mutex_lock(&sdev->mcast_lock);
+	list_for_each_entry_safe(a, tmp, &qp->mcast, qp_node)
+		sv_mcast_unlink(sdev, a);
+	mutex_unlock(&sdev->mcast_lock);
+}

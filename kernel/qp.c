@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs queue pairs: create, modify (the state machine is in
+ * qp_attr.c), query, destroy, and lookup by QP number.
+ *
+ * Life of a QP: SV_IOC_CREATE_QP takes a reference and a usecnt on its PD,
+ * CQs and SRQ, gets a QPN from the device's xarray and a handle in the
+ * file's table. Destroying (the ioctl, or the file closing) erases the QPN
+ * so no new lookup finds it, detaches it from multicast groups and releases
+ * the parents' usecnt; the memory, and the references on the parents, go
+ * with the last reference, after an RCU grace period for sv_qp_get().
+ *
+ * Work queue rings are not allocated here yet: that is the data path's
+ * work, as is flushing work requests on the way to ERR or RESET.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "sv.h"
+
+void sv_qp_device_init(struct sv_device *sdev)
+{
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	atomic_set(&sdev->nqps, 0);
+	mutex_init(&sdev->mcast_lock);
+	INIT_LIST_HEAD(&sdev->mcast_groups);
+}
+
+void sv_qp_device_fini(struct sv_device *sdev)
+{
+	xa_destroy(&sdev->qps);
+	mutex_destroy(&sdev->mcast_lock);
+}
+
+static struct sv_qp *to_sv_qp(struct sv_uobj *u)
+{
+	return container_of(u, struct sv_qp, uobj);
+}
+
+/* The QP with number qpn, referenced, or NULL. Any context. */
+struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn)
+{
+	struct sv_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && !kref_get_unless_zero(&qp->uobj.ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+/* Drop a reference from sv_qp_get(); may free: process context only. */
+void sv_qp_put(struct sv_qp *qp)
+{
+	sv_uobj_put(&qp->uobj);
+}
+
+static void sv_parent_release(struct sv_uobj *p)
+{
+	if (p)
+		atomic_dec(&p->usecnt);
+}
+
+static void sv_qp_destroy(struct sv_uobj *u)
+{
+	struct sv_qp *qp = to_sv_qp(u);
+
+	xa_erase(&qp->sdev->qps, qp->qpn);
+	sv_mcast_detach_all(qp);
+	sv_async_event_detach(u->file, &qp->events);
+	sv_parent_release(qp->pd);
+	sv_parent_release(qp->send_cq);
+	sv_parent_release(qp->recv_cq);
+	sv_parent_release(qp->srq);
+	atomic_dec(&qp->sdev->nqps);
+}
+
+static void sv_qp_free(struct sv_uobj *u)
+{
+	struct sv_qp *qp = to_sv_qp(u);
+
+	sv_uobj_put(qp->pd);
+	sv_uobj_put(qp->send_cq);
+	sv_uobj_put(qp->recv_cq);
+	if (qp->srq)
+		sv_uobj_put(qp->srq);
+	kfree_rcu(qp, rcu);
+}
+
+static const struct sv_uobj_ops sv_qp_ops = {
+	.destroy = sv_qp_destroy,
+	.free = sv_qp_free,
+};
+
+/* Look up a parent object; on success it is referenced and in use. */
+static struct sv_uobj *sv_parent_get(struct sv_file *f, u32 handle,
+				     enum sv_obj_type type)
+{
+	struct sv_uobj *p = sv_uobj_get(f, handle, type);
+
+	if (!IS_ERR(p))
+		atomic_inc(&p->usecnt);
+	return p;
+}
+
+static void sv_parent_put(struct sv_uobj *p)
+{
+	if (p && !IS_ERR(p)) {
+		atomic_dec(&p->usecnt);
+		sv_uobj_put(p);
+	}
+}
+
+static u32 sv_qp_round_wr(u32 n)
+{
+	return n ? roundup_pow_of_two(n) : 0;
+}
+
+/* The IBV_QP_CREATE_* flags verbs defines; softverbs supports none. */
+#define SV_QP_CREATE_KNOWN	(BIT(1) | BIT(8) | BIT(9) | BIT(10) | BIT(11))
+
+static int sv_qp_check_create(struct sv_create_qp *c)
+{
+	switch (c->qp_type) {
+	case SV_QPT_RC:
+	case SV_QPT_UC:
+	case SV_QPT_UD:
+		break;
+	case SV_QPT_RAW_PACKET:
+	case SV_QPT_XRC_SEND:
+	case SV_QPT_XRC_RECV:
+	case SV_QPT_DRIVER:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+	if (c->reserved || (c->flags & ~SV_CREATE_QP_SQ_SIG_ALL))
+		return -EINVAL;
+	if (c->create_flags & ~SV_QP_CREATE_KNOWN)
+		return -EINVAL;
+	if (c->create_flags)
+		return -EOPNOTSUPP;
+	if (c->cap.max_send_wr > SV_MAX_QP_WR ||
+	    c->cap.max_send_sge > SV_MAX_SGE ||
+	    c->cap.max_inline_data > SV_MAX_INLINE_DATA)
+		return -EINVAL;
+	if (!c->srq_handle && (c->cap.max_recv_wr > SV_MAX_QP_WR ||
+			       c->cap.max_recv_sge > SV_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+int sv_create_qp(struct sv_file *f, void *arg)
+{
+	struct sv_device *sdev = f->sdev;
+	struct sv_create_qp *c = arg;
+	struct sv_qp *qp;
+	int ret;
+
+	ret = sv_qp_check_create(c);
+	if (ret)
+		return ret;
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL_ACCOUNT);
+	if (!qp)
+		return -ENOMEM;
+	qp->sdev = sdev;
+	qp->qp_type = c->qp_type;
+	qp->flags = c->flags;
+	qp->user_handle = c->user_handle;
+	spin_lock_init(&qp->lock);
+	INIT_LIST_HEAD(&qp->mcast);
+	sv_event_obj_init(&qp->events);
+
+	qp->pd = sv_parent_get(f, c->pd_handle, SV_OBJ_PD);
+	qp->send_cq = sv_parent_get(f, c->send_cq_handle, SV_OBJ_CQ);
+	qp->recv_cq = sv_parent_get(f, c->recv_cq_handle, SV_OBJ_CQ);
+	if (c->srq_handle)
+		qp->srq = sv_parent_get(f, c->srq_handle, SV_OBJ_SRQ);
+	if (IS_ERR(qp->pd))
+		ret = PTR_ERR(qp->pd);
+	else if (IS_ERR(qp->send_cq))
+		ret = PTR_ERR(qp->send_cq);
+	else if (IS_ERR(qp->recv_cq))
+		ret = PTR_ERR(qp->recv_cq);
+	else if (IS_ERR(qp->srq))
+		ret = PTR_ERR(qp->srq);
+	if (ret)
+		goto err_parents;
+
+	qp->cap.max_send_wr = sv_qp_round_wr(c->cap.max_send_wr);
+	qp->cap.max_send_sge = c->cap.max_send_sge;
+	qp->cap.max_inline_data = c->cap.max_inline_data;
+	if (!qp->srq) {
+		qp->cap.max_recv_wr = sv_qp_round_wr(c->cap.max_recv_wr);
+		qp->cap.max_recv_sge = c->cap.max_recv_sge;
+	}
+	qp->attr.qp_state = SV_QPS_RESET;
+	qp->attr.port_num = SV_PORT_NUM;
+
+	if (atomic_inc_return(&sdev->nqps) > SV_MAX_QP) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+	/* QP0 and QP1 are the special QPs: never handed out. */
+	ret = xa_alloc_cyclic(&sdev->qps, &qp->qpn, NULL,
+			      XA_LIMIT(2, SV_QPN_MASK), &sdev->next_qpn,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		ret = ret == -EBUSY ? -ENOMEM : ret;
+		goto err_count;
+	}
+
+	ret = sv_uobj_add(f, &qp->uobj, SV_OBJ_QP, &sv_qp_ops);
+	if (ret)
+		goto err_qpn;
+	/* Visible to the data path only once complete. */
+	xa_store(&sdev->qps, qp->qpn, qp, GFP_KERNEL);
+
+	c->handle = qp->uobj.handle;
+	c->qpn = qp->qpn;
+	c->cap = qp->cap;
+	return 0;
+
+err_qpn:
+	xa_erase(&sdev->qps, qp->qpn);
+err_count:
+	atomic_dec(&sdev->nqps);
+err_parents:
+	sv_parent_put(qp->pd);
+	sv_parent_put(qp->send_cq);
+	sv_parent_put(qp->recv_cq);
+	sv_parent_put(qp->srq);
+	kfree(qp);
+	return ret;
+}
+
+int sv_modify_qp(struct sv_file *f, void *arg)
+{
+	struct sv_modify_qp *m = arg;
+	bool to_sqd, notify;
+	struct sv_uobj *u;
+	struct sv_qp *qp;
+	int ret;
+
+	if (m->reserved)
+		return -EINVAL;
+	u = sv_uobj_get(f, m->handle, SV_OBJ_QP);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	qp = to_sv_qp(u);
+	spin_lock_bh(&qp->lock);
+	to_sqd = (m->attr_mask & SV_QP_STATE) &&
+		 m->attr.qp_state == SV_QPS_SQD &&
+		 qp->attr.qp_state == SV_QPS_RTS;
+	ret = sv_qp_check_modify(qp, m->attr_mask, &m->attr);
+	if (!ret)
+		sv_qp_apply_modify(qp, m->attr_mask, &m->attr);
+	notify = !ret && to_sqd && qp->attr.en_sqd_async_notify;
+	spin_unlock_bh(&qp->lock);
+	/*
+	 * Nothing is in flight yet, so the send queue is drained at once:
+	 * tell the owner if it asked to know.
+	 */
+	if (notify)
+		sv_async_event(f, SV_EVENT_SQ_DRAINED, qp->user_handle,
+			       &qp->events);
+	sv_uobj_put(u);
+	return ret;
+}
+
+int sv_query_qp(struct sv_file *f, void *arg)
+{
+	struct sv_query_qp *q = arg;
+	struct sv_uobj *u;
+	struct sv_qp *qp;
+
+	if (q->reserved || q->reserved2)
+		return -EINVAL;
+	u = sv_uobj_get(f, q->handle, SV_OBJ_QP);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	qp = to_sv_qp(u);
+	spin_lock_bh(&qp->lock);
+	q->attr = qp->attr;
+	spin_unlock_bh(&qp->lock);
+	q->attr.cur_qp_state = q->attr.qp_state;
+	q->cap = qp->cap;
+	q->qp_type = qp->qp_type;
+	q->flags = qp->flags;
+	q->qpn = qp->qpn;
+	sv_uobj_put(u);
+	return 0;
+}
+
+int sv_destroy_qp(struct sv_file *f, void *arg)
+{
+	struct sv_destroy_qp *d = arg;
+	struct sv_uobj *u;
+	int ret;
+
+	if (d->reserved)
+		return -EINVAL;
+	u = sv_uobj_get(f, d->handle, SV_OBJ_QP);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	ret = sv_uobj_destroy(f, d->handle, SV_OBJ_QP);
+	/* Its events are detached: the count is final. */
+	if (!ret)
+		d->events_reported = to_sv_qp(u)->events.async_reported;
+	sv_uobj_put(u);
+	return ret;
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs QP state machine: which transitions ibv_modify_qp() may make,
+ * which attributes each transition requires and allows per QP type (IB
+ * spec vol. 1, 11.2.4.2 / the table in ibv_modify_qp(3)), and the range of
+ * each attribute value. Checking is separate from applying so a modify
+ * either changes everything it names or nothing.
+ */
+#include "sv.h"
+
+enum { SV_T_RC, SV_T_UC, SV_T_UD, SV_T_MAX };
+
+struct sv_qp_trans {
+	bool valid;
+	u32 req[SV_T_MAX];	/* required attributes besides SV_QP_STATE */
+	u32 opt[SV_T_MAX];	/* allowed attributes */
+};
+
+static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
+	[SV_QPS_RESET] = {
+		[SV_QPS_RESET] = { .valid = true },
+		[SV_QPS_INIT] = {
+			.valid = true,
+			.req = {
+				[SV_T_RC] = SV_QP_PKEY_INDEX | SV_QP_PORT |
+					   SV_QP_ACCESS_FLAGS,
+				[SV_T_UC] = SV_QP_PKEY_INDEX | SV_QP_PORT |
+					   SV_QP_ACCESS_FLAGS,
+				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_PORT |
+					   SV_QP_QKEY,
+			},
+		},
+		[SV_QPS_ERR] = { .valid = true },
+	},
+	[SV_QPS_INIT] = {
+		[SV_QPS_RESET] = { .valid = true },
+		[SV_QPS_ERR] = { .valid = true },
+		[SV_QPS_INIT] = {
+			.valid = true,
+			.opt = {
+				[SV_T_RC] = SV_QP_PKEY_INDEX | SV_QP_PORT |
+					   SV_QP_ACCESS_FLAGS,
+				[SV_T_UC] = SV_QP_PKEY_INDEX | SV_QP_PORT |
+					   SV_QP_ACCESS_FLAGS,
+				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_PORT |
+					   SV_QP_QKEY,
+			},
+		},
+		[SV_QPS_RTR] = {
+			.valid = true,
+			.req = {
+				[SV_T_RC] = SV_QP_AV | SV_QP_PATH_MTU |
+					   SV_QP_DEST_QPN | SV_QP_RQ_PSN |
+					   SV_QP_MAX_DEST_RD_ATOMIC |
+					   SV_QP_MIN_RNR_TIMER,
+				[SV_T_UC] = SV_QP_AV | SV_QP_PATH_MTU |
+					   SV_QP_DEST_QPN | SV_QP_RQ_PSN,
+			},
+			.opt = {
+				[SV_T_RC] = SV_QP_ALT_PATH | SV_QP_ACCESS_FLAGS |
+					   SV_QP_PKEY_INDEX,
+				[SV_T_UC] = SV_QP_ALT_PATH | SV_QP_ACCESS_FLAGS |
+					   SV_QP_PKEY_INDEX,
+				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_QKEY,
+			},
+		},
+	},
+	[SV_QPS_RTR] = {
+		[SV_QPS_RESET] = { .valid = true },
+		[SV_QPS_ERR] = { .valid = true },
+		[SV_QPS_RTS] = {
+			.valid = true,
+			.req = {
+				[SV_T_RC] = SV_QP_TIMEOUT | SV_QP_RETRY_CNT |
+					   SV_QP_RNR_RETRY | SV_QP_SQ_PSN |
+					   SV_QP_MAX_QP_RD_ATOMIC,
+				[SV_T_UC] = SV_QP_SQ_PSN,
+				[SV_T_UD] = SV_QP_SQ_PSN,
+			},
+			.opt = {
+				[SV_T_RC] = SV_QP_CUR_STATE | SV_QP_ALT_PATH |
+					   SV_QP_ACCESS_FLAGS |
+					   SV_QP_MIN_RNR_TIMER |
+					   SV_QP_PATH_MIG_STATE,
+				[SV_T_UC] = SV_QP_CUR_STATE | SV_QP_ALT_PATH |
+					   SV_QP_ACCESS_FLAGS |
+					   SV_QP_PATH_MIG_STATE,
+				[SV_T_UD] = SV_QP_CUR_STATE | SV_QP_QKEY,
+			},
+		},
+	},
+	[SV_QPS_RTS] = {
+		[SV_QPS_RESET] = { .valid = true },
+		[SV_QPS_ERR] = { .valid = true },
+		[SV_QPS_RTS] = {
+			.valid = true,
+			.opt = {
+				[SV_T_RC] = SV_QP_CUR_STATE | SV_QP_ACCESS_FLAGS |
+					   SV_QP_ALT_PATH |
+					   SV_QP_PATH_MIG_STATE |
+					   SV_QP_MIN_RNR_TIMER,
+				[SV_T_UC] = SV_QP_CUR_STATE | SV_QP_ACCESS_FLAGS |
+					   SV_QP_ALT_PATH |
+					   SV_QP_PATH_MIG_STATE,
+				[SV_T_UD] = SV_QP_CUR_STATE | SV_QP_QKEY,
+			},
+		},
+		[SV_QPS_SQD] = {
+			.valid = true,
+			.opt = {
+				[SV_T_RC] = SV_QP_EN_SQD_ASYNC_NOTIFY,
+				[SV_T_UC] = SV_QP_EN_SQD_ASYNC_NOTIFY,
+				[SV_T_UD] = SV_QP_EN_SQD_ASYNC_NOTIFY,
+			},
+		},
+	},
+	[SV_QPS_SQD] = {
+		[SV_QPS_RESET] = { .valid = true },
+		[SV_QPS_ERR] = { .valid = true },
+		[SV_QPS_RTS] = {
+			.valid = true,
+			.opt = {
+				[SV_T_RC] = SV_QP_CUR_STATE | SV_QP_ALT_PATH |
+					   SV_QP_ACCESS_FLAGS |
+					   SV_QP_MIN_RNR_TIMER |
+					   SV_QP_PATH_MIG_STATE,
+				[SV_T_UC] = SV_QP_CUR_STATE | SV_QP_ALT_PATH |
+					   SV_QP_ACCESS_FLAGS |
+					   SV_QP_PATH_MIG_STATE,
+				[SV_T_UD] = SV_QP_CUR_STATE | SV_QP_QKEY,
+			},
+		},
+		[SV_QPS_SQD] = {
+			.valid = true,
+			.opt = {
+				[SV_T_RC] = SV_QP_PORT | SV_QP_AV |
+					   SV_QP_TIMEOUT | SV_QP_RETRY_CNT |
+					   SV_QP_RNR_RETRY |
+					   SV_QP_MAX_QP_RD_ATOMIC |
+					   SV_QP_MAX_DEST_RD_ATOMIC |
+					   SV_QP_ALT_PATH |
+					   SV_QP_ACCESS_FLAGS |
+					   SV_QP_PKEY_INDEX |
+					   SV_QP_MIN_RNR_TIMER |
+					   SV_QP_PATH_MIG_STATE,
+				[SV_T_UC] = SV_QP_AV | SV_QP_ALT_PATH |
+					   SV_QP_ACCESS_FLAGS |
+					   SV_QP_PKEY_INDEX |
+					   SV_QP_PATH_MIG_STATE,
+				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_QKEY,
+			},
+		},
+	},
+	[SV_QPS_SQE] = {
+		[SV_QPS_RESET] = { .valid = true },
+		[SV_QPS_ERR] = { .valid = true },
+		[SV_QPS_RTS] = {
+			.valid = true,
+			/* SQE is a UC and UD state; an RC QP never gets there. */
+			.opt = {
+				[SV_T_UC] = SV_QP_CUR_STATE | SV_QP_ACCESS_FLAGS,
+				[SV_T_UD] = SV_QP_CUR_STATE | SV_QP_QKEY,
+			},
+		},
+	},
+	[SV_QPS_ERR] = {
+		[SV_QPS_RESET] = { .valid = true },
+		[SV_QPS_ERR] = { .valid = true },
+	},
+};
+
+/* Every mask bit ibv_modify_qp() defines. */
+#define SV_QP_ATTR_KNOWN	(GENMASK(20, 0) | SV_QP_RATE_LIMIT)
+
+static int sv_qp_tindex(u32 qp_type)
+{
+	switch (qp_type) {
+	case SV_QPT_RC:
+		return SV_T_RC;
+	case SV_QPT_UC:
+		return SV_T_UC;
+	default:
+		return SV_T_UD;
+	}
+}
+
+static int sv_qp_check_values(struct sv_device *sdev, u32 mask,
+			      const struct sv_qp_attr *a)
+{
+	if (a->reserved)
+		return -EINVAL;
+	if ((mask & SV_QP_ACCESS_FLAGS) &&
+	    (a->qp_access_flags & ~SV_QP_ACCESS_MASK))
+		return -EINVAL;
+	if ((mask & SV_QP_PKEY_INDEX) && a->pkey_index >= SV_MAX_PKEYS)
+		return -EINVAL;
+	if ((mask & SV_QP_PORT) && a->port_num != SV_PORT_NUM)
+		return -EINVAL;
+	if ((mask & SV_QP_AV) && sv_ah_attr_check(sdev, &a->ah_attr))
+		return -EINVAL;
+	if ((mask & SV_QP_PATH_MTU) &&
+	    (a->path_mtu < 1 || a->path_mtu > SV_PORT_MAX_MTU))
+		return -EINVAL;
+	if ((mask & SV_QP_TIMEOUT) && a->timeout > 31)
+		return -EINVAL;
+	if ((mask & SV_QP_RETRY_CNT) && a->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & SV_QP_RNR_RETRY) && a->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & SV_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & SV_QP_MAX_QP_RD_ATOMIC) &&
+	    a->max_rd_atomic > SV_MAX_QP_INIT_RD_ATOM)
+		return -EINVAL;
+	if ((mask & SV_QP_MAX_DEST_RD_ATOMIC) &&
+	    a->max_dest_rd_atomic > SV_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	if ((mask & SV_QP_DEST_QPN) && a->dest_qp_num > SV_QPN_MASK)
+		return -EINVAL;
+	if ((mask & SV_QP_PATH_MIG_STATE) && a->path_mig_state > 2)
+		return -EINVAL;	/* IBV_MIG_MIGRATED, _REARM, _ARMED */
+	if (mask & SV_QP_ALT_PATH) {
+		if (a->alt_port_num != SV_PORT_NUM ||
+		    a->alt_pkey_index >= SV_MAX_PKEYS ||
+		    a->alt_timeout > 31 ||
+		    sv_ah_attr_check(sdev, &a->alt_ah_attr))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Can qp make the modification? Called with qp->lock held, so that the
+ * state checked is the state the modification applies to.
+ */
+int sv_qp_check_modify(struct sv_qp *qp, u32 mask,
+		       const struct sv_qp_attr *attr)
+{
+	const struct sv_qp_trans *t;
+	u32 cur, next, req, opt;
+
+	lockdep_assert_held(&qp->lock);
+	if (mask & ~SV_QP_ATTR_KNOWN)
+		return -EINVAL;
+	cur = qp->attr.qp_state;
+	if ((mask & SV_QP_CUR_STATE) && attr->cur_qp_state != cur)
+		return -EINVAL;
+	next = (mask & SV_QP_STATE) ? attr->qp_state : cur;
+	if (next > SV_QPS_ERR)
+		return -EINVAL;
+
+	t = &sv_qp_trans[cur][next];
+	if (!t->valid)
+		return -EINVAL;
+	req = t->req[sv_qp_tindex(qp->qp_type)];
+	opt = t->opt[sv_qp_tindex(qp->qp_type)];
+	if ((mask & req) != req)
+		return -EINVAL;
+	if (mask & ~(req | opt | SV_QP_STATE))
+		return -EINVAL;
+	/* SQE -> RTS exists for UC and UD only. */
+	if (cur == SV_QPS_SQE && next == SV_QPS_RTS &&
+	    qp->qp_type == SV_QPT_RC)
+		return -EINVAL;
+
+	return sv_qp_check_values(qp->sdev, mask, attr);
+}
+
+/* Apply a modification sv_qp_check_modify() accepted, under qp->lock. */
+void sv_qp_apply_modify(struct sv_qp *qp, u32 mask,
+			const struct sv_qp_attr *a)
+{
+	struct sv_qp_attr *q = &qp->attr;
+
+	lockdep_assert_held(&qp->lock);
+	if (mask & SV_QP_EN_SQD_ASYNC_NOTIFY)
+		q->en_sqd_async_notify = !!a->en_sqd_async_notify;
+	if (mask & SV_QP_ACCESS_FLAGS)
+		q->qp_access_flags = a->qp_access_flags;
+	if (mask & SV_QP_PKEY_INDEX)
+		q->pkey_index = a->pkey_index;
+	if (mask & SV_QP_PORT)
+		q->port_num = a->port_num;
+	if (mask & SV_QP_QKEY)
+		q->qkey = a->qkey;
+	if (mask & SV_QP_AV)
+		q->ah_attr = a->ah_attr;
+	if (mask & SV_QP_PATH_MTU)
+		q->path_mtu = a->path_mtu;
+	if (mask & SV_QP_TIMEOUT)
+		q->timeout = a->timeout;
+	if (mask & SV_QP_RETRY_CNT)
+		q->retry_cnt = a->retry_cnt;
+	if (mask & SV_QP_RNR_RETRY)
+		q->rnr_retry = a->rnr_retry;
+	if (mask & SV_QP_RQ_PSN)
+		q->rq_psn = a->rq_psn & SV_PSN_MASK;
+	if (mask & SV_QP_MAX_QP_RD_ATOMIC)
+		q->max_rd_atomic = a->max_rd_atomic;
+	if (mask & SV_QP_ALT_PATH) {
+		q->alt_ah_attr = a->alt_ah_attr;
+		q->alt_port_num = a->alt_port_num;
+		q->alt_pkey_index = a->alt_pkey_index;
+		q->alt_timeout = a->alt_timeout;
+	}
+	if (mask & SV_QP_MIN_RNR_TIMER)
+		q->min_rnr_timer = a->min_rnr_timer;
+	if (mask & SV_QP_SQ_PSN)
+		q->sq_psn = a->sq_psn & SV_PSN_MASK;
+	if (mask & SV_QP_MAX_DEST_RD_ATOMIC)
+		q->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & SV_QP_PATH_MIG_STATE)
+		q->path_mig_state = a->path_mig_state;
+	if (mask & SV_QP_DEST_QPN)
+		q->dest_qp_num = a->dest_qp_num;
+	if (mask & SV_QP_STATE) {
+		q->qp_state = a->qp_state;
+		q->cur_qp_state = a->qp_state;
+		/*
+		 * Nothing executes work requests yet, so a send queue is
+		 * drained the moment it enters SQD.
+		 */
+		q->sq_draining = 0;
+	}
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs shared receive queues: create, modify (arm the limit), query,
+ * destroy. QPs that use an SRQ hold its usecnt, so destroying it while a
+ * QP uses it is EBUSY. The SRQ names its PD (a reference and a usecnt).
+ *
+ * Not here yet: the receive ring and the SRQ limit event (data path).
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "sv.h"
+
+static struct sv_srq *to_sv_srq(struct sv_uobj *u)
+{
+	return container_of(u, struct sv_srq, uobj);
+}
+
+static void sv_srq_destroy(struct sv_uobj *u)
+{
+	struct sv_srq *srq = to_sv_srq(u);
+
+	sv_async_event_detach(u->file, &srq->events);
+	atomic_dec(&srq->pd->usecnt);
+}
+
+static void sv_srq_free(struct sv_uobj *u)
+{
+	struct sv_srq *srq = to_sv_srq(u);
+
+	sv_uobj_put(srq->pd);
+	kfree(srq);
+}
+
+static const struct sv_uobj_ops sv_srq_ops = {
+	.destroy = sv_srq_destroy,
+	.free = sv_srq_free,
+};
+
+int sv_create_srq(struct sv_file *f, void *arg)
+{
+	struct sv_create_srq *c = arg;
+	struct sv_srq *srq;
+	struct sv_uobj *pd;
+	int ret;
+
+	if (c->reserved)
+		return -EINVAL;
+	if (!c->max_wr || c->max_wr > SV_MAX_SRQ_WR ||
+	    c->max_sge > SV_MAX_SRQ_SGE)
+		return -EINVAL;
+	if (atomic_read(&f->sdev->nobjs[SV_OBJ_SRQ]) >= SV_MAX_SRQ)
+		return -ENOMEM;
+
+	pd = sv_uobj_get(f, c->pd_handle, SV_OBJ_PD);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL_ACCOUNT);
+	if (!srq) {
+		sv_uobj_put(pd);
+		return -ENOMEM;
+	}
+	srq->pd = pd;
+	srq->user_handle = c->user_handle;
+	spin_lock_init(&srq->lock);
+	sv_event_obj_init(&srq->events);
+	srq->max_wr = roundup_pow_of_two(c->max_wr);
+	srq->max_sge = c->max_sge;
+	atomic_inc(&pd->usecnt);
+	ret = sv_uobj_add(f, &srq->uobj, SV_OBJ_SRQ, &sv_srq_ops);
+	if (ret) {
+		atomic_dec(&pd->usecnt);
+		sv_uobj_put(pd);
+		kfree(srq);
+		return ret;
+	}
+	c->handle = srq->uobj.handle;
+	c->max_wr = srq->max_wr;
+	c->max_sge = srq->max_sge;
+	return 0;
+}
+
+int sv_modify_srq(struct sv_file *f, void *arg)
+{
+	struct sv_modify_srq *m = arg;
+	struct sv_srq *srq;
+	struct sv_uobj *u;
+	int ret = 0;
+
+	if (m->reserved || (m->attr_mask & ~(SV_SRQ_MAX_WR | SV_SRQ_LIMIT)))
+		return -EINVAL;
+	u = sv_uobj_get(f, m->handle, SV_OBJ_SRQ);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	srq = to_sv_srq(u);
+	if (m->attr_mask & SV_SRQ_MAX_WR) {
+		/* Resizing is not supported (no IBV_DEVICE_SRQ_RESIZE). */
+		ret = -EOPNOTSUPP;
+	} else if (m->attr_mask & SV_SRQ_LIMIT) {
+		spin_lock_bh(&srq->lock);
+		if (m->srq_limit > srq->max_wr)
+			ret = -EINVAL;
+		else
+			srq->limit = m->srq_limit;
+		spin_unlock_bh(&srq->lock);
+	}
+	sv_uobj_put(u);
+	return ret;
+}
+
+int sv_query_srq(struct sv_file *f, void *arg)
+{
+	struct sv_query_srq *q = arg;
+	struct sv_srq *srq;
+	struct sv_uobj *u;
+
+	if (q->reserved)
+		return -EINVAL;
+	u = sv_uobj_get(f, q->handle, SV_OBJ_SRQ);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	srq = to_sv_srq(u);
+	spin_lock_bh(&srq->lock);
+	q->max_wr = srq->max_wr;
+	q->max_sge = srq->max_sge;
+	q->srq_limit = srq->limit;
+	spin_unlock_bh(&srq->lock);
+	sv_uobj_put(u);
+	return 0;
+}
+
+int sv_destroy_srq(struct sv_file *f, void *arg)
+{
+	struct sv_destroy_srq *d = arg;
+	struct sv_uobj *u;
+	int ret;
+
+	if (d->reserved)
+		return -EINVAL;
+	u = sv_uobj_get(f, d->handle, SV_OBJ_SRQ);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	ret = sv_uobj_destroy(f, d->handle, SV_OBJ_SRQ);
+	if (!ret)
+		d->events_reported = to_sv_srq(u)->events.async_reported;
+	sv_uobj_put(u);
+	return ret;
+}

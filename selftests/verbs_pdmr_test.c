@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PD and MR through the verbs API of libsoftverbs (<infiniband/verbs.h>,
+ * -lsoftverbs): ibv_alloc_pd/ibv_dealloc_pd, the ibv_reg_mr family
+ * including the header's inline dispatch to ibv_reg_mr_iova2, ibv_rereg_mr
+ * with its return codes, ibv_dereg_mr, and the calls softverbs does not
+ * support (dma-buf MRs, memory windows).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <infiniband/verbs.h>
+
+#include "kselftest_harness.h"
+#include "sv_test.h"
+
+FIXTURE(verbs) {
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	char *buf;		/* 4 pages */
+};
+
+FIXTURE_SETUP(verbs)
+{
+	int i, n;
+
+	self->list = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, self->list);
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(self->list[i]), "softverbs0"))
+			break;
+	ASSERT_LT(i, n);
+	self->ctx = ibv_open_device(self->list[i]);
+	ASSERT_NE(NULL, self->ctx);
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->buf = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->buf);
+}
+
+FIXTURE_TEARDOWN(verbs)
+{
+	if (self->pd)
+		EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
+	if (self->ctx)
+		EXPECT_EQ(0, ibv_close_device(self->ctx));
+	if (self->list)
+		ibv_free_device_list(self->list);
+	munmap(self->buf, 4 * 4096);
+	EXPECT_EQ(0, sv_obj_count("mr"));
+	EXPECT_EQ(0, sv_obj_count("pd"));
+}
+
+TEST_F(verbs, pd)
+{
+	struct ibv_pd *pd2 = ibv_alloc_pd(self->ctx);
+
+	ASSERT_NE(NULL, pd2);
+	EXPECT_EQ(self->ctx, pd2->context);
+	EXPECT_NE(self->pd->handle, pd2->handle);
+	EXPECT_EQ(2, sv_obj_count("pd"));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd2));
+	EXPECT_EQ(1, sv_obj_count("pd"));
+}
+
+TEST_F(verbs, reg_mr_fields)
+{
+	struct ibv_mr *mr;
+
+	mr = ibv_reg_mr(self->pd, self->buf + 3, 5000,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ);
+	ASSERT_NE(NULL, mr);
+	EXPECT_EQ(self->ctx, mr->context);
+	EXPECT_EQ(self->pd, mr->pd);
+	EXPECT_EQ(self->buf + 3, mr->addr);
+	EXPECT_EQ(5000, mr->length);
+	EXPECT_EQ(mr->lkey, mr->rkey);
+	EXPECT_NE(0, mr->lkey);
+	EXPECT_EQ(EBUSY, ibv_dealloc_pd(self->pd));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+}
+
+/* Non-constant or optional access flags go through ibv_reg_mr_iova2. */
+TEST_F(verbs, reg_mr_variants)
+{
+	volatile unsigned int access = IBV_ACCESS_LOCAL_WRITE;
+	struct ibv_mr *a, *b, *c, *d;
+
+	a = ibv_reg_mr(self->pd, self->buf, 4096, access);
+	ASSERT_NE(NULL, a);
+	b = ibv_reg_mr(self->pd, self->buf, 4096,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
+	ASSERT_NE(NULL, b);
+	c = ibv_reg_mr_iova(self->pd, self->buf, 8192, 0x10000,
+			    IBV_ACCESS_REMOTE_READ);
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(self->buf, c->addr);
+	d = ibv_reg_mr_iova2(self->pd, self->buf, 8192, 0,
+			     IBV_ACCESS_ZERO_BASED);
+	ASSERT_NE(NULL, d);
+	EXPECT_NE(a->lkey, b->lkey);
+	EXPECT_NE(b->lkey, c->lkey);
+	EXPECT_NE(c->lkey, d->lkey);
+	EXPECT_EQ(4, sv_obj_count("mr"));
+	EXPECT_EQ(0, ibv_dereg_mr(a));
+	EXPECT_EQ(0, ibv_dereg_mr(b));
+	EXPECT_EQ(0, ibv_dereg_mr(c));
+	EXPECT_EQ(0, ibv_dereg_mr(d));
+}
+
+TEST_F(verbs, reg_mr_errors)
+{
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, self->buf, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, self->buf, 10,
+				   IBV_ACCESS_REMOTE_WRITE));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, self->buf, 10,
+				   IBV_ACCESS_ON_DEMAND));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* Implicit ODP: addr 0, length SIZE_MAX. */
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, NULL, SIZE_MAX,
+				   IBV_ACCESS_ON_DEMAND));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, NULL, 4096, 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->pd, 0, 4096, 0, 0,
+					  IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(0, sv_obj_count("mr"));
+}
+
+TEST_F(verbs, memory_windows_unsupported)
+{
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_alloc_mw(self->pd, IBV_MW_TYPE_1));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(NULL, ibv_alloc_mw(self->pd, IBV_MW_TYPE_2));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+}
+
+TEST_F(verbs, rereg)
+{
+	struct ibv_pd *pd2 = ibv_alloc_pd(self->ctx);
+	struct ibv_mr *mr;
+	uint32_t key;
+
+	ASSERT_NE(NULL, pd2);
+	mr = ibv_reg_mr(self->pd, self->buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+
+	key = mr->lkey;
+	ASSERT_EQ(0, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0));
+	EXPECT_EQ(pd2, mr->pd);
+	EXPECT_NE(key, mr->lkey);
+	EXPECT_EQ(mr->lkey, mr->rkey);
+	EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
+	self->pd = NULL;
+
+	ASSERT_EQ(0, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION |
+				  IBV_REREG_MR_CHANGE_ACCESS, NULL,
+				  self->buf + 1, 3 * 4096,
+				  IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_REMOTE_ATOMIC));
+	EXPECT_EQ(self->buf + 1, mr->addr);
+	EXPECT_EQ(3 * 4096, mr->length);
+
+	/* Rejected before the kernel: IBV_REREG_MR_ERR_INPUT, EINVAL. */
+	errno = 0;
+	EXPECT_EQ(IBV_REREG_MR_ERR_INPUT,
+		  ibv_rereg_mr(mr, 1 << 3, NULL, NULL, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(IBV_REREG_MR_ERR_INPUT,
+		  ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+			       self->buf, 0, 0));
+	EXPECT_EQ(IBV_REREG_MR_ERR_INPUT,
+		  ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0,
+			       IBV_ACCESS_LOCAL_WRITE));
+	/* Refused by the kernel: IBV_REREG_MR_ERR_CMD, errno from it. */
+	errno = 0;
+	EXPECT_EQ(IBV_REREG_MR_ERR_CMD,
+		  ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			       IBV_ACCESS_REMOTE_WRITE));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(IBV_REREG_MR_ERR_CMD,
+		  ibv_rereg_mr(mr, 0, NULL, NULL, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* ... and the MR was left as it was. */
+	EXPECT_EQ(self->buf + 1, mr->addr);
+	EXPECT_EQ(pd2, mr->pd);
+
+	EXPECT_EQ(EBUSY, ibv_dealloc_pd(pd2));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd2));
+}
+
+/* Closing the device with live PDs and MRs frees them in the kernel. */
+TEST(close_device_with_live_objects)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	static char buf[8192] __attribute__((aligned(4096)));
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	long pin = sv_vm_pin_kb();
+
+	ASSERT_NE(NULL, list);
+	ASSERT_NE(NULL, list[0]);
+	ctx = ibv_open_device(list[0]);
+	ASSERT_NE(NULL, ctx);
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	ASSERT_NE(NULL, ibv_reg_mr(pd, buf, sizeof(buf),
+				   IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(1, sv_obj_count("mr"));
+	EXPECT_EQ(pin + 8, sv_vm_pin_kb());
+	EXPECT_EQ(0, ibv_close_device(ctx));
+	EXPECT_EQ(0, sv_obj_count("mr"));
+	EXPECT_EQ(0, sv_obj_count("pd"));
+	EXPECT_EQ(pin, sv_vm_pin_kb());
+	ibv_free_device_list(list);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libsoftverbs: completion queues.
+ *
+ * The kernel allocates the ring and we map it; polling reads CQEs below
+ * the kernel's producer index (acquire) and hands slots back by storing
+ * our consumer index (release); ibv_req_notify_cq() sets a bit in the
+ * ring's arm word. The contract is in uapi/softverbs-abi.h. Neither
+ * polls nor arms enter the kernel.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sv_verbs.h"
+
+/* What the CQE carries (IBV_WC_EX_WITH_*): everything but TM_INFO. */
+#define SV_CQ_WC_FLAGS	(IBV_WC_STANDARD_FLAGS |			\
+			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |		\
+			 IBV_WC_EX_WITH_CVLAN |				\
+			 IBV_WC_EX_WITH_FLOW_TAG |			\
+			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+
+static inline void sv_cq_lock(struct sv_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_lock(&cq->lock);
+}
+
+static inline void sv_cq_unlock(struct sv_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
+}
+
+/* Copy the next CQE out and hand its slot back; false if none. */
+static bool sv_cq_next(struct sv_cq *cq, struct sv_cqe *out)
+{
+	uint32_t prod = __atomic_load_n(&cq->ring->prod, __ATOMIC_ACQUIRE);
+
+	if (prod == cq->cons)
+		return false;
+	*out = cq->cqes[cq->cons & cq->mask];
+	cq->cons++;
+	__atomic_store_n(&cq->ring->cons, cq->cons, __ATOMIC_RELEASE);
+	return true;
+}
+
+static void sv_cqe_to_wc(const struct sv_cqe *e, struct ibv_wc *wc)
+{
+	wc->wr_id = e->wr_id;
+	wc->status = e->status;
+	wc->opcode = e->opcode;
+	wc->vendor_err = e->vendor_err;
+	wc->byte_len = e->byte_len;
+	wc->imm_data = e->imm_data;	/* or invalidated_rkey */
+	wc->qp_num = e->qp_num;
+	wc->src_qp = e->src_qp;
+	wc->wc_flags = e->wc_flags;
+	wc->pkey_index = e->pkey_index;
+	wc->slid = e->slid;
+	wc->sl = e->sl;
+	wc->dlid_path_bits = e->dlid_path_bits;
+}
+
+static int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct sv_cq *cq = to_svcq(ibcq);
+	struct sv_cqe e;
+	int n = 0;
+
+	if (num_entries < 0)
+		return -1;
+	sv_cq_lock(cq);
+	while (n < num_entries && sv_cq_next(cq, &e))
+		sv_cqe_to_wc(&e, &wc[n++]);
+	sv_cq_unlock(cq);
+	return n;
+}
+
+static int sv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct sv_cq *cq = to_svcq(ibcq);
+
+	/* A full barrier: pairs with the kernel's smp_mb() (uapi). */
+	__atomic_fetch_or(&cq->ring->arm, solicited_only ?
+			  SV_CQ_ARM_SOLICITED : SV_CQ_ARM_NEXT,
+			  __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* ---- ibv_cq_ex polling ---- */
+
+static void sv_cq_ex_load(struct sv_cq *cq)
+{
+	cq->cq_ex.wr_id = cq->cur.wr_id;
+	cq->cq_ex.status = cq->cur.status;
+}
+
+static int sv_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct sv_cq *cq = to_svcq_ex(ibcq);
+
+	if (attr->comp_mask)
+		return EINVAL;
+	sv_cq_lock(cq);
+	if (!sv_cq_next(cq, &cq->cur)) {
+		/* ENOENT: the caller does not call end_poll. */
+		sv_cq_unlock(cq);
+		return ENOENT;
+	}
+	sv_cq_ex_load(cq);
+	return 0;
+}
+
+static int sv_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct sv_cq *cq = to_svcq_ex(ibcq);
+
+	if (!sv_cq_next(cq, &cq->cur))
+		return ENOENT;
+	sv_cq_ex_load(cq);
+	return 0;
+}
+
+static void sv_end_poll(struct ibv_cq_ex *ibcq)
+{
+	sv_cq_unlock(to_svcq_ex(ibcq));
+}
+
+#define SV_CUR(ibcq)	(to_svcq_ex(ibcq)->cur)
+
+static enum ibv_wc_opcode sv_read_opcode(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).opcode;
+}
+
+static uint32_t sv_read_vendor_err(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).vendor_err;
+}
+
+static uint32_t sv_read_byte_len(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).byte_len;
+}
+
+static __be32 sv_read_imm_data(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).imm_data;
+}
+
+static uint32_t sv_read_qp_num(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).qp_num;
+}
+
+static uint32_t sv_read_src_qp(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).src_qp;
+}
+
+static unsigned int sv_read_wc_flags(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).wc_flags;
+}
+
+static uint32_t sv_read_slid(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).slid;
+}
+
+static uint8_t sv_read_sl(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).sl;
+}
+
+static uint8_t sv_read_dlid_path_bits(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).dlid_path_bits;
+}
+
+/* The device clock is nanoseconds (hca_core_clock 1 GHz). */
+static uint64_t sv_read_completion_ts(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).timestamp;
+}
+
+static uint64_t sv_read_completion_wallclock_ns(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).timestamp;
+}
+
+static uint16_t sv_read_cvlan(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).cvlan;
+}
+
+static uint32_t sv_read_flow_tag(struct ibv_cq_ex *c)
+{
+	return SV_CUR(c).flow_tag;
+}
+
+static void sv_cq_ex_init_ops(struct ibv_cq_ex *c)
+{
+	c->start_poll = sv_start_poll;
+	c->next_poll = sv_next_poll;
+	c->end_poll = sv_end_poll;
+	c->read_opcode = sv_read_opcode;
+	c->read_vendor_err = sv_read_vendor_err;
+	c->read_byte_len = sv_read_byte_len;
+	c->read_imm_data = sv_read_imm_data;
+	c->read_qp_num = sv_read_qp_num;
+	c->read_src_qp = sv_read_src_qp;
+	c->read_wc_flags = sv_read_wc_flags;
+	c->read_slid = sv_read_slid;
+	c->read_sl = sv_read_sl;
+	c->read_dlid_path_bits = sv_read_dlid_path_bits;
+	c->read_completion_ts = sv_read_completion_ts;
+	c->read_cvlan = sv_read_cvlan;
+	c->read_flow_tag = sv_read_flow_tag;
+	c->read_completion_wallclock_ns = sv_read_completion_wallclock_ns;
+	/* read_tm_info stays NULL: IBV_WC_EX_WITH_TM_INFO is refused. */
+}
+
+/* ---- create / destroy ---- */
+
+static struct sv_cq *sv_cq_create(struct ibv_context *context,
+				  struct ibv_cq_init_attr_ex *attr)
+{
+	struct sv_create_cq c = { .size = sizeof(c) };
+	struct sv_destroy_cq d = { .size = sizeof(d) };
+	struct ibv_comp_channel *channel = attr->channel;
+	struct sv_cq *cq;
+	int ret;
+
+	if (attr->comp_mask & ~(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+				IBV_CQ_INIT_ATTR_MASK_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Parent domains (thread domains) are not supported. */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD ||
+	    attr->wc_flags & ~(uint64_t)SV_CQ_WC_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS &&
+	    attr->flags & ~(uint32_t)(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
+				      IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (channel && channel->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c.cqe = attr->cqe;
+	c.comp_vector = attr->comp_vector;
+	c.channel = channel ? to_svchan(channel)->handle : 0;
+	c.wc_flags = attr->wc_flags;
+	c.user_handle = (uintptr_t)&cq->cq;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+		if (attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+			c.flags |= SV_CQ_FLAG_IGNORE_OVERRUN;
+		cq->single_threaded = attr->flags &
+				      IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	}
+	ret = sv_cmd(context, SV_IOC_CREATE_CQ, &c);
+	if (ret)
+		goto err_free;
+
+	cq->map_len = c.mmap_len;
+	cq->map = mmap(NULL, c.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       context->cmd_fd, c.mmap_offset);
+	if (cq->map == MAP_FAILED) {
+		ret = errno;
+		goto err_destroy;
+	}
+	cq->ring = cq->map;
+	cq->cqes = (struct sv_cqe *)((char *)cq->map + c.cqe_offset);
+	cq->mask = c.cqe - 1;
+	cq->cons = 0;
+	cq->wc_flags = attr->wc_flags;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+
+	cq->cq.context = context;
+	cq->cq.channel = channel;
+	cq->cq.cq_context = attr->cq_context;
+	cq->cq.handle = c.handle;
+	cq->cq.cqe = c.cqe;
+	pthread_mutex_init(&cq->cq.mutex, NULL);
+	pthread_cond_init(&cq->cq.cond, NULL);
+	cq->cq.comp_events_completed = 0;
+	cq->cq.async_events_completed = 0;
+
+	if (channel) {
+		pthread_mutex_lock(&context->mutex);
+		channel->refcnt++;
+		pthread_mutex_unlock(&context->mutex);
+	}
+	return cq;
+
+err_destroy:
+	d.handle = c.handle;
+	sv_cmd(context, SV_IOC_DESTROY_CQ, &d);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+				       void *cq_context,
+				       struct ibv_comp_channel *channel,
+				       int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe,
+		.cq_context = cq_context,
+		.channel = channel,
+		.comp_vector = comp_vector,
+	};
+	struct sv_cq *cq;
+
+	if (cqe <= 0 || comp_vector < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = sv_cq_create(context, &attr);
+	return cq ? &cq->cq : NULL;
+}
+
+static struct ibv_cq_ex *sv_create_cq_ex(struct ibv_context *context,
+					 struct ibv_cq_init_attr_ex *attr)
+{
+	struct sv_cq *cq;
+
+	if (!attr->cqe || attr->cqe > INT_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = sv_cq_create(context, attr);
+	if (!cq)
+		return NULL;
+	sv_cq_ex_init_ops(&cq->cq_ex);
+	return &cq->cq_ex;
+}
+
+/* Moving a live mapped ring is not implemented: the kernel says so. */
+SV_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct sv_resize_cq r = { .size = sizeof(r) };
+
+	if (cqe <= 0)
+		return EINVAL;
+	r.handle = ibcq->handle;
+	r.cqe = cqe;
+	return sv_cmd(ibcq->context, SV_IOC_RESIZE_CQ, &r);
+}
+
+/*
+ * Returns 0 or an errno value (EBUSY while QPs, SRQs or WQs use the CQ).
+ * Waits until the application acked every event the kernel delivered.
+ */
+SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct sv_cq *cq = to_svcq(ibcq);
+	struct sv_destroy_cq d = { .size = sizeof(d), .handle = ibcq->handle };
+	struct ibv_comp_channel *channel = ibcq->channel;
+	struct ibv_context *context = ibcq->context;
+	int ret;
+
+	ret = sv_cmd(context, SV_IOC_DESTROY_CQ, &d);
+	if (ret)
+		return ret;
+	if (channel) {
+		pthread_mutex_lock(&context->mutex);
+		channel->refcnt--;
+		pthread_mutex_unlock(&context->mutex);
+	}
+	pthread_mutex_lock(&ibcq->mutex);
+	while (ibcq->comp_events_completed != d.comp_events_reported ||
+	       ibcq->async_events_completed != d.async_events_reported)
+		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
+	pthread_mutex_unlock(&ibcq->mutex);
+
+	munmap(cq->map, cq->map_len);
+	pthread_spin_destroy(&cq->lock);
+	pthread_mutex_destroy(&ibcq->mutex);
+	pthread_cond_destroy(&ibcq->cond);
+	free(cq);
+	return 0;
+}
+
+static int sv_cq_ctx_init(struct sv_context *ctx)
+{
+	ctx->vctx.context.ops.poll_cq = sv_poll_cq;
+	ctx->vctx.context.ops.req_notify_cq = sv_req_notify_cq;
+	ctx->vctx.create_cq_ex = sv_create_cq_ex;
+	return 0;
+}
+
+SV_CTX_PROVIDER(cq, sv_cq_ctx_init, NULL);

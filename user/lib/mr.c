@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Memory regions: ibv_reg_mr(3) and its iova variants, ibv_rereg_mr(3),
+ * ibv_dereg_mr(3). The kernel pins and charges the pages; fork safety
+ * needs nothing here (the kernel copies pinned pages on fork), so unlike
+ * rdma-core with ibv_fork_init() there is no MADV_DONTFORK.
+ *
+ * verbs.h turns ibv_reg_mr() and ibv_reg_mr_iova() into inline wrappers
+ * that call these functions, or ibv_reg_mr_iova2() when optional access
+ * flags may be set; all three are real exported functions.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "sv_verbs.h"
+
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
+					  size_t length, uint64_t iova,
+					  unsigned int access)
+{
+	struct sv_reg_mr cmd = {
+		.size = sizeof(cmd),
+		.pd_handle = pd->handle,
+		.addr = (uintptr_t)addr,
+		.length = length,
+		.iova = iova,
+		.access = access,
+	};
+	struct sv_mr *mr;
+	int ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = sv_cmd(pd->context, SV_IOC_REG_MR, &cmd);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	mr->ibmr.context = pd->context;
+	mr->ibmr.pd = pd;
+	mr->ibmr.addr = addr;
+	mr->ibmr.length = length;
+	mr->ibmr.handle = cmd.mr_handle;
+	mr->ibmr.lkey = cmd.lkey;
+	mr->ibmr.rkey = cmd.rkey;
+	return &mr->ibmr;
+}
+
+SV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr,
+				    size_t length, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access);
+}
+
+SV_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
+					 size_t length, uint64_t iova,
+					 int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
+}
+
+SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					   size_t length, uint64_t iova,
+					   int fd, int access)
+{
+	(void)pd, (void)offset, (void)length, (void)iova, (void)fd;
+	(void)access;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+/*
+ * Returns 0, or an enum ibv_rereg_mr_err_code with errno set:
+ * IBV_REREG_MR_ERR_INPUT (EINVAL) for arguments rejected before the
+ * kernel sees them, IBV_REREG_MR_ERR_CMD when the kernel refused (the MR
+ * is then unchanged: the kernel applies a rereg all or nothing).
+ */
+SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			   void *addr, size_t length, int access)
+{
+	struct sv_rereg_mr cmd = {
+		.size = sizeof(cmd),
+		.mr_handle = mr->handle,
+		.flags = flags,
+	};
+	int ret;
+
+	if ((flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
+	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr)) ||
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS)) ||
+	    ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		cmd.addr = (uintptr_t)addr;
+		cmd.length = length;
+		cmd.iova = (uintptr_t)addr;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		cmd.pd_handle = pd->handle;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		cmd.access = access;
+
+	ret = sv_cmd(mr->context, SV_IOC_REREG_MR, &cmd);
+	if (ret) {
+		errno = ret;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	mr->lkey = cmd.lkey;
+	mr->rkey = cmd.rkey;
+	return 0;
+}
+
+/* 0, or an errno value. */
+SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	struct sv_dereg_mr cmd = {
+		.size = sizeof(cmd),
+		.mr_handle = mr->handle,
+	};
+	int ret;
+
+	ret = sv_cmd(mr->context, SV_IOC_DEREG_MR, &cmd);
+	if (ret)
+		return ret;
+	free(to_svmr(mr));
+	return 0;
+}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* Protection domains: ibv_alloc_pd(3), ibv_dealloc_pd(3). */
+#include <stdlib.h>
+
+#include "sv_verbs.h"
+
+SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct sv_alloc_pd cmd = { .size = sizeof(cmd) };
+	struct sv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = sv_cmd(context, SV_IOC_ALLOC_PD, &cmd);
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	pd->ibpd.context = context;
+	pd->ibpd.handle = cmd.pd_handle;
+	return &pd->ibpd;
+}
+
+/* 0, or an errno value (EBUSY while MRs, QPs, ... use the PD). */
+SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct sv_dealloc_pd cmd = {
+		.size = sizeof(cmd),
+		.pd_handle = pd->handle,
+	};
+	int ret;
+
+	ret = sv_cmd(pd->context, SV_IOC_DEALLOC_PD, &cmd);
+	if (ret)
+		return ret;
+	free(to_svpd(pd));
+	return 0;
+}

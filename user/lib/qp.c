@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libsoftverbs queue pairs: ibv_create_qp, ibv_create_qp_ex (the
+ * verbs_context op), ibv_modify_qp, ibv_query_qp, ibv_destroy_qp,
+ * ibv_qp_to_qp_ex, and multicast attach/detach. The kernel side, with the
+ * state machine, is kernel/qp.c and kernel/qp_attr.c.
+ *
+ * Not here yet (the data path): ibv_post_send/ibv_post_recv keep the
+ * context's EOPNOTSUPP defaults, and every ibv_wr_* builder of an
+ * ibv_qp_ex only records EOPNOTSUPP, which ibv_wr_complete() returns.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_verbs.h"
+
+static struct sv_qp *qpx_to_svqp(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct sv_qp, qpx);
+}
+
+/* ---- ibv_qp_ex work request builders: the data path is not here yet ---- */
+
+static void sv_wr_fail(struct ibv_qp_ex *qpx)
+{
+	qpx_to_svqp(qpx)->wr_err = EOPNOTSUPP;
+}
+
+static void sv_wr_atomic_cmp_swp(struct ibv_qp_ex *q, uint32_t rkey,
+				 uint64_t addr, uint64_t cmp, uint64_t swap)
+{
+	(void)rkey; (void)addr; (void)cmp; (void)swap;
+	sv_wr_fail(q);
+}
+
+static void sv_wr_atomic_fetch_add(struct ibv_qp_ex *q, uint32_t rkey,
+				   uint64_t addr, uint64_t add)
+{
+	(void)rkey; (void)addr; (void)add;
+	sv_wr_fail(q);
+}
+
+static void sv_wr_bind_mw(struct ibv_qp_ex *q, struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	(void)mw; (void)rkey; (void)info;
+	sv_wr_fail(q);
+}
+
+static void sv_wr_key(struct ibv_qp_ex *q, uint32_t key)
+{
+	(void)key;
+	sv_wr_fail(q);
+}
+
+static void sv_wr_rdma(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr)
+{
+	(void)rkey; (void)addr;
+	sv_wr_fail(q);
+}
+
+static void sv_wr_rdma_write_imm(struct ibv_qp_ex *q, uint32_t rkey,
+				 uint64_t addr, __be32 imm)
+{
+	(void)rkey; (void)addr; (void)imm;
+	sv_wr_fail(q);
+}
+
+static void sv_wr_send_imm(struct ibv_qp_ex *q, __be32 imm)
+{
+	(void)imm;
+	sv_wr_fail(q);
+}
+
+static void sv_wr_send_tso(struct ibv_qp_ex *q, void *hdr, uint16_t hdr_sz,
+			   uint16_t mss)
+{
+	(void)hdr; (void)hdr_sz; (void)mss;
+	sv_wr_fail(q);
+}
+
+static void sv_wr_atomic_write(struct ibv_qp_ex *q, uint32_t rkey,
+			       uint64_t addr, const void *wr)
+{
+	(void)rkey; (void)addr; (void)wr;
+	sv_wr_fail(q);
+}
+
+/* Setters describe the current WR; without a WR there is nothing to do. */
+static void sv_wr_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
+			      uint32_t qpn, uint32_t qkey)
+{
+	(void)q; (void)ah; (void)qpn; (void)qkey;
+}
+
+static void sv_wr_set_xrc_srqn(struct ibv_qp_ex *q, uint32_t srqn)
+{
+	(void)q; (void)srqn;
+}
+
+static void sv_wr_set_inline_data(struct ibv_qp_ex *q, void *addr,
+				  size_t len)
+{
+	(void)q; (void)addr; (void)len;
+}
+
+static void sv_wr_set_inline_data_list(struct ibv_qp_ex *q, size_t n,
+				       const struct ibv_data_buf *bufs)
+{
+	(void)q; (void)n; (void)bufs;
+}
+
+static void sv_wr_set_sge(struct ibv_qp_ex *q, uint32_t lkey, uint64_t addr,
+			  uint32_t len)
+{
+	(void)q; (void)lkey; (void)addr; (void)len;
+}
+
+static void sv_wr_set_sge_list(struct ibv_qp_ex *q, size_t n,
+			       const struct ibv_sge *sges)
+{
+	(void)q; (void)n; (void)sges;
+}
+
+static void sv_wr_start(struct ibv_qp_ex *q)
+{
+	qpx_to_svqp(q)->wr_err = 0;
+}
+
+static int sv_wr_complete(struct ibv_qp_ex *q)
+{
+	struct sv_qp *qp = qpx_to_svqp(q);
+	int ret = qp->wr_err;
+
+	qp->wr_err = 0;
+	return ret;
+}
+
+static void sv_wr_abort(struct ibv_qp_ex *q)
+{
+	qpx_to_svqp(q)->wr_err = 0;
+}
+
+static void sv_qp_fill_wr_ops(struct ibv_qp_ex *x)
+{
+	x->wr_atomic_cmp_swp = sv_wr_atomic_cmp_swp;
+	x->wr_atomic_fetch_add = sv_wr_atomic_fetch_add;
+	x->wr_bind_mw = sv_wr_bind_mw;
+	x->wr_local_inv = sv_wr_key;
+	x->wr_rdma_read = sv_wr_rdma;
+	x->wr_rdma_write = sv_wr_rdma;
+	x->wr_rdma_write_imm = sv_wr_rdma_write_imm;
+	x->wr_send = sv_wr_fail;
+	x->wr_send_imm = sv_wr_send_imm;
+	x->wr_send_inv = sv_wr_key;
+	x->wr_send_tso = sv_wr_send_tso;
+	x->wr_set_ud_addr = sv_wr_set_ud_addr;
+	x->wr_set_xrc_srqn = sv_wr_set_xrc_srqn;
+	x->wr_set_inline_data = sv_wr_set_inline_data;
+	x->wr_set_inline_data_list = sv_wr_set_inline_data_list;
+	x->wr_set_sge = sv_wr_set_sge;
+	x->wr_set_sge_list = sv_wr_set_sge_list;
+	x->wr_start = sv_wr_start;
+	x->wr_complete = sv_wr_complete;
+	x->wr_abort = sv_wr_abort;
+	x->wr_atomic_write = sv_wr_atomic_write;
+}
+
+/* ---- create ---- */
+
+#define SV_SEND_OPS_KNOWN						\
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
+	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |		\
+	 IBV_QP_EX_WITH_TSO | IBV_QP_EX_WITH_ATOMIC_WRITE)
+
+/* The send operations each transport has (IB spec, table 9-... per QP). */
+#define SV_SEND_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define SV_SEND_OPS_UC							\
+	(SV_SEND_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |			\
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_LOCAL_INV |	\
+	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV)
+#define SV_SEND_OPS_RC							\
+	(SV_SEND_OPS_UC | IBV_QP_EX_WITH_RDMA_READ |			\
+	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |				\
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+static int sv_check_send_ops(enum ibv_qp_type type, uint64_t ops)
+{
+	uint64_t ok;
+
+	if (ops & ~(uint64_t)SV_SEND_OPS_KNOWN)
+		return EINVAL;
+	switch (type) {
+	case IBV_QPT_RC:
+		ok = SV_SEND_OPS_RC;
+		break;
+	case IBV_QPT_UC:
+		ok = SV_SEND_OPS_UC;
+		break;
+	case IBV_QPT_UD:
+		ok = SV_SEND_OPS_UD;
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+	return ops & ~ok ? EOPNOTSUPP : 0;
+}
+
+#define SV_QP_INIT_ATTR_KNOWN						\
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |			\
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER | \
+	 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |		\
+	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
+					  struct ibv_qp_init_attr_ex *attr)
+{
+	struct sv_create_qp c = { .size = sizeof(c) };
+	struct sv_qp *qp;
+	int ret;
+
+	if (attr->comp_mask & ~(uint32_t)SV_QP_INIT_ATTR_KNOWN) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* XRC, RSS and TSO QPs are not supported. */
+	if (attr->comp_mask & (IBV_QP_INIT_ATTR_XRCD |
+			       IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+			       IBV_QP_INIT_ATTR_IND_TABLE |
+			       IBV_QP_INIT_ATTR_RX_HASH)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    !attr->send_cq || !attr->recv_cq ||
+	    attr->pd->context != ctx || attr->send_cq->context != ctx ||
+	    attr->recv_cq->context != ctx ||
+	    (attr->srq && attr->srq->context != ctx)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ret = sv_check_send_ops(attr->qp_type, attr->send_ops_flags);
+		if (ret) {
+			errno = ret;
+			return NULL;
+		}
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c.pd_handle = attr->pd->handle;
+	c.send_cq_handle = attr->send_cq->handle;
+	c.recv_cq_handle = attr->recv_cq->handle;
+	c.srq_handle = attr->srq ? attr->srq->handle : 0;
+	c.qp_type = attr->qp_type;
+	c.flags = attr->sq_sig_all ? SV_CREATE_QP_SQ_SIG_ALL : 0;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
+		c.create_flags = attr->create_flags;
+	c.cap.max_send_wr = attr->cap.max_send_wr;
+	c.cap.max_recv_wr = attr->cap.max_recv_wr;
+	c.cap.max_send_sge = attr->cap.max_send_sge;
+	c.cap.max_recv_sge = attr->cap.max_recv_sge;
+	c.cap.max_inline_data = attr->cap.max_inline_data;
+	c.user_handle = (uintptr_t)&qp->qpx.qp_base;
+	ret = sv_cmd(ctx, SV_IOC_CREATE_QP, &c);
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+
+	qp->qpx.qp_base.context = ctx;
+	qp->qpx.qp_base.qp_context = attr->qp_context;
+	qp->qpx.qp_base.pd = attr->pd;
+	qp->qpx.qp_base.send_cq = attr->send_cq;
+	qp->qpx.qp_base.recv_cq = attr->recv_cq;
+	qp->qpx.qp_base.srq = attr->srq;
+	qp->qpx.qp_base.handle = c.handle;
+	qp->qpx.qp_base.qp_num = c.qpn;
+	qp->qpx.qp_base.state = IBV_QPS_RESET;
+	qp->qpx.qp_base.qp_type = attr->qp_type;
+	pthread_mutex_init(&qp->qpx.qp_base.mutex, NULL);
+	pthread_cond_init(&qp->qpx.qp_base.cond, NULL);
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		qp->has_qpx = true;
+		qp->send_ops_flags = attr->send_ops_flags;
+		sv_qp_fill_wr_ops(&qp->qpx);
+	}
+
+	attr->cap.max_send_wr = c.cap.max_send_wr;
+	attr->cap.max_recv_wr = c.cap.max_recv_wr;
+	attr->cap.max_send_sge = c.cap.max_send_sge;
+	attr->cap.max_recv_sge = c.cap.max_recv_sge;
+	attr->cap.max_inline_data = c.cap.max_inline_data;
+	return &qp->qpx.qp_base;
+}
+
+SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+				       struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex;
+	struct ibv_qp *qp;
+
+	if (!pd || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&ex, 0, sizeof(ex));
+	memcpy(&ex, attr, sizeof(*attr));
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = sv_create_qp_common(pd->context, &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+static struct ibv_qp *sv_create_qp_ex(struct ibv_context *ctx,
+				      struct ibv_qp_init_attr_ex *attr)
+{
+	return sv_create_qp_common(ctx, attr);
+}
+
+SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	struct sv_qp *sqp = to_svqp(qp);
+
+	return sqp->has_qpx ? &sqp->qpx : NULL;
+}
+
+/* ---- modify, query ---- */
+
+static void sv_ah_attr_to_abi(struct sv_ah_attr *d,
+			      const struct ibv_ah_attr *s)
+{
+	memset(d, 0, sizeof(*d));
+	memcpy(d->dgid, s->grh.dgid.raw, sizeof(d->dgid));
+	d->flow_label = s->grh.flow_label;
+	d->sgid_index = s->grh.sgid_index;
+	d->hop_limit = s->grh.hop_limit;
+	d->traffic_class = s->grh.traffic_class;
+	d->sl = s->sl;
+	d->dlid = s->dlid;
+	d->src_path_bits = s->src_path_bits;
+	d->static_rate = s->static_rate;
+	d->is_global = s->is_global;
+	d->port_num = s->port_num;
+}
+
+static void sv_ah_attr_from_abi(struct ibv_ah_attr *d,
+				const struct sv_ah_attr *s)
+{
+	memset(d, 0, sizeof(*d));
+	memcpy(d->grh.dgid.raw, s->dgid, sizeof(s->dgid));
+	d->grh.flow_label = s->flow_label;
+	d->grh.sgid_index = s->sgid_index;
+	d->grh.hop_limit = s->hop_limit;
+	d->grh.traffic_class = s->traffic_class;
+	d->sl = s->sl;
+	d->dlid = s->dlid;
+	d->src_path_bits = s->src_path_bits;
+	d->static_rate = s->static_rate;
+	d->is_global = s->is_global;
+	d->port_num = s->port_num;
+}
+
+SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			    int attr_mask)
+{
+	struct sv_modify_qp m = { .size = sizeof(m) };
+	struct sv_qp_attr *a = &m.attr;
+	int ret;
+
+	m.handle = qp->handle;
+	m.attr_mask = attr_mask;
+	a->qp_state = attr->qp_state;
+	a->cur_qp_state = attr->cur_qp_state;
+	a->path_mtu = attr->path_mtu;
+	a->path_mig_state = attr->path_mig_state;
+	a->qkey = attr->qkey;
+	a->rq_psn = attr->rq_psn;
+	a->sq_psn = attr->sq_psn;
+	a->dest_qp_num = attr->dest_qp_num;
+	a->qp_access_flags = attr->qp_access_flags;
+	a->rate_limit = attr->rate_limit;
+	a->pkey_index = attr->pkey_index;
+	a->alt_pkey_index = attr->alt_pkey_index;
+	a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	a->max_rd_atomic = attr->max_rd_atomic;
+	a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	a->min_rnr_timer = attr->min_rnr_timer;
+	a->port_num = attr->port_num;
+	a->timeout = attr->timeout;
+	a->retry_cnt = attr->retry_cnt;
+	a->rnr_retry = attr->rnr_retry;
+	a->alt_port_num = attr->alt_port_num;
+	a->alt_timeout = attr->alt_timeout;
+	sv_ah_attr_to_abi(&a->ah_attr, &attr->ah_attr);
+	sv_ah_attr_to_abi(&a->alt_ah_attr, &attr->alt_ah_attr);
+	ret = sv_cmd(qp->context, SV_IOC_MODIFY_QP, &m);
+	if (!ret && (attr_mask & IBV_QP_STATE))
+		qp->state = attr->qp_state;
+	return ret;
+}
+
+SV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct sv_query_qp q = { .size = sizeof(q) };
+	const struct sv_qp_attr *a = &q.attr;
+	int ret;
+
+	q.handle = qp->handle;
+	q.attr_mask = attr_mask;
+	ret = sv_cmd(qp->context, SV_IOC_QUERY_QP, &q);
+	if (ret)
+		return ret;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = a->qp_state;
+	attr->cur_qp_state = a->cur_qp_state;
+	attr->path_mtu = a->path_mtu;
+	attr->path_mig_state = a->path_mig_state;
+	attr->qkey = a->qkey;
+	attr->rq_psn = a->rq_psn;
+	attr->sq_psn = a->sq_psn;
+	attr->dest_qp_num = a->dest_qp_num;
+	attr->qp_access_flags = a->qp_access_flags;
+	attr->cap.max_send_wr = q.cap.max_send_wr;
+	attr->cap.max_recv_wr = q.cap.max_recv_wr;
+	attr->cap.max_send_sge = q.cap.max_send_sge;
+	attr->cap.max_recv_sge = q.cap.max_recv_sge;
+	attr->cap.max_inline_data = q.cap.max_inline_data;
+	sv_ah_attr_from_abi(&attr->ah_attr, &a->ah_attr);
+	sv_ah_attr_from_abi(&attr->alt_ah_attr, &a->alt_ah_attr);
+	attr->pkey_index = a->pkey_index;
+	attr->alt_pkey_index = a->alt_pkey_index;
+	attr->en_sqd_async_notify = a->en_sqd_async_notify;
+	attr->sq_draining = a->sq_draining;
+	attr->max_rd_atomic = a->max_rd_atomic;
+	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	attr->min_rnr_timer = a->min_rnr_timer;
+	attr->port_num = a->port_num;
+	attr->timeout = a->timeout;
+	attr->retry_cnt = a->retry_cnt;
+	attr->rnr_retry = a->rnr_retry;
+	attr->alt_port_num = a->alt_port_num;
+	attr->alt_timeout = a->alt_timeout;
+	attr->rate_limit = a->rate_limit;
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = qp->qp_context;
+	init_attr->send_cq = qp->send_cq;
+	init_attr->recv_cq = qp->recv_cq;
+	init_attr->srq = qp->srq;
+	init_attr->cap = attr->cap;
+	init_attr->qp_type = q.qp_type;
+	init_attr->sq_sig_all = !!(q.flags & SV_CREATE_QP_SQ_SIG_ALL);
+	qp->state = attr->qp_state;
+	return 0;
+}
+
+/* ---- destroy ---- */
+
+SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	struct sv_destroy_qp d = { .size = sizeof(d), .handle = qp->handle };
+	int ret;
+
+	ret = sv_cmd(qp->context, SV_IOC_DESTROY_QP, &d);
+	if (ret)
+		return ret;
+	/* Wait until every async event the QP reported has been acked. */
+	pthread_mutex_lock(&qp->mutex);
+	while (qp->events_completed != d.events_reported)
+		pthread_cond_wait(&qp->cond, &qp->mutex);
+	pthread_mutex_unlock(&qp->mutex);
+	pthread_cond_destroy(&qp->cond);
+	pthread_mutex_destroy(&qp->mutex);
+	free(to_svqp(qp));
+	return 0;
+}
+
+/* ---- multicast ---- */
+
+static int sv_mcast_cmd(struct ibv_qp *qp, unsigned long req,
+			const union ibv_gid *gid, uint16_t lid)
+{
+	struct sv_mcast m = { .size = sizeof(m), .qp_handle = qp->handle,
+			      .lid = lid };
+
+	memcpy(m.gid, gid->raw, sizeof(m.gid));
+	return sv_cmd(qp->context, req, &m);
+}
+
+SV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	return sv_mcast_cmd(qp, SV_IOC_ATTACH_MCAST, gid, lid);
+}
+
+SV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	return sv_mcast_cmd(qp, SV_IOC_DETACH_MCAST, gid, lid);
+}
+
+static int sv_qp_ctx_init(struct sv_context *ctx)
+{
+	ctx->vctx.create_qp_ex = sv_create_qp_ex;
+	return 0;
+}
+SV_CTX_PROVIDER(qp, sv_qp_ctx_init, NULL);

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libsoftverbs shared receive queues: ibv_create_srq, ibv_create_srq_ex
+ * (the verbs_context op; basic SRQs only), ibv_modify_srq, ibv_query_srq,
+ * ibv_destroy_srq. The kernel side is kernel/srq.c.
+ *
+ * Not here yet (the data path): ibv_post_srq_recv keeps the context's
+ * EOPNOTSUPP default.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_verbs.h"
+
+static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
+				     struct ibv_srq_attr *attr)
+{
+	struct sv_create_srq c = { .size = sizeof(c) };
+	struct sv_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c.pd_handle = pd->handle;
+	c.max_wr = attr->max_wr;
+	c.max_sge = attr->max_sge;
+	c.user_handle = (uintptr_t)&srq->srq;
+	ret = sv_cmd(pd->context, SV_IOC_CREATE_SRQ, &c);
+	if (ret) {
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	srq->srq.context = pd->context;
+	srq->srq.srq_context = srq_context;
+	srq->srq.pd = pd;
+	srq->srq.handle = c.handle;
+	pthread_mutex_init(&srq->srq.mutex, NULL);
+	pthread_cond_init(&srq->srq.cond, NULL);
+	/* srq_limit is not used by create: the SRQ starts unarmed. */
+	attr->max_wr = c.max_wr;
+	attr->max_sge = c.max_sge;
+	return &srq->srq;
+}
+
+SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+					 struct ibv_srq_init_attr *attr)
+{
+	if (!pd || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sv_srq_create(pd, attr->srq_context, &attr->attr);
+}
+
+#define SV_SRQ_INIT_ATTR_KNOWN						\
+	(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |		\
+	 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |		\
+	 IBV_SRQ_INIT_ATTR_TM)
+
+static struct ibv_srq *sv_create_srq_ex(struct ibv_context *ctx,
+					struct ibv_srq_init_attr_ex *attr)
+{
+	if (attr->comp_mask & ~(uint32_t)SV_SRQ_INIT_ATTR_KNOWN) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* XRC and tag matching SRQs are not supported. */
+	if ((attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD |
+				IBV_SRQ_INIT_ATTR_CQ |
+				IBV_SRQ_INIT_ATTR_TM)) ||
+	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	     attr->srq_type != IBV_SRQT_BASIC)) {
+		errno = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+			attr->srq_type > IBV_SRQT_TM ? EINVAL : EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sv_srq_create(attr->pd, attr->srq_context, &attr->attr);
+}
+
+SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			     int attr_mask)
+{
+	struct sv_modify_srq m = { .size = sizeof(m) };
+
+	m.handle = srq->handle;
+	m.attr_mask = attr_mask;
+	m.max_wr = attr->max_wr;
+	m.srq_limit = attr->srq_limit;
+	return sv_cmd(srq->context, SV_IOC_MODIFY_SRQ, &m);
+}
+
+SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	struct sv_query_srq q = { .size = sizeof(q), .handle = srq->handle };
+	int ret;
+
+	ret = sv_cmd(srq->context, SV_IOC_QUERY_SRQ, &q);
+	if (ret)
+		return ret;
+	attr->max_wr = q.max_wr;
+	attr->max_sge = q.max_sge;
+	attr->srq_limit = q.srq_limit;
+	return 0;
+}
+
+SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
+{
+	struct sv_destroy_srq d = { .size = sizeof(d), .handle = srq->handle };
+	int ret;
+
+	ret = sv_cmd(srq->context, SV_IOC_DESTROY_SRQ, &d);
+	if (ret)
+		return ret;
+	/* Wait until every async event the SRQ reported has been acked. */
+	pthread_mutex_lock(&srq->mutex);
+	while (srq->events_completed != d.events_reported)
+		pthread_cond_wait(&srq->cond, &srq->mutex);
+	pthread_mutex_unlock(&srq->mutex);
+	pthread_cond_destroy(&srq->cond);
+	pthread_mutex_destroy(&srq->mutex);
+	free(container_of(srq, struct sv_srq, srq));
+	return 0;
+}
+
+static int sv_srq_ctx_init(struct sv_context *ctx)
+{
+	ctx->vctx.create_srq_ex = sv_create_srq_ex;
+	return 0;
+}
+SV_CTX_PROVIDER(srq, sv_srq_ctx_init, NULL);
