@@ -534,3 +534,15 @@ int sv_dereg_mr(struct sv_file *f, void *arg)
 
 	return sv_uobj_destroy(f, cmd->mr_handle, SV_OBJ_MR);
 }
+
+/* For resource dumps: the MR's key, address and length. f->lock held. */
+void sv_mr_res_info(struct sv_uobj *u, u32 *key, u64 *iova, u64 *length)
+{
+	struct sv_mr *mr = to_sv_mr(u);
+
+	read_lock_bh(&mr->lock);
+	*key = mr->key;
+	*iova = mr->iova;
+	*length = mr->umem ? mr->umem->length : 0;
+	read_unlock_bh(&mr->lock);
+}
