@@ -215,7 +215,9 @@ void sv_device_event(struct sv_device *sdev, u32 event_type)
 
 	mutex_lock(&sdev->files_lock);
 	list_for_each_entry(f, &sdev->files, dev_node)
-		sv_async_event(f, event_type, SV_PHYS_PORT_CNT, NULL);
+		sv_async_event(f, event_type,
+			       event_type == SV_EVENT_DEVICE_FATAL ? 0 :
+			       SV_PHYS_PORT_CNT, NULL);
 	mutex_unlock(&sdev->files_lock);
 }
 

@@ -35,7 +35,9 @@ static bool json, pretty;
 static struct mnl_socket *nl;
 static unsigned int portid;
 static uint16_t family_id;
-static char *buf;		/* MNL_SOCKET_BUFFER_SIZE bytes */
+/* Room for the largest message a dump may send (netlink caps it at 32k). */
+#define BUF_SIZE	32768
+static char *buf;
 
 /* ---- errors ---- */
 
@@ -258,7 +260,7 @@ static int nl_talk(struct nlmsghdr *nlh, struct reply *r)
 		return -1;
 	}
 	for (;;) {
-		ret = mnl_socket_recvfrom(nl, buf, MNL_SOCKET_BUFFER_SIZE);
+		ret = mnl_socket_recvfrom(nl, buf, BUF_SIZE);
 		if (ret < 0) {
 			r->error = errno;
 			return -1;
@@ -317,7 +319,7 @@ static int nl_open(void)
 	struct nlmsghdr *nlh;
 	int one = 1;
 
-	buf = malloc(MNL_SOCKET_BUFFER_SIZE);
+	buf = malloc(BUF_SIZE);
 	nl = mnl_socket_open(NETLINK_GENERIC);
 	if (!buf || !nl) {
 		error_msg("cannot open a generic netlink socket: %s",
