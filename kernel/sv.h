@@ -359,9 +359,8 @@ void sv_mcast_detach_all(struct sv_qp *qp);
 extern struct mutex sv_devices_lock;
 extern struct xarray sv_devices;	/* index -> sv_device; RCU readers */
 
-#define SV_DEV_NAME_MAX		32	/* with the NUL */
-#define SV_IDLE_US_DEFAULT	1000
-#define SV_IDLE_US_MAX		10000000
+#define SV_IDLE_US_DEFAULT	SV_NL_IDLE_US_DEFAULT
+#define SV_IDLE_US_MAX		SV_NL_IDLE_US_MAX
 
 struct sv_device *sv_device_find(const char *name);
 void sv_device_remove(struct sv_device *sdev);

@@ -197,13 +197,23 @@ static int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb)
 		if (ret < 0)
 			return -errno;
 		r = (struct nlmsghdr *)nl->buf;
-		if (r->nlmsg_type == NLMSG_ERROR) {
-			struct nlmsgerr *e = mnl_nlmsg_get_payload(r);
-			size_t len = (char *)r + r->nlmsg_len - (char *)(e + 1);
+		/*
+		 * A request's error, or a dump's: NLMSG_DONE carries the
+		 * error code of a failed dump. Extack TLVs follow the code
+		 * (NETLINK_CAP_ACK: no copy of the request in between).
+		 */
+		if (r->nlmsg_type == NLMSG_ERROR ||
+		    (r->nlmsg_type == NLMSG_DONE &&
+		     *(int *)mnl_nlmsg_get_payload(r) < 0)) {
+			int *code = mnl_nlmsg_get_payload(r);
+			void *tlvs = (char *)code +
+				     (r->nlmsg_type == NLMSG_ERROR ?
+				      sizeof(struct nlmsgerr) : sizeof(int));
+			size_t len = (char *)r + r->nlmsg_len - (char *)tlvs;
 			const struct nlattr *attr;
 
 			if (r->nlmsg_flags & NLM_F_ACK_TLVS) {
-				mnl_attr_for_each_payload((void *)(e + 1), len) {
+				mnl_attr_for_each_payload(tlvs, len) {
 					if (mnl_attr_get_type(attr) ==
 					    NLMSGERR_ATTR_MSG)
 						snprintf(nl->msg,
@@ -211,7 +221,7 @@ static int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb)
 							 mnl_attr_get_str(attr));
 				}
 			}
-			return e->error;
+			return *code;
 		}
 		ret = mnl_cb_run(nl->buf, ret, seq,
 				 mnl_socket_get_portid(nl->sock), cb, nl);
@@ -424,10 +434,20 @@ TEST_F(nl, missing_attributes)
 	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
 	EXPECT_STREQ("Resource type missing", nl->msg);
 
-	/* out of range resource type, unknown attribute, bad length */
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_RES_GET, NLM_F_DUMP);
+	mnl_attr_put_u8(nlh, SV_NL_ATTR_RES_TYPE, SV_NL_RES_QP);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "nosuch");
+	EXPECT_EQ(-ENODEV, nl_talk(nl, nlh, NULL));
+	EXPECT_STREQ("No softverbs device of that name", nl->msg);
+
+	/* out of range (the policy's ERANGE), unknown attribute, length */
 	nlh = nl_start(nl, nl->family, SV_NL_CMD_RES_GET, NLM_F_DUMP);
 	mnl_attr_put_u8(nlh, SV_NL_ATTR_RES_TYPE, SV_NL_RES_MAX + 1);
-	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
+	EXPECT_EQ(-ERANGE, nl_talk(nl, nlh, NULL));
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_DEV_SET, 0);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "softverbs0");
+	mnl_attr_put_u32(nlh, SV_NL_ATTR_IDLE_US, SV_NL_IDLE_US_MAX + 1);
+	EXPECT_EQ(-ERANGE, nl_talk(nl, nlh, NULL));
 	nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_GET, 0);
 	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "softverbs0");
 	mnl_attr_put_u32(nlh, SV_NL_ATTR_MAX + 1, 0);

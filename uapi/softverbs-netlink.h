@@ -74,6 +74,13 @@ enum sv_nl_attr {
 
 #define SV_NL_DEV_NAME_MAX	32	/* with the NUL */
 
+/*
+ * The execution engine's idle time: how long it polls a device's queues
+ * without work before it sets NEED_WAKEUP and sleeps.
+ */
+#define SV_NL_IDLE_US_DEFAULT	1000
+#define SV_NL_IDLE_US_MAX	10000000	/* 10 s */
+
 enum sv_nl_res_type {
 	SV_NL_RES_PD = 1,
 	SV_NL_RES_MR,
