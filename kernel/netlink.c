@@ -64,11 +64,13 @@ static struct genl_family sv_nl_family;
 
 /* A required attribute: extack names it and says what is missing. */
 #define SV_NL_REQUIRE(info, attr, msg) ({				\
-	bool __missing = !(info)->attrs[attr];				\
+	struct genl_info *__info = (info);				\
+	int __attr = (attr);						\
+	bool __missing = !__info->attrs[__attr];			\
 									\
 	if (__missing) {						\
-		NL_SET_ERR_MSG((info)->extack, msg);			\
-		NL_SET_ERR_ATTR_MISS((info)->extack, NULL, attr);	\
+		NL_SET_ERR_MSG(__info->extack, msg);			\
+		NL_SET_ERR_ATTR_MISS(__info->extack, NULL, __attr);	\
 	}								\
 	__missing;							\
 })

@@ -12,6 +12,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -714,6 +715,59 @@ TEST_F(nl, resource_dumps)
 			 self->dev));
 	EXPECT_STREQ("", out);
 	free(out);
+}
+
+struct churn {
+	struct ibv_context *ctx;
+	const char *ctx_name;
+	volatile int stop;
+	int errors;
+};
+
+static void *churn_pds(void *arg)
+{
+	struct churn *c = arg;
+	struct ibv_pd *pd[16];
+	int i;
+
+	while (!c->stop) {
+		/* a file that opens, holds a PD and closes */
+		struct ibv_context *ctx = open_named(c->ctx_name);
+
+		c->errors += !ctx || !ibv_alloc_pd(ctx);
+		if (ctx)
+			ibv_close_device(ctx);
+		for (i = 0; i < 16; i++) {
+			pd[i] = ibv_alloc_pd(c->ctx);
+			c->errors += !pd[i];
+		}
+		for (i = 0; i < 16; i++)
+			if (pd[i])
+				c->errors += !!ibv_dealloc_pd(pd[i]);
+	}
+	return NULL;
+}
+
+/* Dumps while objects and files come and go: no error, no splat. */
+TEST_F(nl, dumps_during_changes)
+{
+	struct churn c = { 0 };
+	pthread_t t;
+	int i;
+
+	ASSERT_EQ(0, link_add(self));
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	c.ctx = self->ctx;
+	c.ctx_name = self->dev;
+	ASSERT_EQ(0, pthread_create(&t, NULL, churn_pds, &c));
+	for (i = 0; i < 20; i++) {
+		EXPECT_EQ(0, SH("%s res show pd", svctl));
+		EXPECT_EQ(0, SH("%s -j res show dev %s", svctl, self->dev));
+	}
+	c.stop = 1;
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, c.errors);
 }
 
 TEST_F(nl, stat_show)
