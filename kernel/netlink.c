@@ -103,6 +103,20 @@ static bool sv_nl_may_change(struct sk_buff *skb, struct sv_device *sdev)
 	return netlink_capable(skb, CAP_NET_ADMIN);
 }
 
+/*
+ * What GENL_UNS_ADMIN_PERM checks, done here so the caller learns why:
+ * CAP_NET_ADMIN in the user namespace owning the caller's network
+ * namespace.
+ */
+static bool sv_nl_admin(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_ns_capable(skb, genl_info_net(info)->user_ns,
+			       CAP_NET_ADMIN))
+		return true;
+	NL_SET_ERR_MSG(info->extack, "Operation needs CAP_NET_ADMIN");
+	return false;
+}
+
 static u32 sv_mtu_bytes(u8 mtu)
 {
 	return mtu >= SV_MTU_256 && mtu <= SV_MTU_4096 ? 128U << mtu : 0;
@@ -222,6 +236,8 @@ static int sv_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 	const char *name;
 	int ret;
 
+	if (!sv_nl_admin(skb, info))
+		return -EPERM;
 	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
 		return -EINVAL;
 	name = nla_data(tb[SV_NL_ATTR_DEV_NAME]);
@@ -292,6 +308,8 @@ static int sv_nl_link_del(struct sk_buff *skb, struct genl_info *info)
 	struct sv_device *sdev;
 	int ret = 0;
 
+	if (!sv_nl_admin(skb, info))
+		return -EPERM;
 	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
 		return -EINVAL;
 	rtnl_lock();
@@ -300,6 +318,8 @@ static int sv_nl_link_del(struct sk_buff *skb, struct genl_info *info)
 	if (!sdev) {
 		ret = -ENODEV;
 	} else if (!sv_nl_may_change(skb, sdev)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Operation needs CAP_NET_ADMIN over the device's netdev");
 		ret = -EPERM;
 	} else if (!sdev->removable) {
 		NL_SET_ERR_MSG(info->extack,
@@ -318,6 +338,8 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 	struct sv_device *sdev;
 	int ret = 0;
 
+	if (!sv_nl_admin(skb, info))
+		return -EPERM;
 	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
 		return -EINVAL;
 	if (!info->attrs[SV_NL_ATTR_IDLE_US]) {
@@ -326,13 +348,16 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 	}
 	mutex_lock(&sv_devices_lock);
 	sdev = sv_nl_find(info);
-	if (!sdev)
+	if (!sdev) {
 		ret = -ENODEV;
-	else if (!sv_nl_may_change(skb, sdev))
+	} else if (!sv_nl_may_change(skb, sdev)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Operation needs CAP_NET_ADMIN over the device's netdev");
 		ret = -EPERM;
-	else
+	} else {
 		WRITE_ONCE(sdev->idle_us,
 			   nla_get_u32(info->attrs[SV_NL_ATTR_IDLE_US]));
+	}
 	mutex_unlock(&sv_devices_lock);
 	return ret;
 }
@@ -573,18 +598,16 @@ static const struct genl_small_ops sv_nl_ops[] = {
 	},
 	{
 		.cmd = SV_NL_CMD_LINK_ADD,
+		/* sv_nl_admin(): GENL_UNS_ADMIN_PERM with a message */
 		.doit = sv_nl_link_add,
-		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = SV_NL_CMD_LINK_DEL,
 		.doit = sv_nl_link_del,
-		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = SV_NL_CMD_DEV_SET,
 		.doit = sv_nl_dev_set,
-		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = SV_NL_CMD_RES_GET,

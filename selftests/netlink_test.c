@@ -502,7 +502,12 @@ TEST_F(nl, unprivileged)
 		bad |= (nl_talk(nl, nlh, NULL) != -EPERM) << 2;
 		bad |= (run(out, sizeof(out), "%s link del %s", svctl,
 			    self->dev) != 1) << 3;
-		bad |= (strcmp(out, "Error: Operation not permitted.\n") != 0) << 4;
+		bad |= (strcmp(out, "Error: Operation needs CAP_NET_ADMIN.\n") != 0) << 4;
+		/* even for a device that does not exist */
+		nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_DEL, 0);
+		mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "nosuchdev");
+		bad |= (nl_talk(nl, nlh, NULL) != -EPERM) << 7;
+		bad |= (strcmp(nl->msg, "Operation needs CAP_NET_ADMIN") != 0) << 8;
 		bad |= (run(out, sizeof(out), "%s link show %s", svctl,
 			    self->dev) != 0) << 5;
 		bad |= (run(out, sizeof(out), "%s stat show", svctl) != 0) << 6;
