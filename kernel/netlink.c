@@ -57,7 +57,6 @@ static const struct nla_policy sv_nl_policy[SV_NL_ATTR_MAX + 1] = {
 	[SV_NL_ATTR_STAT_ENTRY] = { .type = NLA_NESTED },
 	[SV_NL_ATTR_STAT_NAME] = { .type = NLA_NUL_STRING, .len = 31 },
 	[SV_NL_ATTR_STAT_VALUE] = { .type = NLA_U64 },
-	[SV_NL_ATTR_DEV_DEAD] = { .type = NLA_FLAG },
 };
 
 static struct genl_family sv_nl_family;

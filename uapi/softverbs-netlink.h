@@ -67,7 +67,6 @@ enum sv_nl_attr {
 	SV_NL_ATTR_STAT_ENTRY,		/* nest: STAT_NAME, STAT_VALUE */
 	SV_NL_ATTR_STAT_NAME,		/* string */
 	SV_NL_ATTR_STAT_VALUE,		/* u64 */
-	SV_NL_ATTR_DEV_DEAD,		/* flag: never sent today */
 	__SV_NL_ATTR_MAX,
 	SV_NL_ATTR_MAX = __SV_NL_ATTR_MAX - 1
 };
