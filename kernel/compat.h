@@ -24,4 +24,14 @@
 #define sv_vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
 #endif
 
+/*
+ * A dump's parsed attributes: genl_dumpit_info carries a struct genl_info
+ * since 6.2 (split ops).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define sv_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->info.attrs)
+#else
+#define sv_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
+#endif
+
 #endif /* SV_COMPAT_H */

@@ -6,6 +6,7 @@
 #include <linux/etherdevice.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 
 #include "compat.h"
@@ -13,6 +14,15 @@
 
 static dev_t sv_devt_base;
 static DEFINE_IDA(sv_index_ida);
+
+/*
+ * Every registered device, by index. Changes under sv_devices_lock (and
+ * rtnl, which netdev.c and netlink.c take first); lookups from atomic
+ * context under RCU: a device's memory outlives a grace period after it
+ * left the registry (sv_device_remove()).
+ */
+DEFINE_MUTEX(sv_devices_lock);
+DEFINE_XARRAY(sv_devices);
 
 static ssize_t abi_version_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
@@ -62,7 +72,16 @@ static ssize_t node_type_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(node_type);
 
+/* The device's index, which names it in the kernel (ibv_get_device_index). */
+static ssize_t dev_index_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_sv_device(dev)->index);
+}
+static DEVICE_ATTR_RO(dev_index);
+
 static struct attribute *sv_dev_attrs[] = {
+	&dev_attr_dev_index.attr,
 	&dev_attr_abi_version.attr,
 	&dev_attr_ibdev.attr,
 	&dev_attr_node_guid.attr,
@@ -103,15 +122,23 @@ static void sv_device_release(struct device *dev)
 	struct sv_device *sdev = to_sv_device(dev);
 
 	sv_qp_device_fini(sdev);
+	sv_stats_free(sdev);
+	mutex_destroy(&sdev->files_lock);
 	ida_free(&sv_index_ida, sdev->index);
 	kfree(sdev);
 }
 
-struct sv_device *sv_device_create(void)
+/*
+ * A new registered device named @name (NULL: softverbsN) with the MAC @mac
+ * (NULL: a random one). Caller holds sv_devices_lock and has checked that
+ * the name is free.
+ */
+struct sv_device *sv_device_create(const char *name, const u8 *mac)
 {
 	struct sv_device *sdev;
 	int index, ret;
 
+	lockdep_assert_held(&sv_devices_lock);
 	index = ida_alloc_max(&sv_index_ida, SV_MAX_DEVICES - 1, GFP_KERNEL);
 	if (index < 0)
 		return ERR_PTR(index);
@@ -122,9 +149,17 @@ struct sv_device *sv_device_create(void)
 		return ERR_PTR(-ENOMEM);
 	}
 	sdev->index = index;
+	mutex_init(&sdev->files_lock);
+	INIT_LIST_HEAD(&sdev->files);
+	sdev->port_state = SV_PORT_ACTIVE;
+	sdev->active_mtu = SV_MTU_4096;
+	sdev->idle_us = SV_IDLE_US_DEFAULT;
+	INIT_WORK(&sdev->gid_work, sv_gid_work);
 	sv_qp_device_init(sdev);
-	/* A device without a netdev gets a random, locally administered MAC. */
-	eth_random_addr(sdev->mac);
+	if (mac)
+		ether_addr_copy(sdev->mac, mac);
+	else
+		eth_random_addr(sdev->mac);
 	sdev->node_guid = sv_guid_from_mac(sdev->mac);
 	sv_gid_table_init(sdev);
 
@@ -132,7 +167,13 @@ struct sv_device *sv_device_create(void)
 	sdev->dev.class = &sv_class;
 	sdev->dev.devt = MKDEV(MAJOR(sv_devt_base), index);
 	sdev->dev.release = sv_device_release;
-	ret = dev_set_name(&sdev->dev, "softverbs%d", index);
+	ret = sv_stats_alloc(sdev);
+	if (ret)
+		goto err_put;
+	if (name)
+		ret = dev_set_name(&sdev->dev, "%s", name);
+	else
+		ret = dev_set_name(&sdev->dev, "softverbs%d", index);
 	if (ret)
 		goto err_put;
 
@@ -141,6 +182,11 @@ struct sv_device *sv_device_create(void)
 	ret = cdev_device_add(&sdev->cdev, &sdev->dev);
 	if (ret)
 		goto err_put;
+	ret = xa_err(xa_store(&sv_devices, index, sdev, GFP_KERNEL));
+	if (ret) {
+		cdev_device_del(&sdev->cdev, &sdev->dev);
+		goto err_put;
+	}
 	sv_debugfs_add_device(sdev);
 	return sdev;
 
@@ -149,11 +195,99 @@ err_put:
 	return ERR_PTR(ret);
 }
 
-void sv_device_destroy(struct sv_device *sdev)
+/* The registered device named @name, or NULL. sv_devices_lock held. */
+struct sv_device *sv_device_find(const char *name)
 {
+	struct sv_device *sdev;
+	unsigned long index;
+
+	lockdep_assert_held(&sv_devices_lock);
+	xa_for_each(&sv_devices, index, sdev)
+		if (!strcmp(dev_name(&sdev->dev), name))
+			return sdev;
+	return NULL;
+}
+
+/* Queue an async event about port 1 on every open file of the device. */
+void sv_device_event(struct sv_device *sdev, u32 event_type)
+{
+	struct sv_file *f;
+
+	mutex_lock(&sdev->files_lock);
+	list_for_each_entry(f, &sdev->files, dev_node)
+		sv_async_event(f, event_type,
+			       event_type == SV_EVENT_DEVICE_FATAL ? 0 :
+			       SV_PHYS_PORT_CNT, NULL);
+	mutex_unlock(&sdev->files_lock);
+}
+
+/*
+ * The device is going away while files may still be open: refuse new
+ * object commands (sv_ioctl() checks sdev->dead under f->lock), wait for
+ * the ones running, and move every QP to the error state.
+ */
+static void sv_device_kill(struct sv_device *sdev)
+{
+	struct sv_file *f;
+	unsigned long qpn;
+	struct sv_qp *qp;
+	u8 was = READ_ONCE(sdev->port_state);
+
+	mutex_lock(&sdev->files_lock);
+	WRITE_ONCE(sdev->dead, true);
+	WRITE_ONCE(sdev->port_state, SV_PORT_DOWN);
+	list_for_each_entry(f, &sdev->files, dev_node) {
+		/* Every ioctl that saw the device alive has finished. */
+		mutex_lock(&f->lock);
+		mutex_unlock(&f->lock);
+	}
+	mutex_unlock(&sdev->files_lock);
+
+	rcu_read_lock();
+	xa_for_each(&sdev->qps, qpn, qp) {
+		spin_lock_bh(&qp->lock);
+		qp->attr.qp_state = SV_QPS_ERR;
+		qp->attr.cur_qp_state = SV_QPS_ERR;
+		spin_unlock_bh(&qp->lock);
+	}
+	rcu_read_unlock();
+	if (was == SV_PORT_ACTIVE)
+		sv_device_event(sdev, SV_EVENT_PORT_ERR);
+	sv_device_event(sdev, SV_EVENT_DEVICE_FATAL);
+}
+
+/*
+ * Unregister a device: it leaves the registry, its netdev and /dev; open
+ * files keep the memory until they close. Caller holds rtnl and
+ * sv_devices_lock.
+ */
+void sv_device_remove(struct sv_device *sdev)
+{
+	ASSERT_RTNL();
+	lockdep_assert_held(&sv_devices_lock);
+	xa_erase(&sv_devices, sdev->index);
+	sv_netdev_unbind(sdev);
+	sv_device_kill(sdev);
 	sv_debugfs_del_device(sdev);
 	cdev_device_del(&sdev->cdev, &sdev->dev);
+	/* Address notifiers may still be looking at it under RCU. */
+	synchronize_rcu();
+	cancel_work_sync(&sdev->gid_work);
 	put_device(&sdev->dev);
+}
+
+/* Module exit: no file is open. */
+void sv_device_remove_all(void)
+{
+	struct sv_device *sdev;
+	unsigned long index;
+
+	rtnl_lock();
+	mutex_lock(&sv_devices_lock);
+	xa_for_each(&sv_devices, index, sdev)
+		sv_device_remove(sdev);
+	mutex_unlock(&sv_devices_lock);
+	rtnl_unlock();
 }
 
 int sv_device_class_init(void)

@@ -91,6 +91,35 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_TEST_CQ_PUSH_SIZE_VER0),
 };
 
+/*
+ * Once its device is unregistered (link del, the netdev went away), a file
+ * can still query and destroy what it has; everything else is EIO.
+ */
+static bool sv_ioctl_dead_ok(unsigned int nr)
+{
+	switch (nr) {
+	case SV_NR_QUERY_ABI:
+	case SV_NR_QUERY_DEVICE:
+	case SV_NR_QUERY_PORT:
+	case SV_NR_QUERY_GID:
+	case SV_NR_QUERY_PKEY:
+	case SV_NR_QUERY_QP:
+	case SV_NR_QUERY_SRQ:
+	case SV_NR_GET_ASYNC_FD:
+	case SV_NR_DEALLOC_PD:
+	case SV_NR_DEREG_MR:
+	case SV_NR_DESTROY_CQ:
+	case SV_NR_DESTROY_COMP_CHANNEL:
+	case SV_NR_DESTROY_QP:
+	case SV_NR_DESTROY_SRQ:
+	case SV_NR_DESTROY_AH:
+	case SV_NR_DETACH_MCAST:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct sv_file *f = filp->private_data;
@@ -123,7 +152,10 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	*(u32 *)karg = usize;
 
 	mutex_lock(&f->lock);
-	ret = d->handler(f, karg);
+	if (READ_ONCE(f->sdev->dead) && !sv_ioctl_dead_ok(_IOC_NR(cmd)))
+		ret = -EIO;
+	else
+		ret = d->handler(f, karg);
 	mutex_unlock(&f->lock);
 	if (!ret && copy_to_user(uarg, karg, min_t(u32, usize, d->size)))
 		ret = -EFAULT;
@@ -131,6 +163,8 @@ out:
 	kfree(karg);
 	return ret;
 }
+
+static int sv_release(struct inode *inode, struct file *filp);
 
 static int sv_open(struct inode *inode, struct file *filp)
 {
@@ -151,13 +185,28 @@ static int sv_open(struct inode *inode, struct file *filp)
 	mutex_init(&f->lock);
 	xa_init_flags(&f->objs, XA_FLAGS_ALLOC1);
 	filp->private_data = f;
+	mutex_lock(&sdev->files_lock);
+	if (sdev->dead) {
+		/* Unregistered while this open was on its way. */
+		mutex_unlock(&sdev->files_lock);
+		INIT_LIST_HEAD(&f->dev_node);
+		sv_release(inode, filp);
+		return -ENODEV;
+	}
+	f->id = sdev->next_file_id++;
+	list_add_tail(&f->dev_node, &sdev->files);
+	mutex_unlock(&sdev->files_lock);
 	return nonseekable_open(inode, filp);
 }
 
 static int sv_release(struct inode *inode, struct file *filp)
 {
 	struct sv_file *f = filp->private_data;
+	struct sv_device *sdev = f->sdev;
 
+	mutex_lock(&sdev->files_lock);
+	list_del_init(&f->dev_node);
+	mutex_unlock(&sdev->files_lock);
 	sv_uobj_destroy_all(f);
 	xa_destroy(&f->objs);
 	sv_mmap_file_cleanup(f);

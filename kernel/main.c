@@ -3,30 +3,49 @@
  * softverbs: a software RDMA device. Module entry points.
  */
 #include <linux/module.h>
+#include <net/genetlink.h>
 
 #include "sv.h"
 
-static struct sv_device *sv_default_dev;
-
 static int __init sv_init(void)
 {
+	struct sv_device *sdev;
 	int ret;
 
 	ret = sv_device_class_init();
 	if (ret)
 		return ret;
 
-	sv_default_dev = sv_device_create();
-	if (IS_ERR(sv_default_dev)) {
-		sv_device_class_exit();
-		return PTR_ERR(sv_default_dev);
+	/* softverbs0: the device without a netdev, always there. */
+	mutex_lock(&sv_devices_lock);
+	sdev = sv_device_create(NULL, NULL);
+	mutex_unlock(&sv_devices_lock);
+	if (IS_ERR(sdev)) {
+		ret = PTR_ERR(sdev);
+		goto err_class;
 	}
+	ret = sv_netdev_init();
+	if (ret)
+		goto err_devices;
+	ret = sv_netlink_init();
+	if (ret)
+		goto err_netdev;
 	return 0;
+
+err_netdev:
+	sv_netdev_exit();
+err_devices:
+	sv_device_remove_all();
+err_class:
+	sv_device_class_exit();
+	return ret;
 }
 
 static void __exit sv_exit(void)
 {
-	sv_device_destroy(sv_default_dev);
+	sv_netlink_exit();
+	sv_netdev_exit();
+	sv_device_remove_all();
 	sv_device_class_exit();
 }
 
@@ -36,3 +55,4 @@ module_exit(sv_exit);
 MODULE_DESCRIPTION("softverbs: software RDMA device");
 MODULE_AUTHOR("The softverbs authors");
 MODULE_LICENSE("GPL");
+MODULE_ALIAS_GENL_FAMILY(SV_NL_FAMILY_NAME);

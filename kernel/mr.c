@@ -803,3 +803,14 @@ void sv_mr_debugfs_add(struct sv_device *sdev, struct dentry *dir)
 {
 	debugfs_create_file("mr_io", 0600, dir, sdev, &sv_mr_io_fops);
 }
+
+/* For resource dumps: the MR's key, address and length. f->lock held. */
+void sv_mr_res_info(struct sv_uobj *u, u32 *key, u64 *iova, u64 *length)
+{
+	struct sv_mr *mr = to_sv_mr(u);
+
+	lockdep_assert_held(&u->file->lock);
+	*key = mr->key;
+	*iova = mr->iova;
+	*length = mr->umem ? mr->umem->length : 0;
+}

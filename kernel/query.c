@@ -63,6 +63,7 @@ int sv_query_port(struct sv_file *f, void *arg)
 {
 	struct sv_query_port *q = arg;
 	u32 port_num = q->port_num;
+	u8 state = READ_ONCE(f->sdev->port_state);
 	int ret;
 
 	ret = sv_check_port(port_num);
@@ -75,10 +76,10 @@ int sv_query_port(struct sv_file *f, void *arg)
 	*q = (struct sv_query_port) {
 		.size = q->size,
 		.port_num = port_num,
-		.state = SV_PORT_ACTIVE,
+		.state = state,
 		.max_mtu = SV_MTU_4096,
-		/* No netdev bounds the loopback device's MTU: 4096. */
-		.active_mtu = SV_MTU_4096,
+		/* 4096 without a netdev; a bound netdev's MTU bounds it. */
+		.active_mtu = READ_ONCE(f->sdev->active_mtu),
 		.gid_tbl_len = SV_GID_TBL_LEN,
 		.port_cap_flags = SV_PORT_CAP_FLAGS,
 		.max_msg_sz = SV_MAX_MSG_SZ,
@@ -86,7 +87,8 @@ int sv_query_port(struct sv_file *f, void *arg)
 		.max_vl_num = SV_MAX_VL_NUM,
 		.active_width = SV_WIDTH_4X,
 		.active_speed = SV_SPEED_EDR,
-		.phys_state = SV_PHYS_STATE_LINK_UP,
+		.phys_state = state == SV_PORT_ACTIVE ? SV_PHYS_STATE_LINK_UP :
+			      SV_PHYS_STATE_DISABLED,
 		.link_layer = SV_LINK_LAYER_ETHERNET,
 	};
 	return 0;

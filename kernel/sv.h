@@ -8,6 +8,9 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/sched.h>
+#include <linux/workqueue.h>
 #include <linux/rcupdate.h>
 
 #include <linux/spinlock.h>
@@ -15,6 +18,7 @@
 #include <linux/xarray.h>
 
 #include "../uapi/softverbs-abi.h"
+#include "../uapi/softverbs-netlink.h"
 
 #define SV_MAX_DEVICES	64
 
@@ -66,6 +70,20 @@ struct sv_device {
 	struct list_head mcast_groups;	/* struct sv_mcast_grp */
 	u32 mcast_ngroups;
 	u32 mcast_nattach;
+
+	/* Management plane (device.c, netdev.c, netlink.c, stats.c) */
+	struct mutex files_lock;	/* files; nests inside rtnl */
+	struct list_head files;		/* struct sv_file, by id */
+	u64 next_file_id;
+	bool dead;			/* unregistered: see sv_ioctl() */
+	bool removable;			/* made by "link add" */
+	struct net_device *ndev;	/* bound netdev; rtnl + sv_devices_lock */
+	netdevice_tracker ndev_tracker;
+	u8 port_state;			/* SV_PORT_ACTIVE or SV_PORT_DOWN */
+	u8 active_mtu;			/* SV_MTU_* */
+	u32 idle_us;			/* engine idle time before sleeping */
+	struct work_struct gid_work;	/* GID_CHANGE from atomic context */
+	u64 __percpu *stats;		/* SV_STAT_MAX counters per CPU */
 };
 
 /* Per-open-file state: the verbs context of one process (or fd). */
@@ -75,6 +93,8 @@ struct sv_file {
 	struct xarray objs;		/* handle -> struct sv_uobj */
 	struct xarray mmaps;		/* mmap key -> entry (mmap.c) */
 	struct sv_evq *async_evq;	/* async events (event.c) */
+	struct list_head dev_node;	/* sdev->files, under files_lock */
+	u64 id;				/* resource dump cursor */
 };
 
 struct sv_uobj;
@@ -94,6 +114,8 @@ struct sv_uobj {
 	enum sv_obj_type type;
 	atomic_t usecnt;		/* live objects that name this one */
 	const struct sv_uobj_ops *ops;
+	struct pid *owner;		/* creator's thread group (dumps) */
+	char comm[TASK_COMM_LEN];	/* creator's command */
 };
 
 static inline struct sv_device *to_sv_device(struct device *dev)
@@ -104,8 +126,7 @@ static inline struct sv_device *to_sv_device(struct device *dev)
 /* device.c */
 int sv_device_class_init(void);
 void sv_device_class_exit(void);
-struct sv_device *sv_device_create(void);
-void sv_device_destroy(struct sv_device *sdev);
+struct sv_device *sv_device_create(const char *name, const u8 *mac);
 
 /* uobj.c */
 const char *sv_obj_name(enum sv_obj_type type);
@@ -341,5 +362,61 @@ int sv_destroy_ah(struct sv_file *f, void *arg);
 int sv_attach_mcast(struct sv_file *f, void *arg);
 int sv_detach_mcast(struct sv_file *f, void *arg);
 void sv_mcast_detach_all(struct sv_qp *qp);
+
+/*
+ * Management plane: device registry, netdev binding, counters, generic
+ * netlink (device.c, netdev.c, stats.c, netlink.c).
+ *
+ * Lock order: rtnl -> sv_devices_lock -> sdev->files_lock -> f->lock.
+ */
+extern struct mutex sv_devices_lock;
+extern struct xarray sv_devices;	/* index -> sv_device; RCU readers */
+
+#define SV_IDLE_US_DEFAULT	SV_NL_IDLE_US_DEFAULT
+#define SV_IDLE_US_MAX		SV_NL_IDLE_US_MAX
+
+struct sv_device *sv_device_find(const char *name);
+void sv_device_remove(struct sv_device *sdev);
+void sv_device_event(struct sv_device *sdev, u32 event_type);
+void sv_device_remove_all(void);
+
+int sv_netdev_bind(struct sv_device *sdev, struct net_device *ndev);
+void sv_netdev_unbind(struct sv_device *sdev);
+void sv_gid_work(struct work_struct *work);
+struct sv_device *sv_device_by_netdev(const struct net_device *ndev);
+int sv_netdev_init(void);
+void sv_netdev_exit(void);
+
+enum sv_stat {
+	SV_STAT_TX_PKTS,
+	SV_STAT_TX_BYTES,
+	SV_STAT_RX_PKTS,
+	SV_STAT_RX_BYTES,
+	SV_STAT_COMPLETIONS,
+	SV_STAT_RNR_NAKS,
+	SV_STAT_RETRIES,
+	SV_STAT_STEER_HITS,
+	SV_STAT_STEER_MISSES,
+	SV_STAT_STEER_DROPS,
+	SV_STAT_MAX
+};
+
+int sv_stats_alloc(struct sv_device *sdev);
+void sv_stats_free(struct sv_device *sdev);
+const char *sv_stat_name(enum sv_stat stat);
+u64 sv_stat_read(struct sv_device *sdev, enum sv_stat stat);
+
+/* Any context. */
+static inline void sv_stat_add(struct sv_device *sdev, enum sv_stat stat,
+			       u64 n)
+{
+	this_cpu_add(sdev->stats[stat], n);
+}
+
+/* mr.c, for resource dumps */
+void sv_mr_res_info(struct sv_uobj *u, u32 *key, u64 *iova, u64 *length);
+
+int sv_netlink_init(void);
+void sv_netlink_exit(void);
 
 #endif /* SV_H */

@@ -12,6 +12,8 @@
  * the parents' usecnt) once, when the handle leaves the table; the memory
  * goes with the last reference (ops->free).
  */
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "sv.h"
@@ -57,9 +59,15 @@ int sv_uobj_add(struct sv_file *f, struct sv_uobj *u, enum sv_obj_type type,
 	u->file = f;
 	u->type = type;
 	u->ops = ops;
+	/* Who made it, for the management plane's resource dumps. */
+	u->owner = get_task_pid(current, PIDTYPE_TGID);
+	get_task_comm(u->comm, current);
 	ret = xa_alloc(&f->objs, &u->handle, u, xa_limit_31b, GFP_KERNEL);
-	if (ret)
+	if (ret) {
+		put_pid(u->owner);
+		u->owner = NULL;
 		return ret == -EBUSY ? -ENOSPC : ret;
+	}
 	atomic_inc(&f->sdev->nobjs[type]);
 	return 0;
 }
@@ -68,6 +76,7 @@ static void sv_uobj_release(struct kref *ref)
 {
 	struct sv_uobj *u = container_of(ref, struct sv_uobj, ref);
 
+	put_pid(u->owner);
 	u->ops->free(u);
 }
 

@@ -109,10 +109,7 @@ static struct sv_device *sv_device_probe(const char *class_dir,
 	char buf[64], *end;
 	long abi, index;
 
-	if (strncmp(name, "softverbs", 9))
-		return NULL;
-	index = strtol(name + 9, &end, 10);
-	if (end == name + 9 || *end || index < 0)
+	if (name[0] == '.')
 		return NULL;
 	dir_len = strlen(class_dir);
 	name_len = strlen(name);
@@ -139,6 +136,22 @@ static struct sv_device *sv_device_probe(const char *class_dir,
 				sizeof(buf)) <= 0 ||
 	    sv_parse_guid(buf, &dev->node_guid))
 		goto skip;
+	/*
+	 * The kernel's index: dev_index, or N of softverbsN on kernels
+	 * without it. "svctl link add" names devices freely.
+	 */
+	if (ibv_read_sysfs_file(dev->ibdev.ibdev_path, "dev_index", buf,
+				sizeof(buf)) > 0) {
+		index = strtol(buf, &end, 10);
+		if (*end || index < 0)
+			goto skip;
+	} else if (!strncmp(name, "softverbs", 9)) {
+		index = strtol(name + 9, &end, 10);
+		if (end == name + 9 || *end || index < 0)
+			goto skip;
+	} else {
+		goto skip;
+	}
 
 	dev->refcnt = 1;
 	dev->index = index;
@@ -251,7 +264,7 @@ SV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 	return dev->node_guid;
 }
 
-/* The kernel's index of the device: N of softverbsN. */
+/* The kernel's index of the device (sysfs dev_index). */
 SV_EXPORT int ibv_get_device_index(struct ibv_device *device)
 {
 	return to_svdev(device)->index;

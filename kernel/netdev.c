@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs netdev binding: a device made by "link add" follows one
+ * netdev. Its port is ACTIVE while the netdev is up with carrier, DOWN
+ * otherwise (IBV_EVENT_PORT_ACTIVE / IBV_EVENT_PORT_ERR on the change);
+ * its active MTU follows the netdev's MTU; its RoCE GID table holds the
+ * link-local GID of the netdev's MAC and one GID per IPv4 (::ffff:a.b.c.d)
+ * and IPv6 address of the netdev (IBV_EVENT_GID_CHANGE on a change). When
+ * the netdev unregisters (deleted, or moved to another namespace) the
+ * device is removed (sv_device_remove()).
+ *
+ * The netdev and IPv4 notifiers run under rtnl; the IPv6 one may run in
+ * atomic context, so it finds the device under RCU, changes the GID table
+ * under its BH-safe lock and leaves the event to a work item.
+ */
+#include <linux/etherdevice.h>
+#include <linux/inetdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
+#include <net/ipv6.h>
+
+#include "sv.h"
+
+/* The IB MTU a RoCE v2 payload fits in, as the IB core computes it. */
+static u8 sv_mtu_from_netdev(unsigned int mtu)
+{
+	/* GRH/IPv6 40, UDP 8, BTH 12, extension headers 32, ICRC 4 */
+	int room = (int)mtu - 96;
+
+	if (room >= 4096)
+		return SV_MTU_4096;
+	if (room >= 2048)
+		return SV_MTU_2048;
+	if (room >= 1024)
+		return SV_MTU_1024;
+	if (room >= 512)
+		return SV_MTU_512;
+	return SV_MTU_256;
+}
+
+/* The device bound to @ndev, or NULL. RCU or sv_devices_lock held. */
+struct sv_device *sv_device_by_netdev(const struct net_device *ndev)
+{
+	struct sv_device *sdev;
+	unsigned long index;
+
+	xa_for_each(&sv_devices, index, sdev)
+		if (READ_ONCE(sdev->ndev) == ndev)
+			return sdev;
+	return NULL;
+}
+
+/* fe80::<EUI-64 of mac> */
+static void sv_gid_from_mac(u8 gid[16], const u8 *mac)
+{
+	memset(gid, 0, 16);
+	gid[0] = 0xfe;
+	gid[1] = 0x80;
+	gid[8] = mac[0] ^ 2;
+	gid[9] = mac[1];
+	gid[10] = mac[2];
+	gid[11] = 0xff;
+	gid[12] = 0xfe;
+	gid[13] = mac[3];
+	gid[14] = mac[4];
+	gid[15] = mac[5];
+}
+
+static void sv_gid_from_ipv4(u8 gid[16], __be32 addr)
+{
+	ipv6_addr_set_v4mapped(addr, (struct in6_addr *)gid);
+}
+
+/* Add or remove the GIDs of one address; true if the table changed. */
+static bool sv_gid_update(struct sv_device *sdev, const u8 gid[16],
+			  u32 ifindex, bool add)
+{
+	u8 mac_gid[16];
+
+	/* The netdev's own EUI-64 link-local address is the MAC's GID. */
+	sv_gid_from_mac(mac_gid, sdev->mac);
+	if (!memcmp(gid, mac_gid, 16))
+		return false;
+	if (add)
+		return !sv_gid_add(sdev, gid, ifindex);
+	sv_gid_del(sdev, gid, ifindex);
+	return true;
+}
+
+/* Fill the GID table from the netdev: its MAC and its addresses. rtnl. */
+static void sv_gid_fill(struct sv_device *sdev, struct net_device *ndev)
+{
+	struct inet6_dev *idev;
+	struct in_device *in;
+	struct in_ifaddr *ifa;
+	u8 gid[16];
+
+	spin_lock_bh(&sdev->gid_lock);
+	memset(sdev->gids, 0, sizeof(sdev->gids));
+	spin_unlock_bh(&sdev->gid_lock);
+	sv_gid_from_mac(gid, sdev->mac);
+	sv_gid_add(sdev, gid, ndev->ifindex);
+
+	in = __in_dev_get_rtnl(ndev);
+	if (in) {
+		in_dev_for_each_ifa_rtnl(ifa, in) {
+			sv_gid_from_ipv4(gid, ifa->ifa_local);
+			sv_gid_update(sdev, gid, ndev->ifindex, true);
+		}
+	}
+	idev = __in6_dev_get(ndev);
+	if (idev) {
+		struct inet6_ifaddr *ifp;
+
+		read_lock_bh(&idev->lock);
+		list_for_each_entry(ifp, &idev->addr_list, if_list)
+			sv_gid_update(sdev, ifp->addr.s6_addr, ndev->ifindex,
+				      true);
+		read_unlock_bh(&idev->lock);
+	}
+}
+
+/* Port state and MTU from the netdev; events on a state change. rtnl. */
+static void sv_port_update(struct sv_device *sdev, struct net_device *ndev)
+{
+	u8 state = netif_running(ndev) && netif_carrier_ok(ndev) ?
+		   SV_PORT_ACTIVE : SV_PORT_DOWN;
+	u8 old = READ_ONCE(sdev->port_state);
+
+	WRITE_ONCE(sdev->active_mtu, sv_mtu_from_netdev(READ_ONCE(ndev->mtu)));
+	if (state == old)
+		return;
+	WRITE_ONCE(sdev->port_state, state);
+	sv_device_event(sdev, state == SV_PORT_ACTIVE ? SV_EVENT_PORT_ACTIVE :
+			SV_EVENT_PORT_ERR);
+}
+
+/* Bind a new device to @ndev. rtnl and sv_devices_lock held. */
+int sv_netdev_bind(struct sv_device *sdev, struct net_device *ndev)
+{
+	ASSERT_RTNL();
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	WRITE_ONCE(sdev->ndev, ndev);
+	sv_gid_fill(sdev, ndev);
+	sdev->port_state = netif_running(ndev) && netif_carrier_ok(ndev) ?
+			   SV_PORT_ACTIVE : SV_PORT_DOWN;
+	sdev->active_mtu = sv_mtu_from_netdev(ndev->mtu);
+	return 0;
+}
+
+/* Drop the binding and the netdev's GIDs. rtnl and sv_devices_lock held. */
+void sv_netdev_unbind(struct sv_device *sdev)
+{
+	struct net_device *ndev = sdev->ndev;
+
+	ASSERT_RTNL();
+	if (!ndev)
+		return;
+	WRITE_ONCE(sdev->ndev, NULL);
+	spin_lock_bh(&sdev->gid_lock);
+	memset(sdev->gids, 0, sizeof(sdev->gids));
+	spin_unlock_bh(&sdev->gid_lock);
+	netdev_put(ndev, &sdev->ndev_tracker);
+}
+
+static void sv_mac_changed(struct sv_device *sdev, struct net_device *ndev)
+{
+	if (ether_addr_equal(sdev->mac, ndev->dev_addr))
+		return;
+	ether_addr_copy(sdev->mac, ndev->dev_addr);
+	sv_gid_fill(sdev, ndev);
+	sv_device_event(sdev, SV_EVENT_GID_CHANGE);
+}
+
+static int sv_netdev_event(struct notifier_block *nb, unsigned long event,
+			   void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct sv_device *sdev;
+
+	mutex_lock(&sv_devices_lock);
+	sdev = sv_device_by_netdev(ndev);
+	if (!sdev)
+		goto out;
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		sv_device_remove(sdev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		sv_port_update(sdev, ndev);
+		break;
+	case NETDEV_CHANGEADDR:
+		sv_mac_changed(sdev, ndev);
+		break;
+	}
+out:
+	mutex_unlock(&sv_devices_lock);
+	return NOTIFY_DONE;
+}
+
+static int sv_inetaddr_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct in_ifaddr *ifa = ptr;
+	struct net_device *ndev = ifa->ifa_dev->dev;
+	struct sv_device *sdev;
+	bool changed = false;
+	u8 gid[16];
+
+	if (event != NETDEV_UP && event != NETDEV_DOWN)
+		return NOTIFY_DONE;
+	mutex_lock(&sv_devices_lock);
+	sdev = sv_device_by_netdev(ndev);
+	if (sdev) {
+		sv_gid_from_ipv4(gid, ifa->ifa_local);
+		changed = sv_gid_update(sdev, gid, ndev->ifindex,
+					event == NETDEV_UP);
+		if (changed)
+			sv_device_event(sdev, SV_EVENT_GID_CHANGE);
+	}
+	mutex_unlock(&sv_devices_lock);
+	return NOTIFY_DONE;
+}
+
+void sv_gid_work(struct work_struct *work)
+{
+	struct sv_device *sdev = container_of(work, struct sv_device,
+					      gid_work);
+
+	sv_device_event(sdev, SV_EVENT_GID_CHANGE);
+}
+
+static int sv_inet6addr_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct inet6_ifaddr *ifa = ptr;
+	struct net_device *ndev = ifa->idev->dev;
+	struct sv_device *sdev;
+
+	if (event != NETDEV_UP && event != NETDEV_DOWN)
+		return NOTIFY_DONE;
+	rcu_read_lock();
+	sdev = sv_device_by_netdev(ndev);
+	if (sdev && sv_gid_update(sdev, ifa->addr.s6_addr, ndev->ifindex,
+				  event == NETDEV_UP))
+		schedule_work(&sdev->gid_work);
+	rcu_read_unlock();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sv_netdev_nb = {
+	.notifier_call = sv_netdev_event,
+};
+
+static struct notifier_block sv_inetaddr_nb = {
+	.notifier_call = sv_inetaddr_event,
+};
+
+static struct notifier_block sv_inet6addr_nb = {
+	.notifier_call = sv_inet6addr_event,
+};
+
+int sv_netdev_init(void)
+{
+	int ret;
+
+	ret = register_netdevice_notifier(&sv_netdev_nb);
+	if (ret)
+		return ret;
+	ret = register_inetaddr_notifier(&sv_inetaddr_nb);
+	if (ret)
+		goto err_netdev;
+	ret = register_inet6addr_notifier(&sv_inet6addr_nb);
+	if (ret)
+		goto err_inet;
+	return 0;
+
+err_inet:
+	unregister_inetaddr_notifier(&sv_inetaddr_nb);
+err_netdev:
+	unregister_netdevice_notifier(&sv_netdev_nb);
+	return ret;
+}
+
+void sv_netdev_exit(void)
+{
+	unregister_inet6addr_notifier(&sv_inet6addr_nb);
+	unregister_inetaddr_notifier(&sv_inetaddr_nb);
+	unregister_netdevice_notifier(&sv_netdev_nb);
+}

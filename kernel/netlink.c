@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs management plane: the "softverbs" generic netlink family
+ * (uapi/softverbs-netlink.h). Link add/del/show binds devices to netdevs,
+ * dev set changes tunables, resource and counter dumps show what the
+ * devices hold.
+ *
+ * Dumps keep no pointers between calls: cb->args[] hold a cursor (device
+ * index, file id, object handle) and every call looks things up again, so
+ * devices, files and objects may come and go while a dump runs.
+ */
+#include <linux/if_arp.h>
+#include <linux/pid.h>
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "compat.h"
+#include "sv.h"
+
+/* Not const: 6.1 policies point at a non-const range. */
+static struct netlink_range_validation sv_idle_range = {
+	.min = 0,
+	.max = SV_IDLE_US_MAX,
+};
+
+static const struct nla_policy sv_nl_policy[SV_NL_ATTR_MAX + 1] = {
+	[SV_NL_ATTR_DEV_INDEX] = { .type = NLA_U32 },
+	[SV_NL_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
+				  .len = SV_NL_DEV_NAME_MAX - 1 },
+	[SV_NL_ATTR_NDEV_INDEX] = { .type = NLA_U32 },
+	[SV_NL_ATTR_NDEV_NAME] = { .type = NLA_NUL_STRING,
+				   .len = IFNAMSIZ - 1 },
+	[SV_NL_ATTR_PORT] = NLA_POLICY_RANGE(NLA_U32, 1, SV_PHYS_PORT_CNT),
+	[SV_NL_ATTR_PORT_STATE] = { .type = NLA_U8 },
+	[SV_NL_ATTR_ACTIVE_MTU] = { .type = NLA_U32 },
+	[SV_NL_ATTR_NDEV_MTU] = { .type = NLA_U32 },
+	[SV_NL_ATTR_NODE_GUID] = { .type = NLA_U64 },
+	[SV_NL_ATTR_MAC] = NLA_POLICY_EXACT_LEN(ETH_ALEN),
+	[SV_NL_ATTR_IDLE_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_idle_range),
+	[SV_NL_ATTR_RES_TYPE] = NLA_POLICY_RANGE(NLA_U8, SV_NL_RES_PD,
+						 SV_NL_RES_MAX),
+	[SV_NL_ATTR_RES_HANDLE] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_PID] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_COMM] = { .type = NLA_NUL_STRING,
+				  .len = TASK_COMM_LEN - 1 },
+	[SV_NL_ATTR_RES_QPN] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_QP_TYPE] = { .type = NLA_U8 },
+	[SV_NL_ATTR_RES_QP_STATE] = { .type = NLA_U8 },
+	[SV_NL_ATTR_RES_LKEY] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_RKEY] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_IOVA] = { .type = NLA_U64 },
+	[SV_NL_ATTR_RES_LENGTH] = { .type = NLA_U64 },
+	[SV_NL_ATTR_RES_CQE] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_USECNT] = { .type = NLA_U32 },
+	[SV_NL_ATTR_STATS] = { .type = NLA_NESTED },
+	[SV_NL_ATTR_STAT_ENTRY] = { .type = NLA_NESTED },
+	[SV_NL_ATTR_STAT_NAME] = { .type = NLA_NUL_STRING, .len = 31 },
+	[SV_NL_ATTR_STAT_VALUE] = { .type = NLA_U64 },
+};
+
+static struct genl_family sv_nl_family;
+
+/* A required attribute: extack names it and says what is missing. */
+#define SV_NL_REQUIRE(info, attr, msg) ({				\
+	struct genl_info *__info = (info);				\
+	int __attr = (attr);						\
+	bool __missing = !__info->attrs[__attr];			\
+									\
+	if (__missing) {						\
+		NL_SET_ERR_MSG(__info->extack, msg);			\
+		NL_SET_ERR_ATTR_MISS(__info->extack, NULL, __attr);	\
+	}								\
+	__missing;							\
+})
+
+/*
+ * Device names: 1 to 31 characters of [A-Za-z0-9_-], a letter first,
+ * so they are a file name in /dev/infiniband and in sysfs.
+ */
+static bool sv_nl_name_ok(const char *name)
+{
+	const char *p;
+
+	if (!isalpha(name[0]))
+		return false;
+	for (p = name; *p; p++)
+		if (!isalnum(*p) && *p != '_' && *p != '-')
+			return false;
+	return true;
+}
+
+/*
+ * Changing a device needs CAP_NET_ADMIN over the namespace of its netdev,
+ * or in the initial namespace for a device without one.
+ */
+static bool sv_nl_may_change(struct sk_buff *skb, struct sv_device *sdev)
+{
+	if (sdev->ndev)
+		return netlink_ns_capable(skb, dev_net(sdev->ndev)->user_ns,
+					  CAP_NET_ADMIN);
+	return netlink_capable(skb, CAP_NET_ADMIN);
+}
+
+/*
+ * What GENL_UNS_ADMIN_PERM checks, done here so the caller learns why:
+ * CAP_NET_ADMIN in the user namespace owning the caller's network
+ * namespace.
+ */
+static bool sv_nl_admin(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_ns_capable(skb, genl_info_net(info)->user_ns,
+			       CAP_NET_ADMIN))
+		return true;
+	NL_SET_ERR_MSG(info->extack, "Operation needs CAP_NET_ADMIN");
+	return false;
+}
+
+static u32 sv_mtu_bytes(u8 mtu)
+{
+	return mtu >= SV_MTU_256 && mtu <= SV_MTU_4096 ? 128U << mtu : 0;
+}
+
+static void *sv_nl_put_hdr(struct sk_buff *msg, struct netlink_callback *cb,
+			   struct genl_info *info, u8 cmd)
+{
+	if (cb)
+		return genlmsg_put(msg, NETLINK_CB(cb->skb).portid,
+				   cb->nlh->nlmsg_seq, &sv_nl_family,
+				   NLM_F_MULTI, cmd);
+	return genlmsg_put_reply(msg, info, &sv_nl_family, 0, cmd);
+}
+
+static int sv_nl_put_dev(struct sk_buff *msg, struct sv_device *sdev)
+{
+	if (nla_put_u32(msg, SV_NL_ATTR_DEV_INDEX, sdev->index) ||
+	    nla_put_string(msg, SV_NL_ATTR_DEV_NAME, dev_name(&sdev->dev)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* One device: rtnl (the netdev's name) and sv_devices_lock held. */
+static int sv_nl_fill_link(struct sk_buff *msg, struct sv_device *sdev,
+			   struct netlink_callback *cb, struct genl_info *info)
+{
+	struct net_device *ndev = sdev->ndev;
+	void *hdr;
+
+	hdr = sv_nl_put_hdr(msg, cb, info, SV_NL_CMD_LINK_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (sv_nl_put_dev(msg, sdev) ||
+	    nla_put_u32(msg, SV_NL_ATTR_PORT, SV_PHYS_PORT_CNT) ||
+	    nla_put_u8(msg, SV_NL_ATTR_PORT_STATE,
+		       READ_ONCE(sdev->port_state)) ||
+	    nla_put_u32(msg, SV_NL_ATTR_ACTIVE_MTU,
+			sv_mtu_bytes(READ_ONCE(sdev->active_mtu))) ||
+	    nla_put_u64_64bit(msg, SV_NL_ATTR_NODE_GUID,
+			      be64_to_cpu(sdev->node_guid), SV_NL_ATTR_PAD) ||
+	    nla_put(msg, SV_NL_ATTR_MAC, ETH_ALEN, sdev->mac) ||
+	    nla_put_u32(msg, SV_NL_ATTR_IDLE_US, READ_ONCE(sdev->idle_us)))
+		goto err;
+	if (ndev &&
+	    (nla_put_u32(msg, SV_NL_ATTR_NDEV_INDEX, ndev->ifindex) ||
+	     nla_put_string(msg, SV_NL_ATTR_NDEV_NAME, ndev->name) ||
+	     nla_put_u32(msg, SV_NL_ATTR_NDEV_MTU, ndev->mtu)))
+		goto err;
+	genlmsg_end(msg, hdr);
+	return 0;
+err:
+	genlmsg_cancel(msg, hdr);
+	return -EMSGSIZE;
+}
+
+static struct sv_device *sv_nl_find(struct genl_info *info)
+{
+	struct sv_device *sdev;
+
+	sdev = sv_device_find(nla_data(info->attrs[SV_NL_ATTR_DEV_NAME]));
+	if (!sdev)
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[SV_NL_ATTR_DEV_NAME],
+				    "No softverbs device of that name");
+	return sdev;
+}
+
+static int sv_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sv_device *sdev;
+	struct sk_buff *msg;
+	int ret;
+
+	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rtnl_lock();
+	mutex_lock(&sv_devices_lock);
+	sdev = sv_nl_find(info);
+	ret = sdev ? sv_nl_fill_link(msg, sdev, NULL, info) : -ENODEV;
+	mutex_unlock(&sv_devices_lock);
+	rtnl_unlock();
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int sv_nl_link_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	struct sv_device *sdev;
+	unsigned long index;
+
+	rtnl_lock();
+	mutex_lock(&sv_devices_lock);
+	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
+		if (sv_nl_fill_link(skb, sdev, cb, NULL))
+			break;
+		cb->args[0] = index + 1;
+	}
+	mutex_unlock(&sv_devices_lock);
+	rtnl_unlock();
+	return skb->len;
+}
+
+static int sv_nl_link_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct net *net = genl_info_net(info);
+	struct net_device *ndev;
+	struct sv_device *sdev;
+	const char *name;
+	int ret;
+
+	if (!sv_nl_admin(skb, info))
+		return -EPERM;
+	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
+		return -EINVAL;
+	name = nla_data(tb[SV_NL_ATTR_DEV_NAME]);
+	if (!sv_nl_name_ok(name)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[SV_NL_ATTR_DEV_NAME],
+				    "Device name must be a letter and then letters, digits, '_' or '-'");
+		return -EINVAL;
+	}
+	if (!tb[SV_NL_ATTR_NDEV_NAME] && !tb[SV_NL_ATTR_NDEV_INDEX]) {
+		NL_SET_ERR_MSG(info->extack, "Netdev name or index missing");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, SV_NL_ATTR_NDEV_NAME);
+		return -EINVAL;
+	}
+
+	rtnl_lock();
+	mutex_lock(&sv_devices_lock);
+	if (tb[SV_NL_ATTR_NDEV_INDEX])
+		ndev = __dev_get_by_index(net,
+					  nla_get_u32(tb[SV_NL_ATTR_NDEV_INDEX]));
+	else
+		ndev = __dev_get_by_name(net,
+					 nla_data(tb[SV_NL_ATTR_NDEV_NAME]));
+	if (!ndev) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[SV_NL_ATTR_NDEV_INDEX] ?:
+				    tb[SV_NL_ATTR_NDEV_NAME],
+				    "No such netdev in this network namespace");
+		ret = -ENODEV;
+		goto out;
+	}
+	if (ndev->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG(info->extack, "Netdev is not an Ethernet device");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (sv_device_find(name)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[SV_NL_ATTR_DEV_NAME],
+				    "A softverbs device of that name exists");
+		ret = -EEXIST;
+		goto out;
+	}
+	if (sv_device_by_netdev(ndev)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Netdev is bound to another softverbs device");
+		ret = -EBUSY;
+		goto out;
+	}
+	sdev = sv_device_create(name, ndev->dev_addr);
+	if (IS_ERR(sdev)) {
+		ret = PTR_ERR(sdev);
+		if (ret == -ENOSPC)
+			NL_SET_ERR_MSG(info->extack,
+				       "Too many softverbs devices");
+		goto out;
+	}
+	sdev->removable = true;
+	ret = sv_netdev_bind(sdev, ndev);
+	if (ret)
+		sv_device_remove(sdev);
+out:
+	mutex_unlock(&sv_devices_lock);
+	rtnl_unlock();
+	return ret;
+}
+
+static int sv_nl_link_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sv_device *sdev;
+	int ret = 0;
+
+	if (!sv_nl_admin(skb, info))
+		return -EPERM;
+	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
+		return -EINVAL;
+	rtnl_lock();
+	mutex_lock(&sv_devices_lock);
+	sdev = sv_nl_find(info);
+	if (!sdev) {
+		ret = -ENODEV;
+	} else if (!sv_nl_may_change(skb, sdev)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Operation needs CAP_NET_ADMIN over the device's netdev");
+		ret = -EPERM;
+	} else if (!sdev->removable) {
+		NL_SET_ERR_MSG(info->extack,
+			       "The module's own device cannot be deleted");
+		ret = -EOPNOTSUPP;
+	} else {
+		sv_device_remove(sdev);
+	}
+	mutex_unlock(&sv_devices_lock);
+	rtnl_unlock();
+	return ret;
+}
+
+static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sv_device *sdev;
+	int ret = 0;
+
+	if (!sv_nl_admin(skb, info))
+		return -EPERM;
+	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
+		return -EINVAL;
+	if (!info->attrs[SV_NL_ATTR_IDLE_US]) {
+		NL_SET_ERR_MSG(info->extack, "Nothing to set");
+		return -EINVAL;
+	}
+	mutex_lock(&sv_devices_lock);
+	sdev = sv_nl_find(info);
+	if (!sdev) {
+		ret = -ENODEV;
+	} else if (!sv_nl_may_change(skb, sdev)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Operation needs CAP_NET_ADMIN over the device's netdev");
+		ret = -EPERM;
+	} else {
+		WRITE_ONCE(sdev->idle_us,
+			   nla_get_u32(info->attrs[SV_NL_ATTR_IDLE_US]));
+	}
+	mutex_unlock(&sv_devices_lock);
+	return ret;
+}
+
+/* ---- resource dumps ---- */
+
+static const enum sv_obj_type sv_nl_res_obj[] = {
+	[SV_NL_RES_PD] = SV_OBJ_PD,
+	[SV_NL_RES_MR] = SV_OBJ_MR,
+	[SV_NL_RES_CQ] = SV_OBJ_CQ,
+	[SV_NL_RES_QP] = SV_OBJ_QP,
+};
+
+/* One object; its file's lock is held, so it is in the table. */
+static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
+			  struct sv_device *sdev, struct sv_uobj *u, u8 type)
+{
+	void *hdr;
+	int ret;
+
+	hdr = sv_nl_put_hdr(msg, cb, NULL, SV_NL_CMD_RES_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	ret = sv_nl_put_dev(msg, sdev) ||
+	      nla_put_u8(msg, SV_NL_ATTR_RES_TYPE, type) ||
+	      nla_put_u32(msg, SV_NL_ATTR_RES_HANDLE, u->handle) ||
+	      nla_put_u32(msg, SV_NL_ATTR_RES_PID, pid_vnr(u->owner)) ||
+	      nla_put_string(msg, SV_NL_ATTR_RES_COMM, u->comm) ||
+	      nla_put_u32(msg, SV_NL_ATTR_RES_USECNT,
+			  atomic_read(&u->usecnt));
+	if (ret)
+		goto err;
+	switch (type) {
+	case SV_NL_RES_MR: {
+		u64 iova, length;
+		u32 key;
+
+		sv_mr_res_info(u, &key, &iova, &length);
+		ret = nla_put_u32(msg, SV_NL_ATTR_RES_LKEY, key) ||
+		      nla_put_u32(msg, SV_NL_ATTR_RES_RKEY, key) ||
+		      nla_put_u64_64bit(msg, SV_NL_ATTR_RES_IOVA, iova,
+					SV_NL_ATTR_PAD) ||
+		      nla_put_u64_64bit(msg, SV_NL_ATTR_RES_LENGTH, length,
+					SV_NL_ATTR_PAD);
+		break;
+	}
+	case SV_NL_RES_CQ: {
+		struct sv_cq *cq = container_of(u, struct sv_cq, uobj);
+
+		ret = nla_put_u32(msg, SV_NL_ATTR_RES_CQE, cq->entries);
+		break;
+	}
+	case SV_NL_RES_QP: {
+		struct sv_qp *qp = container_of(u, struct sv_qp, uobj);
+		u8 state;
+
+		spin_lock_bh(&qp->lock);
+		state = qp->attr.qp_state;
+		spin_unlock_bh(&qp->lock);
+		ret = nla_put_u32(msg, SV_NL_ATTR_RES_QPN, qp->qpn) ||
+		      nla_put_u8(msg, SV_NL_ATTR_RES_QP_TYPE, qp->qp_type) ||
+		      nla_put_u8(msg, SV_NL_ATTR_RES_QP_STATE, state);
+		break;
+	}
+	}
+	if (ret)
+		goto err;
+	genlmsg_end(msg, hdr);
+	return 0;
+err:
+	genlmsg_cancel(msg, hdr);
+	return -EMSGSIZE;
+}
+
+/*
+ * The objects of one device from the cursor on: cb->args[1] is a file id,
+ * cb->args[2] a handle in that file. -EMSGSIZE when the message is full.
+ */
+static int sv_nl_res_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			 struct sv_device *sdev, u8 type)
+{
+	enum sv_obj_type otype = sv_nl_res_obj[type];
+	unsigned long handle;
+	struct sv_file *f;
+	struct sv_uobj *u;
+	int ret = 0;
+
+	mutex_lock(&sdev->files_lock);
+	list_for_each_entry(f, &sdev->files, dev_node) {
+		if (f->id < cb->args[1])
+			continue;
+		if (f->id != cb->args[1]) {
+			cb->args[1] = f->id;
+			cb->args[2] = 0;
+		}
+		mutex_lock(&f->lock);
+		xa_for_each_start(&f->objs, handle, u, cb->args[2]) {
+			if (u->type != otype)
+				continue;
+			ret = sv_nl_fill_res(skb, cb, sdev, u, type);
+			if (ret)
+				break;
+			cb->args[2] = handle + 1;
+		}
+		mutex_unlock(&f->lock);
+		if (ret)
+			break;
+		cb->args[1] = f->id + 1;
+		cb->args[2] = 0;
+	}
+	mutex_unlock(&sdev->files_lock);
+	return ret;
+}
+
+static int sv_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr **tb = sv_genl_dump_attrs(cb);
+	const char *filter = NULL;
+	struct sv_device *sdev;
+	unsigned long index;
+	u8 type;
+
+	if (!tb[SV_NL_ATTR_RES_TYPE]) {
+		NL_SET_ERR_MSG(cb->extack, "Resource type missing");
+		NL_SET_ERR_ATTR_MISS(cb->extack, NULL, SV_NL_ATTR_RES_TYPE);
+		return -EINVAL;
+	}
+	type = nla_get_u8(tb[SV_NL_ATTR_RES_TYPE]);
+	if (tb[SV_NL_ATTR_DEV_NAME])
+		filter = nla_data(tb[SV_NL_ATTR_DEV_NAME]);
+
+	mutex_lock(&sv_devices_lock);
+	/* args[3]: not the first call. A missing device is an error once. */
+	if (!cb->args[3] && filter && !sv_device_find(filter)) {
+		mutex_unlock(&sv_devices_lock);
+		NL_SET_ERR_MSG_ATTR(cb->extack, tb[SV_NL_ATTR_DEV_NAME],
+				    "No softverbs device of that name");
+		return -ENODEV;
+	}
+	cb->args[3] = 1;
+	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
+		if (filter && strcmp(dev_name(&sdev->dev), filter))
+			continue;
+		if (index != cb->args[0]) {
+			cb->args[0] = index;
+			cb->args[1] = 0;
+			cb->args[2] = 0;
+		}
+		if (sv_nl_res_dev(skb, cb, sdev, type))
+			break;
+		cb->args[0] = index + 1;
+		cb->args[1] = 0;
+		cb->args[2] = 0;
+	}
+	mutex_unlock(&sv_devices_lock);
+	return skb->len;
+}
+
+/* ---- counters ---- */
+
+static int sv_nl_fill_stats(struct sk_buff *msg, struct sv_device *sdev,
+			    struct netlink_callback *cb,
+			    struct genl_info *info)
+{
+	struct nlattr *stats, *entry;
+	enum sv_stat s;
+	void *hdr;
+
+	hdr = sv_nl_put_hdr(msg, cb, info, SV_NL_CMD_STAT_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (sv_nl_put_dev(msg, sdev) ||
+	    nla_put_u32(msg, SV_NL_ATTR_PORT, SV_PHYS_PORT_CNT))
+		goto err;
+	stats = nla_nest_start(msg, SV_NL_ATTR_STATS);
+	if (!stats)
+		goto err;
+	for (s = 0; s < SV_STAT_MAX; s++) {
+		entry = nla_nest_start(msg, SV_NL_ATTR_STAT_ENTRY);
+		if (!entry ||
+		    nla_put_string(msg, SV_NL_ATTR_STAT_NAME, sv_stat_name(s)) ||
+		    nla_put_u64_64bit(msg, SV_NL_ATTR_STAT_VALUE,
+				      sv_stat_read(sdev, s), SV_NL_ATTR_PAD))
+			goto err;
+		nla_nest_end(msg, entry);
+	}
+	nla_nest_end(msg, stats);
+	genlmsg_end(msg, hdr);
+	return 0;
+err:
+	genlmsg_cancel(msg, hdr);
+	return -EMSGSIZE;
+}
+
+static int sv_nl_stat_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sv_device *sdev;
+	struct sk_buff *msg;
+	int ret;
+
+	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&sv_devices_lock);
+	sdev = sv_nl_find(info);
+	ret = sdev ? sv_nl_fill_stats(msg, sdev, NULL, info) : -ENODEV;
+	mutex_unlock(&sv_devices_lock);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int sv_nl_stat_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	struct sv_device *sdev;
+	unsigned long index;
+
+	mutex_lock(&sv_devices_lock);
+	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
+		if (sv_nl_fill_stats(skb, sdev, cb, NULL))
+			break;
+		cb->args[0] = index + 1;
+	}
+	mutex_unlock(&sv_devices_lock);
+	return skb->len;
+}
+
+static const struct genl_small_ops sv_nl_ops[] = {
+	{
+		.cmd = SV_NL_CMD_LINK_GET,
+		.doit = sv_nl_link_get_doit,
+		.dumpit = sv_nl_link_get_dumpit,
+	},
+	{
+		.cmd = SV_NL_CMD_LINK_ADD,
+		/* sv_nl_admin(): GENL_UNS_ADMIN_PERM with a message */
+		.doit = sv_nl_link_add,
+	},
+	{
+		.cmd = SV_NL_CMD_LINK_DEL,
+		.doit = sv_nl_link_del,
+	},
+	{
+		.cmd = SV_NL_CMD_DEV_SET,
+		.doit = sv_nl_dev_set,
+	},
+	{
+		.cmd = SV_NL_CMD_RES_GET,
+		.dumpit = sv_nl_res_dumpit,
+	},
+	{
+		.cmd = SV_NL_CMD_STAT_GET,
+		.doit = sv_nl_stat_get_doit,
+		.dumpit = sv_nl_stat_get_dumpit,
+	},
+};
+
+static struct genl_family sv_nl_family __ro_after_init = {
+	.name = SV_NL_FAMILY_NAME,
+	.version = SV_NL_FAMILY_VERSION,
+	.maxattr = SV_NL_ATTR_MAX,
+	.policy = sv_nl_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.small_ops = sv_nl_ops,
+	.n_small_ops = ARRAY_SIZE(sv_nl_ops),
+	/* Strict validation of every command, header included. */
+	.resv_start_op = SV_NL_CMD_MAX + 1,
+};
+
+int sv_netlink_init(void)
+{
+	return genl_register_family(&sv_nl_family);
+}
+
+void sv_netlink_exit(void)
+{
+	genl_unregister_family(&sv_nl_family);
+}

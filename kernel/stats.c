@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs counters: per-CPU u64s per device, added to from any context
+ * with sv_stat_add() and summed by the management plane ("stat show").
+ * A device has one port, so the port 1 counters are the device's.
+ *
+ * Nothing increments them yet: the data path (the engine, the netdev
+ * receive hook, steering) will.
+ */
+#include <linux/percpu.h>
+
+#include "sv.h"
+
+static const char * const sv_stat_names[SV_STAT_MAX] = {
+	[SV_STAT_TX_PKTS] = "tx_packets",
+	[SV_STAT_TX_BYTES] = "tx_bytes",
+	[SV_STAT_RX_PKTS] = "rx_packets",
+	[SV_STAT_RX_BYTES] = "rx_bytes",
+	[SV_STAT_COMPLETIONS] = "completions",
+	[SV_STAT_RNR_NAKS] = "rnr_naks",
+	[SV_STAT_RETRIES] = "retries",
+	[SV_STAT_STEER_HITS] = "steering_hits",
+	[SV_STAT_STEER_MISSES] = "steering_misses",
+	[SV_STAT_STEER_DROPS] = "steering_drops",
+};
+
+const char *sv_stat_name(enum sv_stat stat)
+{
+	return stat < SV_STAT_MAX ? sv_stat_names[stat] : "?";
+}
+
+int sv_stats_alloc(struct sv_device *sdev)
+{
+	sdev->stats = __alloc_percpu(sizeof(u64) * SV_STAT_MAX,
+				     __alignof__(u64));
+	return sdev->stats ? 0 : -ENOMEM;
+}
+
+void sv_stats_free(struct sv_device *sdev)
+{
+	free_percpu(sdev->stats);
+	sdev->stats = NULL;
+}
+
+/* The sum over CPUs; concurrent adds may or may not be in it. */
+u64 sv_stat_read(struct sv_device *sdev, enum sv_stat stat)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(sdev->stats, cpu)[stat]);
+	return sum;
+}

@@ -1,0 +1,897 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The management plane: the "softverbs" generic netlink family through
+ * svctl and raw libmnl requests, with veth pairs in a network namespace
+ * of the test's own (unshare(CLONE_NEWNET) in every test's child, so the
+ * pair and the devices bound to it go away with the test).
+ *
+ * Not here: "counters move with traffic" (no data path yet); stat_show
+ * checks that every counter is there and starts at zero.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "kselftest_harness.h"
+#include "sv_test.h"
+#include "softverbs-netlink.h"
+
+static char svctl[PATH_MAX];
+
+/* build/selftests/netlink_test -> build/bin/svctl */
+static void find_svctl(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0)
+		n = 0;
+	exe[n] = 0;
+	snprintf(svctl, sizeof(svctl), "%s/../bin/svctl", dirname(exe));
+}
+
+/* Run a shell command; its stdout+stderr in out. Returns the exit code. */
+static int __attribute__((format(printf, 3, 4)))
+run(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[1024], tmp[4096];
+	size_t used = 0, n;
+	va_list ap;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
+	va_end(ap);
+	strcat(cmd, " 2>&1");
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (!out) {
+		out = tmp;
+		len = sizeof(tmp);
+	}
+	while (used + 1 < len && (n = fread(out + used, 1, len - 1 - used, p)))
+		used += n;
+	out[used] = 0;
+	while (fread(tmp, 1, sizeof(tmp), p))
+		;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define SH(...) run(NULL, 0, __VA_ARGS__)
+
+/* Count the lines of s that contain needle. */
+static int count_lines(const char *s, const char *needle)
+{
+	int n = 0;
+
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, s);
+		if (strstr(line, needle))
+			n++;
+		s += len + (nl ? 1 : 0);
+	}
+	return n;
+}
+
+static struct ibv_context *open_named(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list)
+		return NULL;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+/*
+ * Wait up to ms for an async event of type want, acking every event read.
+ * Returns 0 when it came.
+ */
+static int wait_event(struct ibv_context *ctx, enum ibv_event_type want,
+		      int ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	while (poll(&pfd, 1, ms) == 1) {
+		if (ibv_get_async_event(ctx, &ev))
+			return -1;
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == want)
+			return 0;
+	}
+	return -1;
+}
+
+static int find_gid(struct ibv_context *ctx, const uint8_t raw[16])
+{
+	union ibv_gid gid;
+	int i;
+
+	for (i = 0; i < SV_GID_TBL_LEN; i++)
+		if (!ibv_query_gid(ctx, 1, i, &gid) &&
+		    !memcmp(gid.raw, raw, 16))
+			return i;
+	return -1;
+}
+
+static int port_state(struct ibv_context *ctx, struct ibv_port_attr *pa)
+{
+	memset(pa, 0, sizeof(*pa));
+	if (ibv_query_port(ctx, 1, pa))
+		return -1;
+	return pa->state;
+}
+
+/* ---- raw generic netlink, for what svctl never sends ---- */
+
+struct nl {
+	struct mnl_socket *sock;
+	uint16_t family;
+	char buf[32768];
+	char msg[256];			/* extack message of the last error */
+};
+
+static int nl_family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl *nl = data;
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID)
+			nl->family = mnl_attr_get_u16(a);
+	return MNL_CB_OK;
+}
+
+static struct nlmsghdr *nl_start(struct nl *nl, uint16_t type, uint8_t cmd,
+				 uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	nlh->nlmsg_seq = time(NULL);
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = 1;
+	return nlh;
+}
+
+/* 0 or the negative errno of the request; nl->msg its extack message. */
+static int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb)
+{
+	unsigned int seq = nlh->nlmsg_seq;
+	int ret;
+
+	nl->msg[0] = 0;
+	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		struct nlmsghdr *r;
+
+		ret = mnl_socket_recvfrom(nl->sock, nl->buf, sizeof(nl->buf));
+		if (ret < 0)
+			return -errno;
+		r = (struct nlmsghdr *)nl->buf;
+		/*
+		 * A request's error, or a dump's: NLMSG_DONE carries the
+		 * error code of a failed dump. Extack TLVs follow the code
+		 * (NETLINK_CAP_ACK: no copy of the request in between).
+		 */
+		if (r->nlmsg_type == NLMSG_ERROR ||
+		    (r->nlmsg_type == NLMSG_DONE &&
+		     *(int *)mnl_nlmsg_get_payload(r) < 0)) {
+			int *code = mnl_nlmsg_get_payload(r);
+			void *tlvs = (char *)code +
+				     (r->nlmsg_type == NLMSG_ERROR ?
+				      sizeof(struct nlmsgerr) : sizeof(int));
+			size_t len = (char *)r + r->nlmsg_len - (char *)tlvs;
+			const struct nlattr *attr;
+
+			if (r->nlmsg_flags & NLM_F_ACK_TLVS) {
+				mnl_attr_for_each_payload(tlvs, len) {
+					if (mnl_attr_get_type(attr) ==
+					    NLMSGERR_ATTR_MSG)
+						snprintf(nl->msg,
+							 sizeof(nl->msg), "%s",
+							 mnl_attr_get_str(attr));
+				}
+			}
+			return *code;
+		}
+		ret = mnl_cb_run(nl->buf, ret, seq,
+				 mnl_socket_get_portid(nl->sock), cb, nl);
+		if (ret <= MNL_CB_STOP)
+			return ret < 0 ? -errno : 0;
+	}
+}
+
+static int nl_open(struct nl *nl)
+{
+	struct nlmsghdr *nlh;
+	int one = 1;
+
+	nl->sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl->sock || mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID))
+		return -1;
+	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
+	nlh = nl_start(nl, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, SV_NL_FAMILY_NAME);
+	if (nl_talk(nl, nlh, nl_family_cb) || !nl->family)
+		return -1;
+	return 0;
+}
+
+/* ---- the fixture: a namespace with a veth pair, names of our own ---- */
+
+FIXTURE(nl) {
+	char dev[32];		/* softverbs device name */
+	char va[16], vb[16];	/* the veth pair */
+	struct ibv_context *ctx;
+};
+
+FIXTURE_SETUP(nl)
+{
+	find_svctl();
+	ASSERT_EQ(0, access(svctl, X_OK));
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	snprintf(self->dev, sizeof(self->dev), "svt%d", getpid());
+	snprintf(self->va, sizeof(self->va), "sva%d", getpid() % 100000);
+	snprintf(self->vb, sizeof(self->vb), "svb%d", getpid() % 100000);
+	ASSERT_EQ(0, SH("ip link add %s type veth peer name %s", self->va,
+			self->vb));
+	self->ctx = NULL;
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+	SH("%s link del %s", svctl, self->dev);
+	SH("ip link del %s", self->va);
+}
+
+static int link_add(FIXTURE_DATA(nl) *self)
+{
+	return SH("%s link add %s netdev %s", svctl, self->dev, self->va);
+}
+
+static int link_up(FIXTURE_DATA(nl) *self)
+{
+	return SH("ip link set %s up && ip link set %s up", self->va,
+		  self->vb);
+}
+
+TEST_F(nl, link_add_show_del)
+{
+	char out[4096], path[PATH_MAX], want[128];
+
+	ASSERT_EQ(0, link_add(self));
+	snprintf(path, sizeof(path), SV_DEV_DIR "/%s", self->dev);
+	EXPECT_EQ(0, access(path, F_OK));
+	snprintf(path, sizeof(path), "/sys/class/" SV_CLASS_NAME "/%s/dev_index",
+		 self->dev);
+	EXPECT_EQ(0, access(path, F_OK));
+
+	/* show one, and the dump */
+	ASSERT_EQ(0, run(out, sizeof(out), "%s -j link show %s", svctl,
+			 self->dev));
+	snprintf(want, sizeof(want), "\"dev\":\"%s\"", self->dev);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "\"netdev\":\"%s\"", self->va);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"state\":\"DOWN\"")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"idle_us\":1000")) TH_LOG("%s", out);
+	EXPECT_EQ('[', out[0]);
+
+	ASSERT_EQ(0, run(out, sizeof(out), "%s link show", svctl));
+	snprintf(want, sizeof(want), "dev %s ", self->dev);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "dev softverbs0 ")) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "netdev %s ", self->va);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s", out);
+
+	/* pretty JSON is indented */
+	ASSERT_EQ(0, run(out, sizeof(out), "%s -j -p link show %s", svctl,
+			 self->dev));
+	EXPECT_EQ(0, strncmp(out, "[\n  {\n    \"dev\": ", 16)) TH_LOG("%s", out);
+
+	/* the verbs library finds it */
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	ibv_close_device(self->ctx);
+	self->ctx = NULL;
+
+	ASSERT_EQ(0, SH("%s link del %s", svctl, self->dev));
+	snprintf(path, sizeof(path), SV_DEV_DIR "/%s", self->dev);
+	EXPECT_EQ(-1, access(path, F_OK));
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link show %s", svctl,
+			 self->dev));
+	EXPECT_STREQ("Error: No softverbs device of that name.\n", out);
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link del %s", svctl,
+			 self->dev));
+	EXPECT_STREQ("Error: No softverbs device of that name.\n", out);
+
+	/* the name and the netdev are free again */
+	ASSERT_EQ(0, link_add(self));
+}
+
+TEST_F(nl, bad_input)
+{
+	char out[4096];
+
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link add %s netdev nosuch0",
+			 svctl, self->dev));
+	EXPECT_STREQ("Error: No such netdev in this network namespace.\n", out);
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link add %s netdev lo", svctl,
+			 self->dev));
+	EXPECT_STREQ("Error: Netdev is not an Ethernet device.\n", out);
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link add 9x netdev %s", svctl,
+			 self->va));
+	EXPECT_NE(NULL, strstr(out, "Error: Device name must be")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link add a/b netdev %s", svctl,
+			 self->va));
+	EXPECT_NE(NULL, strstr(out, "Error: Device name must be")) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, link_add(self));
+	/* duplicate name, on another netdev */
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link add %s netdev %s", svctl,
+			 self->dev, self->vb));
+	EXPECT_STREQ("Error: A softverbs device of that name exists.\n", out);
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link add softverbs0 netdev %s",
+			 svctl, self->vb));
+	EXPECT_STREQ("Error: A softverbs device of that name exists.\n", out);
+	/* the netdev is taken */
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link add %sx netdev %s", svctl,
+			 self->dev, self->va));
+	EXPECT_STREQ("Error: Netdev is bound to another softverbs device.\n",
+		     out);
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link del softverbs0", svctl));
+	EXPECT_STREQ("Error: The module's own device cannot be deleted.\n", out);
+
+	/* tunables: range-checked by the policy */
+	EXPECT_EQ(0, SH("%s dev set %s idle_us 250", svctl, self->dev));
+	ASSERT_EQ(0, run(out, sizeof(out), "%s link show %s", svctl,
+			 self->dev));
+	EXPECT_NE(NULL, strstr(out, " idle_us 250")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run(out, sizeof(out), "%s dev set %s idle_us 10000001",
+			 svctl, self->dev));
+	EXPECT_NE(NULL, strstr(out, "Error: ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "out of range")) TH_LOG("%s", out);
+	EXPECT_EQ(0, SH("%s dev set %s idle_us 10000000", svctl, self->dev));
+
+	/* usage errors */
+	EXPECT_EQ(1, run(out, sizeof(out), "%s link add %s", svctl, self->dev));
+	EXPECT_NE(NULL, strstr(out, "usage")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run(out, sizeof(out), "%s frob", svctl));
+	EXPECT_STREQ("Error: object \"frob\" is unknown, try \"svctl help\".\n",
+		     out);
+	EXPECT_EQ(1, run(out, sizeof(out), "%s res show qp dev nosuch", svctl));
+	EXPECT_STREQ("Error: No softverbs device of that name.\n", out);
+}
+
+/* Missing and unknown attributes: requests svctl never sends. */
+TEST_F(nl, missing_attributes)
+{
+	struct nlmsghdr *nlh;
+	struct nl *nl;
+
+	nl = calloc(1, sizeof(*nl));
+	ASSERT_NE(NULL, nl);
+	ASSERT_EQ(0, nl_open(nl));
+
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_ADD, 0);
+	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
+	EXPECT_STREQ("Device name missing", nl->msg);
+
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_ADD, 0);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, self->dev);
+	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
+	EXPECT_STREQ("Netdev name or index missing", nl->msg);
+
+	/* by ifindex: an unknown one */
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_ADD, 0);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, self->dev);
+	mnl_attr_put_u32(nlh, SV_NL_ATTR_NDEV_INDEX, 0x7fffffff);
+	EXPECT_EQ(-ENODEV, nl_talk(nl, nlh, NULL));
+	EXPECT_STREQ("No such netdev in this network namespace", nl->msg);
+
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_DEL, 0);
+	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
+	EXPECT_STREQ("Device name missing", nl->msg);
+
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_DEV_SET, 0);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "softverbs0");
+	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
+	EXPECT_STREQ("Nothing to set", nl->msg);
+
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_RES_GET, NLM_F_DUMP);
+	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
+	EXPECT_STREQ("Resource type missing", nl->msg);
+
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_RES_GET, NLM_F_DUMP);
+	mnl_attr_put_u8(nlh, SV_NL_ATTR_RES_TYPE, SV_NL_RES_QP);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "nosuch");
+	EXPECT_EQ(-ENODEV, nl_talk(nl, nlh, NULL));
+	EXPECT_STREQ("No softverbs device of that name", nl->msg);
+
+	/* out of range (the policy's ERANGE), unknown attribute, length */
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_RES_GET, NLM_F_DUMP);
+	mnl_attr_put_u8(nlh, SV_NL_ATTR_RES_TYPE, SV_NL_RES_MAX + 1);
+	EXPECT_EQ(-ERANGE, nl_talk(nl, nlh, NULL));
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_DEV_SET, 0);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "softverbs0");
+	mnl_attr_put_u32(nlh, SV_NL_ATTR_IDLE_US, SV_NL_IDLE_US_MAX + 1);
+	EXPECT_EQ(-ERANGE, nl_talk(nl, nlh, NULL));
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_GET, 0);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "softverbs0");
+	mnl_attr_put_u32(nlh, SV_NL_ATTR_MAX + 1, 0);
+	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_ADD, 0);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, self->dev);
+	mnl_attr_put_u16(nlh, SV_NL_ATTR_NDEV_INDEX, 1);
+	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
+	/* a name too long for the policy */
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_GET, 0);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME,
+			  "a234567890123456789012345678901234567890");
+	EXPECT_EQ(-EINVAL, nl_talk(nl, nlh, NULL));
+	/* an unknown command */
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_MAX + 1, 0);
+	EXPECT_EQ(-EOPNOTSUPP, nl_talk(nl, nlh, NULL));
+
+	mnl_socket_close(nl->sock);
+	free(nl);
+}
+
+/* Without CAP_NET_ADMIN: changes are EPERM, reading is allowed. */
+TEST_F(nl, unprivileged)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, link_add(self));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char out[4096];
+		struct nlmsghdr *nlh;
+		struct nl *nl = calloc(1, sizeof(*nl));
+		int bad = 0;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		if (!nl || nl_open(nl))
+			_exit(11);
+		nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_ADD, 0);
+		mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "svunpriv");
+		mnl_attr_put_strz(nlh, SV_NL_ATTR_NDEV_NAME, self->vb);
+		bad |= nl_talk(nl, nlh, NULL) != -EPERM;
+		nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_DEL, 0);
+		mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, self->dev);
+		bad |= (nl_talk(nl, nlh, NULL) != -EPERM) << 1;
+		nlh = nl_start(nl, nl->family, SV_NL_CMD_DEV_SET, 0);
+		mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, self->dev);
+		mnl_attr_put_u32(nlh, SV_NL_ATTR_IDLE_US, 1);
+		bad |= (nl_talk(nl, nlh, NULL) != -EPERM) << 2;
+		bad |= (run(out, sizeof(out), "%s link del %s", svctl,
+			    self->dev) != 1) << 3;
+		bad |= (strcmp(out, "Error: Operation needs CAP_NET_ADMIN.\n") != 0) << 4;
+		/* even for a device that does not exist */
+		nlh = nl_start(nl, nl->family, SV_NL_CMD_LINK_DEL, 0);
+		mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, "nosuchdev");
+		bad |= (nl_talk(nl, nlh, NULL) != -EPERM) << 7;
+		bad |= (strcmp(nl->msg, "Operation needs CAP_NET_ADMIN") != 0) << 8;
+		bad |= (run(out, sizeof(out), "%s link show %s", svctl,
+			    self->dev) != 0) << 5;
+		bad |= (run(out, sizeof(out), "%s stat show", svctl) != 0) << 6;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* still there */
+	EXPECT_EQ(0, SH("%s link show %s", svctl, self->dev));
+}
+
+TEST_F(nl, gids_follow_addresses)
+{
+	static const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff,
+					192, 0, 2, 1 };
+	static const uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8,
+					[15] = 0x01 };
+	union ibv_gid gid;
+
+	ASSERT_EQ(0, link_add(self));
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	/* entry 0: the link-local GID of the netdev's MAC */
+	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 0, &gid));
+	EXPECT_EQ(0xfe, gid.raw[0]);
+	EXPECT_EQ(0x80, gid.raw[1]);
+	EXPECT_EQ(0xff, gid.raw[11]);
+	EXPECT_EQ(0xfe, gid.raw[12]);
+	EXPECT_EQ(-1, find_gid(self->ctx, v4));
+
+	ASSERT_EQ(0, SH("ip addr add 192.0.2.1/24 dev %s", self->va));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_GID_CHANGE, 5000));
+	EXPECT_LE(0, find_gid(self->ctx, v4));
+	ASSERT_EQ(0, SH("ip addr del 192.0.2.1/24 dev %s", self->va));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_GID_CHANGE, 5000));
+	EXPECT_EQ(-1, find_gid(self->ctx, v4));
+
+	ASSERT_EQ(0, SH("ip -6 addr add 2001:db8::1/64 dev %s nodad",
+			self->va));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_GID_CHANGE, 5000));
+	EXPECT_LE(0, find_gid(self->ctx, v6));
+	ASSERT_EQ(0, SH("ip -6 addr del 2001:db8::1/64 dev %s", self->va));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_GID_CHANGE, 5000));
+	EXPECT_EQ(-1, find_gid(self->ctx, v6));
+
+	/* addresses present before the link: in the table at once */
+	ibv_close_device(self->ctx);
+	self->ctx = NULL;
+	ASSERT_EQ(0, SH("%s link del %s", svctl, self->dev));
+	ASSERT_EQ(0, SH("ip addr add 192.0.2.1/24 dev %s", self->va));
+	ASSERT_EQ(0, link_add(self));
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	EXPECT_LE(0, find_gid(self->ctx, v4));
+}
+
+TEST_F(nl, port_follows_link)
+{
+	struct ibv_port_attr pa;
+	char out[4096];
+
+	ASSERT_EQ(0, link_add(self));
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	EXPECT_EQ(IBV_PORT_DOWN, port_state(self->ctx, &pa));
+
+	ASSERT_EQ(0, link_up(self));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_PORT_ACTIVE, 5000));
+	EXPECT_EQ(IBV_PORT_ACTIVE, port_state(self->ctx, &pa));
+	EXPECT_EQ(5, pa.phys_state);		/* LinkUp */
+	EXPECT_EQ(IBV_MTU_1024, pa.active_mtu);	/* 1500 */
+	ASSERT_EQ(0, run(out, sizeof(out), "%s link show %s", svctl,
+			 self->dev));
+	EXPECT_NE(NULL, strstr(out, " state ACTIVE mtu 1024 ")) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, SH("ip link set %s down", self->va));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_PORT_ERR, 5000));
+	EXPECT_EQ(IBV_PORT_DOWN, port_state(self->ctx, &pa));
+	EXPECT_EQ(3, pa.phys_state);		/* Disabled */
+
+	ASSERT_EQ(0, SH("ip link set %s up", self->va));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_PORT_ACTIVE, 5000));
+	EXPECT_EQ(IBV_PORT_ACTIVE, port_state(self->ctx, &pa));
+
+	/* the peer going down takes the carrier away */
+	ASSERT_EQ(0, SH("ip link set %s down", self->vb));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_PORT_ERR, 5000));
+	EXPECT_EQ(IBV_PORT_DOWN, port_state(self->ctx, &pa));
+	ASSERT_EQ(0, SH("ip link set %s up", self->vb));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_PORT_ACTIVE, 5000));
+
+	/* the MTU follows */
+	ASSERT_EQ(0, SH("ip link set %s mtu 9000", self->va));
+	port_state(self->ctx, &pa);
+	EXPECT_EQ(IBV_MTU_4096, pa.active_mtu);
+	ASSERT_EQ(0, SH("ip link set %s mtu 1280", self->va));
+	port_state(self->ctx, &pa);
+	EXPECT_EQ(IBV_MTU_1024, pa.active_mtu);
+	ASSERT_EQ(0, SH("ip link set %s mtu 1000", self->va));
+	port_state(self->ctx, &pa);
+	EXPECT_EQ(IBV_MTU_512, pa.active_mtu);
+}
+
+struct objs {
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	void *buf;
+};
+
+static int make_objs(struct ibv_context *ctx, struct objs *o)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	memset(o, 0, sizeof(*o));
+	o->pd = ibv_alloc_pd(ctx);
+	o->buf = calloc(1, 8192);
+	if (!o->pd || !o->buf)
+		return -1;
+	o->mr = ibv_reg_mr(o->pd, o->buf, 8192, IBV_ACCESS_LOCAL_WRITE);
+	o->cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!o->mr || !o->cq)
+		return -1;
+	init.send_cq = o->cq;
+	init.recv_cq = o->cq;
+	o->qp = ibv_create_qp(o->pd, &init);
+	if (!o->qp)
+		return -1;
+	return ibv_modify_qp(o->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+static void free_objs(struct objs *o)
+{
+	if (o->qp)
+		ibv_destroy_qp(o->qp);
+	if (o->cq)
+		ibv_destroy_cq(o->cq);
+	if (o->mr)
+		ibv_dereg_mr(o->mr);
+	if (o->pd)
+		ibv_dealloc_pd(o->pd);
+	free(o->buf);
+	memset(o, 0, sizeof(*o));
+}
+
+TEST_F(nl, resource_dumps)
+{
+	char *out = malloc(1 << 20), want[128];
+	struct ibv_pd *pds[600];
+	struct objs o;
+	int i;
+
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, link_add(self));
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, make_objs(self->ctx, &o));
+
+	ASSERT_EQ(0, run(out, 1 << 20, "%s res show dev %s", svctl, self->dev));
+	EXPECT_EQ(4, count_lines(out, "")) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), " pid %d comm netlink_test", getpid());
+	EXPECT_EQ(4, count_lines(out, want)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "dev %s type pd handle %u users 2 ",
+		 self->dev, o.pd->handle);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "type mr handle %u lkey 0x%x rkey 0x%x iova 0x%lx length 8192 ",
+		 o.mr->handle, o.mr->lkey, o.mr->rkey,
+		 (unsigned long)(uintptr_t)o.buf);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	snprintf(want, sizeof(want), "type cq handle %u cqe ", o.cq->handle);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "type qp handle %u qpn %u qp_type RC state INIT ",
+		 o.qp->handle, o.qp->qp_num);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, run(out, 1 << 20, "%s -j res show qp dev %s", svctl,
+			 self->dev));
+	snprintf(want, sizeof(want), "[{\"dev\":\"%s\",\"type\":\"qp\",\"handle\":%u,\"qpn\":%u,",
+		 self->dev, o.qp->handle, o.qp->qp_num);
+	EXPECT_EQ(0, strncmp(out, want, strlen(want))) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "\"pid\":%d,\"comm\":\"netlink_test\"}]",
+		 getpid());
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+
+	/* a dump spread over many messages resumes where it stopped */
+	for (i = 0; i < 600; i++) {
+		pds[i] = ibv_alloc_pd(self->ctx);
+		ASSERT_NE(NULL, pds[i]);
+	}
+	ASSERT_EQ(0, run(out, 1 << 20, "%s res show pd dev %s", svctl,
+			 self->dev));
+	EXPECT_EQ(601, count_lines(out, " type pd ")) TH_LOG("%.200s", out);
+	for (i = 0; i < 600; i++)
+		ASSERT_EQ(0, ibv_dealloc_pd(pds[i]));
+
+	free_objs(&o);
+	ASSERT_EQ(0, run(out, 1 << 20, "%s res show dev %s", svctl,
+			 self->dev));
+	EXPECT_STREQ("", out);
+	free(out);
+}
+
+struct churn {
+	struct ibv_context *ctx;
+	const char *ctx_name;
+	volatile int stop;
+	int errors;
+};
+
+static void *churn_pds(void *arg)
+{
+	struct churn *c = arg;
+	struct ibv_pd *pd[16];
+	int i;
+
+	while (!c->stop) {
+		/* a file that opens, holds a PD and closes */
+		struct ibv_context *ctx = open_named(c->ctx_name);
+
+		c->errors += !ctx || !ibv_alloc_pd(ctx);
+		if (ctx)
+			ibv_close_device(ctx);
+		for (i = 0; i < 16; i++) {
+			pd[i] = ibv_alloc_pd(c->ctx);
+			c->errors += !pd[i];
+		}
+		for (i = 0; i < 16; i++)
+			if (pd[i])
+				c->errors += !!ibv_dealloc_pd(pd[i]);
+	}
+	return NULL;
+}
+
+/* Dumps while objects and files come and go: no error, no splat. */
+TEST_F(nl, dumps_during_changes)
+{
+	struct churn c = { 0 };
+	pthread_t t;
+	int i;
+
+	ASSERT_EQ(0, link_add(self));
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	c.ctx = self->ctx;
+	c.ctx_name = self->dev;
+	ASSERT_EQ(0, pthread_create(&t, NULL, churn_pds, &c));
+	for (i = 0; i < 20; i++) {
+		EXPECT_EQ(0, SH("%s res show pd", svctl));
+		EXPECT_EQ(0, SH("%s -j res show dev %s", svctl, self->dev));
+	}
+	c.stop = 1;
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, c.errors);
+}
+
+TEST_F(nl, stat_show)
+{
+	static const char * const names[] = {
+		"tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
+		"completions", "rnr_naks", "retries", "steering_hits",
+		"steering_misses", "steering_drops",
+	};
+	char out[4096], want[128];
+	unsigned int i;
+
+	ASSERT_EQ(0, link_add(self));
+	ASSERT_EQ(0, run(out, sizeof(out), "%s -j stat show dev %s", svctl,
+			 self->dev));
+	snprintf(want, sizeof(want), "[{\"dev\":\"%s\",\"port\":1,",
+		 self->dev);
+	EXPECT_EQ(0, strncmp(out, want, strlen(want))) TH_LOG("%s", out);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(want, sizeof(want), "\"%s\":0", names[i]);
+		EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", want);
+	}
+	ASSERT_EQ(0, run(out, sizeof(out), "%s stat show", svctl));
+	snprintf(want, sizeof(want), "dev %s port 1 tx_packets 0 ", self->dev);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "dev softverbs0 port 1 ")) TH_LOG("%s", out);
+}
+
+/*
+ * The netdev goes away under a device with open users: the device is
+ * unregistered, the users' QPs are in ERR and their port DOWN, new objects
+ * are EIO, and what they have can still be queried and destroyed.
+ */
+static void busy_device_goes_away(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(nl) *self, const char *how)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_port_attr pa;
+	struct ibv_qp_attr attr;
+	char path[PATH_MAX];
+	struct objs o;
+
+	ASSERT_EQ(0, link_add(self));
+	ASSERT_EQ(0, link_up(self));
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, make_objs(self->ctx, &o));
+	/* the carrier may come after the open */
+	wait_event(self->ctx, IBV_EVENT_PORT_ACTIVE, 2000);
+	ASSERT_EQ(IBV_PORT_ACTIVE, port_state(self->ctx, &pa));
+
+	ASSERT_EQ(0, SH("%s", how));
+	snprintf(path, sizeof(path), SV_DEV_DIR "/%s", self->dev);
+	EXPECT_EQ(-1, access(path, F_OK));
+	EXPECT_NE(0, SH("%s link show %s", svctl, self->dev));
+
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_PORT_ERR, 5000));
+	EXPECT_EQ(0, wait_event(self->ctx, IBV_EVENT_DEVICE_FATAL, 5000));
+	EXPECT_EQ(IBV_PORT_DOWN, port_state(self->ctx, &pa));
+	ASSERT_EQ(0, ibv_query_qp(o.qp, &attr, IBV_QP_STATE, &init));
+	EXPECT_EQ(IBV_QPS_ERR, attr.qp_state);
+
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_alloc_pd(self->ctx));
+	EXPECT_EQ(EIO, errno);
+	attr.qp_state = IBV_QPS_RESET;
+	EXPECT_EQ(EIO, ibv_modify_qp(o.qp, &attr, IBV_QP_STATE));
+
+	free_objs(&o);
+	ibv_close_device(self->ctx);
+	self->ctx = NULL;
+	/* the name is free */
+	EXPECT_EQ(0, access("/dev/infiniband/softverbs0", F_OK));
+}
+
+TEST_F(nl, netdev_deleted_under_busy_device)
+{
+	char how[128];
+
+	snprintf(how, sizeof(how), "ip link del %s", self->va);
+	busy_device_goes_away(_metadata, self, how);
+}
+
+TEST_F(nl, link_del_under_busy_device)
+{
+	char how[PATH_MAX + 64];
+
+	snprintf(how, sizeof(how), "%s link del %s", svctl, self->dev);
+	busy_device_goes_away(_metadata, self, how);
+	/* the netdev can be bound again */
+	EXPECT_EQ(0, link_add(self));
+}
+
+/* The namespace with the netdev goes away: so does the device. */
+TEST(netns_exit_removes_device)
+{
+	char path[PATH_MAX], name[32];
+	int status, i;
+	pid_t pid;
+
+	find_svctl();
+	snprintf(name, sizeof(name), "svns%d", getpid());
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNET))
+			_exit(10);
+		if (SH("ip link add nsa type veth peer name nsb"))
+			_exit(11);
+		_exit(SH("%s link add %s netdev nsa", svctl, name) ? 12 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* The namespace is dismantled by a work item: wait for it. */
+	snprintf(path, sizeof(path), SV_DEV_DIR "/%s", name);
+	for (i = 0; i < 100 && !access(path, F_OK); i++)
+		usleep(100000);
+	EXPECT_EQ(-1, access(path, F_OK));
+	EXPECT_NE(0, SH("%s link show %s", svctl, name));
+}
+
+TEST_HARNESS_MAIN
