@@ -123,6 +123,7 @@ struct sv_device *sv_device_create(void)
 	}
 	sdev->index = index;
 	sv_qp_device_init(sdev);
+	sdev->idle_us = sv_default_idle_us();
 	/* A device without a netdev gets a random, locally administered MAC. */
 	eth_random_addr(sdev->mac);
 	sdev->node_guid = sv_guid_from_mac(sdev->mac);
