@@ -526,13 +526,12 @@ void sv_dp_qp_free(struct sv_qp *qp)
 /* Drop whatever is posted: the queues of a QP in RESET are empty. */
 static void sv_wq_reset(struct sv_wq *wq)
 {
+	lockdep_assert_held(&wq->lock);
 	if (!wq->ring)
 		return;
-	mutex_lock(&wq->lock);
 	wq->cons = READ_ONCE(wq->ring->prod);
 	smp_store_release(&wq->ring->cons, wq->cons);
 	WRITE_ONCE(wq->ring->flags, 0);
-	mutex_unlock(&wq->lock);
 }
 
 /* After a successful modify that named a state. Under f->lock. */
@@ -546,7 +545,9 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 		qp->last_wqe_sent = false;
 		qp->waiting = false;
 		mutex_unlock(&qp->sq.lock);
+		mutex_lock(&qp->rq.lock);
 		sv_wq_reset(&qp->rq);
+		mutex_unlock(&qp->rq.lock);
 	} else if (state == SV_QPS_ERR) {
 		WRITE_ONCE(qp->sq.ring->flags, SV_WQ_RING_ERR);
 		if (qp->rq.ring)

@@ -202,7 +202,8 @@ static int sv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 {
 	struct sv_qp *qp = to_svqp(ibqp);
 
-	if (ibqp->srq || !qp->rq.map) {
+	/* A QP in RESET has no receive queue to post to yet. */
+	if (ibqp->srq || !qp->rq.map || ibqp->state == IBV_QPS_RESET) {
 		*bad = wr;
 		return EINVAL;
 	}
@@ -324,7 +325,8 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct sv_send_wqe *w;
 	int ret = 0;
 
-	if (!wq->map) {
+	/* As rxe and mlx5: no posting to the send queue before INIT. */
+	if (!wq->map || ibqp->state == IBV_QPS_RESET) {
 		*bad = wr;
 		return EINVAL;
 	}
@@ -550,7 +552,7 @@ static void sv_x_start(struct ibv_qp_ex *q)
 	struct sv_qp *qp = qpx_qp(q);
 
 	pthread_spin_lock(&qp->sq.lock);
-	qp->wr_err = 0;
+	qp->wr_err = q->qp_base.state == IBV_QPS_RESET ? EINVAL : 0;
 	qp->wr_cur = NULL;
 	qp->wr_start_prod = qp->sq.prod;
 }
