@@ -8,6 +8,7 @@
 #   make sparse          run sparse over the kernel code (C=2)
 #   make checkpatch      kernel coding style (linux-source-6.1's checkpatch.pl)
 #   make check           run every test in a VM, for every installed kernel
+#   make bench           softverbs vs Soft-RoCE vs memcpy in one VM boot (scripts/bench)
 #   make clean
 #
 # Kbuild is in ./Kbuild and kernel/Kbuild; this file only drives it.
@@ -17,7 +18,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 BUILD := $(CURDIR)/build
 export KVER BUILD
 
-.PHONY: all module user selftests sparse checkpatch check clean ksft-headers
+.PHONY: all module user selftests sparse checkpatch check clean ksft-headers bench
 
 all: module user selftests
 
@@ -57,6 +58,9 @@ checkpatch:
 
 check:
 	$(CURDIR)/scripts/test
+
+bench:
+	$(CURDIR)/scripts/bench
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
