@@ -114,8 +114,9 @@ static bool sv_wq_flush(struct sv_wq *wq, struct sv_uobj *cq, u32 qpn,
 {
 	u32 prod = smp_load_acquire(&wq->ring->prod);
 	bool did = false;
-	u32 op;
 	void *slot;
+	u64 wr_id;
+	u32 op;
 
 	if (prod - wq->cons > wq->entries)
 		wq->cons = prod - wq->entries;	/* bogus: flush what fits */
@@ -145,9 +146,10 @@ static bool sv_wq_flush(struct sv_wq *wq, struct sv_uobj *cq, u32 qpn,
 		} else {
 			op = 128;
 		}
-		sv_dp_push(cq, READ_ONCE(*(u64 *)slot), 5 /* WR_FLUSH_ERR */,
-			   op, 0, qpn, true);
+		wr_id = READ_ONCE(*(u64 *)slot);
 		wq->cons++;
+		smp_store_release(&wq->ring->cons, wq->cons);
+		sv_dp_push(cq, wr_id, 5 /* WR_FLUSH_ERR */, op, 0, qpn, true);
 		did = true;
 	}
 	smp_store_release(&wq->ring->cons, wq->cons);
@@ -250,6 +252,12 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 				qp->wait_until : *wake;
 			break;
 		}
+		/*
+		 * The slot is free before its completion is visible: an
+		 * application that saw the CQE may reuse the slot at once.
+		 */
+		sq->cons++;
+		smp_store_release(&sq->ring->cons, sq->cons);
 		sig = (w->send_flags & SV_SEND_SIGNALED) ||
 		      (qp->flags & SV_CREATE_QP_SQ_SIG_ALL);
 		if (res == SV_EXEC_FATAL || sig)
@@ -258,8 +266,6 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 				   status ? 0 : (w->send_flags & SV_SEND_INLINE ?
 						 w->inline_len : 0),
 				   qp->qpn, false);
-		sq->cons++;
-		smp_store_release(&sq->ring->cons, sq->cons);
 		sv_qp_reset_retries(qp);
 		if (res == SV_EXEC_FATAL) {
 			sv_qp_to_err(qp);
