@@ -2,8 +2,9 @@
 /*
  * Unmodified Debian binaries over softverbs: rdma-core's ibv_*_pingpong,
  * server and client as two processes on localhost, with the library's
- * compat directory (build/compat) in LD_LIBRARY_PATH. Each run must exit
- * 0 on both sides and print its result line.
+ * compat directory (build/compat) in LD_LIBRARY_PATH: ibv_*_pingpong
+ * (rdma-core) and perftest's bandwidth and latency tests with default
+ * options. Each run must exit 0 on both sides and print its result line.
  */
 #include <fcntl.h>
 #include <libgen.h>
@@ -91,11 +92,24 @@ static void dump(const char *path)
 	fclose(f);
 }
 
+/* perftest's result lines: "#bytes ..." then a row of numbers. */
+#define PP_DONE		"iters in"
+#define PERF_DONE	"#bytes"
+
+static int pingpong_expect(const char *prog, int port, const char *args,
+			   const char *done);
+
+static int pingpong(const char *prog, int port, const char *args)
+{
+	return pingpong_expect(prog, port, args, PP_DONE);
+}
+
 /*
  * Run "prog -p port args..." as server, then as client to localhost.
  * Returns 0 if both exit 0 and print their "iters in" line.
  */
-static int pingpong(const char *prog, int port, const char *args)
+static int pingpong_expect(const char *prog, int port, const char *args,
+			   const char *done)
 {
 	char *sargv[16], *cargv[16], portbuf[16], buf[256], *tok, *save;
 	const char *sout = "/tmp/sv_pp_server.out";
@@ -128,8 +142,7 @@ static int pingpong(const char *prog, int port, const char *args)
 		usleep(500000);
 	}
 	sst = reap(s, 30);
-	if (sst || cst || !grep_file(sout, "iters in") ||
-	    !grep_file(cout, "iters in")) {
+	if (sst || cst || !grep_file(sout, done) || !grep_file(cout, done)) {
 		fprintf(stderr, "# %s %s: server %d client %d\n", prog, args,
 			sst, cst);
 		dump(sout);
@@ -207,6 +220,47 @@ TEST(srq_c_4096)
 TEST(srq_c_e_2000)
 {
 	EXPECT_EQ(0, pingpong("ibv_srq_pingpong", 18543, "-g 1 -c -e -s 2000 -n 50"));
+}
+
+/* perftest with default options (and -d: perftest wants a device name) */
+static int perftest(const char *prog, int port)
+{
+	char bin[64];
+
+	snprintf(bin, sizeof(bin), "/usr/bin/%s", prog);
+	if (access(bin, X_OK))
+		return 0;
+	return pingpong_expect(prog, port, "-d softverbs0", PERF_DONE);
+}
+
+TEST(ib_write_bw)
+{
+	EXPECT_EQ(0, perftest("ib_write_bw", 18601));
+}
+
+TEST(ib_read_bw)
+{
+	EXPECT_EQ(0, perftest("ib_read_bw", 18602));
+}
+
+TEST(ib_send_bw)
+{
+	EXPECT_EQ(0, perftest("ib_send_bw", 18603));
+}
+
+TEST(ib_atomic_bw)
+{
+	EXPECT_EQ(0, perftest("ib_atomic_bw", 18604));
+}
+
+TEST(ib_write_lat)
+{
+	EXPECT_EQ(0, perftest("ib_write_lat", 18605));
+}
+
+TEST(ib_send_lat)
+{
+	EXPECT_EQ(0, perftest("ib_send_lat", 18606));
 }
 
 int main(int argc, char **argv)
