@@ -18,7 +18,6 @@
  * does the work), under wq->lock; they hold a QP reference, which keeps
  * the ring memory.
  */
-#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
@@ -112,6 +111,7 @@ static bool sv_wq_pending(struct sv_wq *wq)
 static bool sv_wq_flush(struct sv_wq *wq, struct sv_uobj *cq, u32 qpn,
 			bool send)
 {
+	/* Pairs with the library's release store of prod (uapi contract). */
 	u32 prod = smp_load_acquire(&wq->ring->prod);
 	bool did = false;
 	void *slot;
@@ -148,10 +148,12 @@ static bool sv_wq_flush(struct sv_wq *wq, struct sv_uobj *cq, u32 qpn,
 		}
 		wr_id = READ_ONCE(*(u64 *)slot);
 		wq->cons++;
+		/* The slot is the library's again before the CQE shows. */
 		smp_store_release(&wq->ring->cons, wq->cons);
 		sv_dp_push(cq, wr_id, 5 /* WR_FLUSH_ERR */, op, 0, qpn, true);
 		did = true;
 	}
+	/* Hand back the slots (also those of a bogus prod we skipped). */
 	smp_store_release(&wq->ring->cons, wq->cons);
 	WRITE_ONCE(wq->ring->flags, SV_WQ_RING_ERR);
 	return did;
@@ -233,6 +235,7 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 			}
 			qp->waiting = false;
 		}
+		/* Pairs with the library's release store of prod. */
 		prod = smp_load_acquire(&sq->ring->prod);
 		if (prod == sq->cons)
 			break;
@@ -257,6 +260,7 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 		 * application that saw the CQE may reuse the slot at once.
 		 */
 		sq->cons++;
+		/* Pairs with the library's acquire load of cons. */
 		smp_store_release(&sq->ring->cons, sq->cons);
 		sig = (w->send_flags & SV_SEND_SIGNALED) ||
 		      (qp->flags & SV_CREATE_QP_SQ_SIG_ALL);
@@ -321,11 +325,16 @@ static bool sv_engine_pending(struct sv_engine *e)
 	return false;
 }
 
+static bool sv_engine_woken(struct sv_engine *e)
+{
+	return READ_ONCE(e->kicked) || kthread_should_stop();
+}
+
 static int sv_engine_thread(void *arg)
 {
 	struct sv_engine *e = arg;
 	struct sv_device *sdev = e->f->sdev;
-	unsigned long wake, last = jiffies;
+	unsigned long wake;
 	u64 idle_start = ktime_get_ns();
 	long timeout;
 	bool pending;
@@ -344,6 +353,7 @@ static int sv_engine_thread(void *arg)
 		}
 		/* Going to sleep: tell the library, then look once more. */
 		WRITE_ONCE(e->db->flags, SV_DB_NEED_WAKEUP);
+		/* Pairs with the library's fence between prod and flags. */
 		smp_mb();
 		spin_lock(&e->lock);
 		pending = sv_engine_pending(e) || e->kicked;
@@ -353,17 +363,15 @@ static int sv_engine_thread(void *arg)
 			timeout = (long)(wake - jiffies);
 			if (timeout > 0)
 				wait_event_interruptible_timeout(e->wait,
-					READ_ONCE(e->kicked) ||
-					kthread_should_stop(), timeout);
+								 sv_engine_woken(e),
+								 timeout);
 		}
 		WRITE_ONCE(e->db->flags, 0);
 		spin_lock(&e->lock);
 		e->kicked = false;
 		spin_unlock(&e->lock);
 		idle_start = ktime_get_ns();
-		last = jiffies;
 	}
-	(void)last;
 	return 0;
 }
 
@@ -536,6 +544,7 @@ static void sv_wq_reset(struct sv_wq *wq)
 	if (!wq->ring)
 		return;
 	wq->cons = READ_ONCE(wq->ring->prod);
+	/* Every slot is the library's again. */
 	smp_store_release(&wq->ring->cons, wq->cons);
 	WRITE_ONCE(wq->ring->flags, 0);
 }

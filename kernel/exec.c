@@ -304,6 +304,7 @@ struct sv_rwqe {
  */
 static int sv_rq_peek(struct sv_wq *wq, struct sv_rwqe *out)
 {
+	/* Pairs with the library's release store of prod. */
 	u32 prod = smp_load_acquire(&wq->ring->prod);
 	void *slot;
 	u32 n;
@@ -323,6 +324,7 @@ static int sv_rq_peek(struct sv_wq *wq, struct sv_rwqe *out)
 static void sv_rq_pop(struct sv_wq *wq)
 {
 	wq->cons++;
+	/* The slot is the library's again (its acquire load of cons). */
 	smp_store_release(&wq->ring->cons, wq->cons);
 }
 

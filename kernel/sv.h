@@ -402,6 +402,7 @@ enum sv_exec_result {
 	SV_EXEC_RETRY,		/* back off (qp->wait_until) and retry */
 	SV_EXEC_FATAL,		/* completed in error: the QP is in ERR */
 };
+
 enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 				 u32 *status);
 void sv_qp_to_err(struct sv_qp *qp);
