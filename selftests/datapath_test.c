@@ -571,12 +571,103 @@ TEST_F(dp, ud_send_grh_qkey)
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	usleep(10000);
 	EXPECT_EQ(0, ibv_poll_cq(self->rcq, 1, &wc));
+	/* an AH the kernel does not know: LOC_QP_OP_ERR, the QP to ERR */
+	struct ibv_ah fake = *ah;
+
+	fake.handle = 0x7ffffff0;
+	wr.wr.ud.ah = &fake;
+	wr.wr.ud.remote_qkey = 0x1234;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_LOC_QP_OP_ERR, wc.status);
+	wr.wr.ud.ah = ah;
+	ASSERT_EQ(0, ibv_destroy_qp(self->a));
+	self->a = mkqp(self, IBV_QPT_UD, NULL, 0);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_EQ(0, qp_init(self->a, 0));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, 0, &self->gid, 0, 0, 0));
 	/* larger than the path MTU: LOC_LEN_ERR */
 	sg.length = 8192;
 	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
 	ASSERT_EQ(1, poll1(self->scq, &wc));
 	EXPECT_EQ(IBV_WC_LOC_LEN_ERR, wc.status);
 	ibv_destroy_ah(ah);
+}
+
+TEST_F(dp, modify_to_err_flushes_and_reset_drops)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	/* b has no receives: a's sends wait in RNR (forever) */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+				       self->sbuf, 8, i, IBV_SEND_SIGNALED,
+				       0, 0));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, post_recv(self->a, self->rmr, self->rbuf, 8,
+				       10 + i));
+	usleep(50000);
+	EXPECT_EQ(0, ibv_poll_cq(self->scq, 1, &wc));
+	ASSERT_EQ(0, ibv_modify_qp(self->a, &qa, IBV_QP_STATE));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, poll1(self->scq, &wc));
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+		EXPECT_EQ(i, wc.wr_id);
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, poll1(self->rcq, &wc));
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+		EXPECT_EQ(10 + i, wc.wr_id);
+	}
+	/* RESET, then back to RTS: the queues are empty and work */
+	qa.qp_state = IBV_QPS_RESET;
+	ASSERT_EQ(0, ibv_modify_qp(self->a, &qa, IBV_QP_STATE));
+	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 8, 20));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1,
+				7));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 8, 30, IBV_SEND_SIGNALED, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(30, wc.wr_id);
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(20, wc.wr_id);
+}
+
+TEST_F(dp, cq_overflow_raises_cq_err)
+{
+	struct ibv_async_event ev;
+	struct ibv_cq *cq = ibv_create_cq(self->ctx, 1, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = self->rcq, .qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	int i;
+
+	ASSERT_NE(NULL, cq);
+	self->a = ibv_create_qp(self->pd, &ia);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->a->qp_num, &self->gid, 7, 1,
+				7));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
+				       self->smr->lkey, self->sbuf, 8, i, 0,
+				       (uintptr_t)self->rbuf,
+				       self->rmr->rkey));
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(IBV_EVENT_CQ_ERR, ev.event_type);
+	EXPECT_EQ(cq, ev.element.cq);
+	ibv_ack_async_event(&ev);
+	ASSERT_EQ(0, ibv_destroy_qp(self->a));
+	self->a = NULL;
+	ASSERT_EQ(0, ibv_destroy_cq(cq));
 }
 
 TEST_F(dp, srq_limit_and_last_wqe)
