@@ -452,7 +452,10 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 
 	if (!write_imm) {
 		need = r->len + (ud ? SV_GRH_LEN : 0);
-		if (rw->hdr.num_sge > SV_MAX_SGE) {
+		/* Only SGEs inside the slot were copied: bound by its size. */
+		if (rw->hdr.num_sge > SV_MAX_SGE ||
+		    rw->hdr.num_sge > (wq->wqe_size - sizeof(rw->hdr)) /
+				      sizeof(struct sv_sge)) {
 			cqe.status = SV_WC_LOC_QP_OP_ERR;
 			goto resp_fail;
 		}

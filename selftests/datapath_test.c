@@ -797,6 +797,51 @@ TEST_F(dp, qp_ex_builders)
 	EXPECT_EQ(0, ibv_poll_cq(self->scq, 1, &wc));
 }
 
+/*
+ * Deregistering the target MR and then destroying the QPs while writes
+ * stream: completions are successes until the rkey dies, then
+ * REM_ACCESS_ERR (and flushes); nothing crashes or leaks.
+ */
+TEST_F(dp, dereg_and_destroy_mid_traffic)
+{
+	struct ibv_mr *mr2;
+	char *buf2 = aligned_alloc(4096, 1 << 20);
+	struct ibv_wc wc[16];
+	int i, k, posted = 0, ok = 0, err = 0, other = 0;
+
+	ASSERT_NE(NULL, buf2);
+	mr2 = ibv_reg_mr(self->pd, buf2, 1 << 20, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	ASSERT_NE(NULL, mr2);
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	for (i = 0; i < 400; i++) {
+		if (post_send(self->a, IBV_WR_RDMA_WRITE, self->smr->lkey,
+			      self->sbuf, BUF, i, IBV_SEND_SIGNALED,
+			      (uintptr_t)buf2 + (i % 8) * BUF, mr2->rkey) == 0)
+			posted++;
+		if (i == 200)
+			ASSERT_EQ(0, ibv_dereg_mr(mr2));
+		k = ibv_poll_cq(self->scq, 16, wc);
+		while (k-- > 0) {
+			if (wc[k].status == IBV_WC_SUCCESS)
+				ok++;
+			else if (wc[k].status == IBV_WC_REM_ACCESS_ERR)
+				err++;
+			else if (wc[k].status == IBV_WC_WR_FLUSH_ERR)
+				other++;
+		}
+	}
+	ASSERT_EQ(0, ibv_destroy_qp(self->a));
+	self->a = NULL;
+	ASSERT_EQ(0, ibv_destroy_qp(self->b));
+	self->b = NULL;
+	EXPECT_GE(1, err);
+	TH_LOG("posted %d: %d ok, %d REM_ACCESS_ERR, %d flushed before destroy",
+	       posted, ok, err, other);
+	free(buf2);
+	EXPECT_EQ(2, sv_obj_count("mr"));
+}
+
 /* A child streams writes into a parent's MR and dies by SIGKILL. */
 TEST(killed_mid_traffic)
 {
