@@ -47,6 +47,7 @@ struct sv_engine {
 	u64 db_offset;
 	void *scratch;			/* one send WQE, copied out */
 	u32 scratch_size;
+	void *exec_buf;			/* sv_exec_send()'s scratch */
 };
 
 #define SV_SEND_WQE_MAX	(sizeof(struct sv_send_wqe) + \
@@ -247,7 +248,7 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 		memcpy(w, sq->wqes +
 		       (size_t)(sq->cons & (sq->entries - 1)) * sq->wqe_size,
 		       min(sq->wqe_size, e->scratch_size));
-		res = sv_exec_send(qp, w, &status);
+		res = sv_exec_send(qp, w, e->exec_buf, &status);
 		did = true;
 		if (res == SV_EXEC_RETRY) {
 			qp->waiting = true;
@@ -392,9 +393,10 @@ static struct sv_engine *sv_engine_get(struct sv_file *f)
 	init_waitqueue_head(&e->wait);
 	e->scratch_size = SV_SEND_WQE_MAX;
 	e->scratch = kzalloc(e->scratch_size, GFP_KERNEL_ACCOUNT);
-	if (!e->scratch) {
+	e->exec_buf = kzalloc(sv_exec_buf_size(), GFP_KERNEL_ACCOUNT);
+	if (!e->scratch || !e->exec_buf) {
 		ret = -ENOMEM;
-		goto err_free;
+		goto err_scratch;
 	}
 	e->db_buf = sv_mbuf_alloc(PAGE_SIZE);
 	if (IS_ERR(e->db_buf)) {
@@ -419,8 +421,8 @@ err_mmap:
 err_db:
 	sv_mbuf_put(e->db_buf);
 err_scratch:
+	kfree(e->exec_buf);
 	kfree(e->scratch);
-err_free:
 	kfree(e);
 	return ERR_PTR(ret);
 }
@@ -447,6 +449,7 @@ void sv_engine_stop(struct sv_file *f)
 	kthread_stop(e->task);
 	sv_mmap_entry_remove(f, e->db_offset);
 	sv_mbuf_put(e->db_buf);
+	kfree(e->exec_buf);
 	kfree(e->scratch);
 	kfree(e);
 	f->engine = NULL;

@@ -371,6 +371,7 @@ struct sv_req {
 	u64 len;			/* message length */
 	struct sv_qp *dqp;
 	struct sv_sg *rsg;		/* scratch for the responder's list */
+	struct sv_rwqe *rw;		/* scratch for a receive WQE */
 };
 
 /* Copy the request's payload into dst at doff. */
@@ -400,11 +401,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	u64 need, off = 0;
 	int ret;
 
-	rw = kmalloc(sizeof(*rw), GFP_KERNEL);
-	if (!rw) {
-		qp->wait_until = jiffies + 1;
-		return SV_EXEC_RETRY;
-	}
+	rw = r->rw;
 	if (dqp->srq) {
 		srq = container_of(dqp->srq, struct sv_srq, uobj);
 		wq = &srq->rq;
@@ -415,14 +412,12 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	ret = sv_rq_peek(wq, rw);
 	if (ret < 0) {
 		mutex_unlock(&wq->lock);
-		kfree(rw);
 		if (!srq)
 			sv_responder_err(dqp, false);
 		goto remote_op_err;
 	}
 	if (!ret) {
 		mutex_unlock(&wq->lock);
-		kfree(rw);
 		if (qp->qp_type != SV_QPT_RC)
 			return SV_EXEC_DONE;	/* dropped */
 		if (!qp->rnr_left) {
@@ -495,13 +490,11 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	if (srq)
 		sv_srq_check_limit(dqp, srq);
 	mutex_unlock(&wq->lock);
-	kfree(rw);
 	return SV_EXEC_DONE;
 
 resp_fail:
 	sv_dp_push_cqe(dqp->recv_cq, &cqe, true);
 	mutex_unlock(&wq->lock);
-	kfree(rw);
 	if (qp->qp_type != SV_QPT_RC)
 		return SV_EXEC_DONE;
 	sv_responder_err(dqp, false);
@@ -680,15 +673,28 @@ static u32 sv_mtu_bytes(u32 mtu)
 	return mtu >= 1 && mtu <= 5 ? 128U << mtu : 4096;
 }
 
+/* The scratch memory sv_exec_send() works in: one per engine. */
+struct sv_exec_buf {
+	struct sv_sg sg[2];		/* the responder's, the local SGEs */
+	struct sv_rwqe rw;
+};
+
+size_t sv_exec_buf_size(void)
+{
+	return sizeof(struct sv_exec_buf);
+}
+
 /**
  * sv_exec_send - execute the send WQE w (a private copy) of qp
  * @qp: an RTS (or SQD finishing) QP; its engine holds qp->sq.lock
  * @w: the WQE, copied out of the ring; the SGEs or inline data follow it
+ * @buf: sv_exec_buf_size() bytes of scratch memory
  * @status: the requester's status when the result is SV_EXEC_FATAL
  */
 enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
-				 u32 *status)
+				 void *buf, u32 *status)
 {
+	struct sv_exec_buf *b = buf;
 	struct sv_sge *sges = (struct sv_sge *)(w + 1);
 	enum sv_exec_result res = SV_EXEC_DONE;
 	struct sv_sg *lsg = NULL, *rsg;
@@ -701,12 +707,9 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		*status = SV_WC_LOC_QP_OP_ERR;
 		return SV_EXEC_FATAL;
 	}
-	rsg = kmalloc(2 * sizeof(*rsg), GFP_KERNEL);
-	if (!rsg) {
-		qp->wait_until = jiffies + 1;
-		return SV_EXEC_RETRY;
-	}
+	rsg = &b->sg[0];
 	r.rsg = rsg;
+	r.rw = &b->rw;
 	if (w->send_flags & SV_SEND_INLINE) {
 		if (w->inline_len > qp->cap.max_inline_data ||
 		    w->opcode == SV_WR_RDMA_READ ||
@@ -724,7 +727,7 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 			res = SV_EXEC_FATAL;
 			goto out;
 		}
-		lsg = rsg + 1;
+		lsg = &b->sg[1];
 		if (w->opcode == SV_WR_RDMA_READ ||
 		    w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
 		    w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
@@ -789,6 +792,5 @@ out_lsg:
 	if (lsg)
 		sv_sg_release(lsg);
 out:
-	kfree(rsg);
 	return res;
 }
