@@ -4,7 +4,10 @@
  * checked, the error statuses, flush on ERR, RNR, SRQs, UD, the qp_ex
  * builders, and a process killed mid-traffic.
  */
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -840,6 +843,52 @@ TEST_F(dp, dereg_and_destroy_mid_traffic)
 	       posted, ok, err, other);
 	free(buf2);
 	EXPECT_EQ(2, sv_obj_count("mr"));
+}
+
+/* The data path ioctls' own errors, on a raw device fd. */
+TEST(raw_ioctls)
+{
+	struct sv_map_wq m = { .size = sizeof(m) };
+	struct sv_map_doorbell d = { .size = sizeof(d) };
+	struct sv_ring_doorbell r = { .size = sizeof(r) };
+	struct sv_doorbell *db;
+	int fd = open(SV_DEV0, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	m.handle = 12345;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(ENOENT, errno);
+	m.type = 7;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(EINVAL, errno);
+	m.type = SV_WQ_QP;
+	m.reserved = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(EINVAL, errno);
+	d.reserved = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_DOORBELL, &d));
+	EXPECT_EQ(EINVAL, errno);
+	d.reserved = 0;
+	ASSERT_EQ(0, ioctl(fd, SV_IOC_MAP_DOORBELL, &d));
+	EXPECT_EQ(4096, d.len);
+	db = mmap(NULL, d.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		  d.offset);
+	ASSERT_NE(MAP_FAILED, db);
+	/* The engine has nothing to do: it goes to sleep and says so. */
+	usleep(100000);
+	EXPECT_EQ(SV_DB_NEED_WAKEUP, db->flags);
+	EXPECT_EQ(0, ioctl(fd, SV_IOC_DOORBELL, &r));
+	r.reserved = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.size = 4;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	/* a PROT_EXEC or private mapping of a ring: EINVAL */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, d.len, PROT_READ, MAP_PRIVATE, fd,
+				   d.offset));
+	munmap(db, d.len);
+	close(fd);
 }
 
 /* A child streams writes into a parent's MR and dies by SIGKILL. */
