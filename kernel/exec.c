@@ -372,6 +372,7 @@ struct sv_req {
 	struct sv_qp *dqp;
 	struct sv_sg *rsg;		/* scratch for the responder's list */
 	struct sv_rwqe *rw;		/* scratch for a receive WQE */
+	u8 mgid[16];			/* UD: the AH's destination GID */
 };
 
 /* Copy the request's payload into dst at doff. */
@@ -623,21 +624,52 @@ static bool sv_state_can_recv(u32 s)
 	       s == SV_QPS_SQE;
 }
 
-/* Find the destination QP: referenced and ready to receive, or NULL. */
+/* May dqp take r's message? (type, state, and for UD the Q_Key) */
+static bool sv_dest_ok(struct sv_req *r, struct sv_qp *dqp)
+{
+	struct sv_qp *qp = r->qp;
+	u32 qkey;
+	bool ok;
+
+	if (dqp->qp_type != qp->qp_type || READ_ONCE(dqp->dead) ||
+	    !sv_state_can_recv(sv_qp_state(dqp)))
+		return false;
+	if (qp->qp_type != SV_QPT_UD)
+		return true;
+	qkey = r->w->remote_qkey;
+	if (qkey & 0x80000000U) {
+		spin_lock_bh(&qp->lock);
+		qkey = qp->attr.qkey;
+		spin_unlock_bh(&qp->lock);
+	}
+	spin_lock_bh(&dqp->lock);
+	ok = dqp->attr.qkey == qkey;
+	spin_unlock_bh(&dqp->lock);
+	return ok;
+}
+
+/*
+ * Find the destination QP: referenced and ready to receive, NULL if there
+ * is none that may take the message, ERR_PTR(-EINVAL) for a bad AH. A UD
+ * send to the multicast QPN leaves the AH's GID in r->mgid.
+ */
 static struct sv_qp *sv_dest_qp(struct sv_req *r)
 {
 	struct sv_qp *qp = r->qp, *dqp;
 	struct sv_send_wqe *w = r->w;
 	struct sv_uobj *ah;
-	u32 dqpn, qkey;
-	bool ok;
+	u32 dqpn;
 
 	if (qp->qp_type == SV_QPT_UD) {
 		ah = sv_uobj_get(qp->uobj.file, w->ah_handle, SV_OBJ_AH);
 		if (IS_ERR(ah))
 			return ERR_PTR(-EINVAL);
+		memcpy(r->mgid, container_of(ah, struct sv_ah, uobj)->attr.dgid,
+		       sizeof(r->mgid));
 		sv_uobj_put(ah);
 		dqpn = w->remote_qpn & SV_QPN_MASK;
+		if (dqpn == SV_QPN_MASK)
+			return NULL;	/* multicast: sv_multicast() */
 	} else {
 		spin_lock_bh(&qp->lock);
 		dqpn = qp->attr.dest_qp_num;
@@ -646,26 +678,28 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 	dqp = sv_qp_get(qp->sdev, dqpn);
 	if (!dqp)
 		return NULL;
-	if (dqp->qp_type != qp->qp_type || dqp->dead ||
-	    !sv_state_can_recv(sv_qp_state(dqp)))
-		goto drop;
-	if (qp->qp_type == SV_QPT_UD) {
-		qkey = w->remote_qkey;
-		if (qkey & 0x80000000U) {
-			spin_lock_bh(&qp->lock);
-			qkey = qp->attr.qkey;
-			spin_unlock_bh(&qp->lock);
-		}
-		spin_lock_bh(&dqp->lock);
-		ok = dqp->attr.qkey == qkey;
-		spin_unlock_bh(&dqp->lock);
-		if (!ok)
-			goto drop;
+	if (!sv_dest_ok(r, dqp)) {
+		sv_qp_put(dqp);
+		return NULL;
 	}
 	return dqp;
-drop:
-	sv_qp_put(dqp);
-	return NULL;
+}
+
+/* A UD send to the multicast QPN: every QP attached to the AH's group. */
+static void sv_multicast(struct sv_req *r, u32 *status)
+{
+	struct sv_qp *qps[SV_MAX_MCAST_QP_ATTACH];
+	int i, n;
+
+	n = sv_mcast_qps(r->qp->sdev, r->mgid, qps, ARRAY_SIZE(qps));
+	for (i = 0; i < n; i++) {
+		if (sv_dest_ok(r, qps[i])) {
+			r->dqp = qps[i];
+			sv_deliver(r, status);	/* UD: never fatal */
+		}
+		sv_qp_put(qps[i]);
+	}
+	r->dqp = NULL;
 }
 
 static u32 sv_mtu_bytes(u32 mtu)
@@ -759,6 +793,9 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		goto out_lsg;
 	}
 	if (!r.dqp) {
+		if (qp->qp_type == SV_QPT_UD &&
+		    (w->remote_qpn & SV_QPN_MASK) == SV_QPN_MASK)
+			sv_multicast(&r, status);
 		if (qp->qp_type != SV_QPT_RC)
 			goto out_lsg;		/* nobody there: dropped */
 		if (!qp->retry_left) {

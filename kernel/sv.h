@@ -373,6 +373,8 @@ int sv_destroy_ah(struct sv_file *f, void *arg);
 int sv_attach_mcast(struct sv_file *f, void *arg);
 int sv_detach_mcast(struct sv_file *f, void *arg);
 void sv_mcast_detach_all(struct sv_qp *qp);
+int sv_mcast_qps(struct sv_device *sdev, const u8 *gid, struct sv_qp **qps,
+		 int max);
 
 /*
  * Data path (engine.c: the per-file execution kthread, rings, doorbell;

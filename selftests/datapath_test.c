@@ -597,6 +597,39 @@ TEST_F(dp, ud_send_grh_qkey)
 	ibv_destroy_ah(ah);
 }
 
+TEST_F(dp, ud_multicast)
+{
+	union ibv_gid mgid = { .raw = { 0xff, 0x0e, [15] = 0x42 } };
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = mgid, .sgid_index = 1, .hop_limit = 1 },
+	};
+	struct ibv_sge sg = { (uintptr_t)self->sbuf, 64, self->smr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_SEND }, *bad;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_UD, 0, 0));
+	ah = ibv_create_ah(self->pd, &aa);
+	ASSERT_NE(NULL, ah);
+	ASSERT_EQ(0, ibv_attach_mcast(self->b, &mgid, 0));
+	fill(self->sbuf, 64, 6);
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 200, 3));
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0xffffff;
+	wr.wr.ud.remote_qkey = 0x1234;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(3, wc.wr_id);
+	EXPECT_EQ(104, wc.byte_len);
+	EXPECT_EQ(self->b->qp_num, wc.qp_num);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf + 40, 64));
+	ASSERT_EQ(0, ibv_detach_mcast(self->b, &mgid, 0));
+	ibv_destroy_ah(ah);
+}
+
 TEST_F(dp, modify_to_err_flushes_and_reset_drops)
 {
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
