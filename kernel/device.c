@@ -153,12 +153,12 @@ struct sv_device *sv_device_create(const char *name, const u8 *mac)
 	INIT_LIST_HEAD(&sdev->files);
 	sdev->port_state = SV_PORT_ACTIVE;
 	sdev->active_mtu = SV_MTU_4096;
-	sdev->idle_us = SV_IDLE_US_DEFAULT;
+	sdev->idle_us = sv_default_idle_us();
 	INIT_WORK(&sdev->gid_work, sv_gid_work);
 	sv_qp_device_init(sdev);
 	if (mac)
 		ether_addr_copy(sdev->mac, mac);
-	else
+	else	/* no netdev: a random, locally administered MAC */
 		eth_random_addr(sdev->mac);
 	sdev->node_guid = sv_guid_from_mac(sdev->mac);
 	sv_gid_table_init(sdev);

@@ -89,6 +89,12 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_DESTROY_CQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_TEST_CQ_PUSH, sv_test_cq_push, sv_test_cq_push,
 		 SV_TEST_CQ_PUSH_SIZE_VER0),
+	/* data path */
+	SV_IOCTL(SV_NR_MAP_WQ, sv_map_wq, sv_map_wq, SV_MAP_WQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_MAP_DOORBELL, sv_map_doorbell, sv_map_doorbell,
+		 SV_MAP_DOORBELL_SIZE_VER0),
+	SV_IOCTL(SV_NR_DOORBELL, sv_ring_doorbell, sv_ring_doorbell,
+		 SV_RING_DOORBELL_SIZE_VER0),
 };
 
 /*
@@ -208,6 +214,7 @@ static int sv_release(struct inode *inode, struct file *filp)
 	list_del_init(&f->dev_node);
 	mutex_unlock(&sdev->files_lock);
 	sv_uobj_destroy_all(f);
+	sv_engine_stop(f);	/* after the QPs: see engine.c */
 	xa_destroy(&f->objs);
 	sv_mmap_file_cleanup(f);
 	sv_event_file_cleanup(f);

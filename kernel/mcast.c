@@ -9,7 +9,8 @@
  * destroyed (EBUSY, as ibv_destroy_qp(3) says); closing the file detaches
  * everything.
  *
- * Delivering multicast packets to the attached QPs is the data path's.
+ * Delivering multicast packets to the attached QPs is the data path's
+ * (exec.c), which gets them from sv_mcast_qps().
  */
 #include <linux/slab.h>
 
@@ -172,4 +173,29 @@ void sv_mcast_detach_all(struct sv_qp *qp)
 	list_for_each_entry_safe(a, tmp, &qp->mcast, qp_node)
 		sv_mcast_unlink(sdev, a);
 	mutex_unlock(&sdev->mcast_lock);
+}
+
+/*
+ * The data path: up to max QPs attached to the group gid, referenced
+ * (sv_qp_put() each); their number. Process context.
+ */
+int sv_mcast_qps(struct sv_device *sdev, const u8 *gid, struct sv_qp **qps,
+		 int max)
+{
+	struct sv_mcast_attach *a;
+	struct sv_mcast_grp *grp;
+	int n = 0;
+
+	mutex_lock(&sdev->mcast_lock);
+	grp = sv_mcast_grp_find(sdev, gid);
+	if (grp) {
+		list_for_each_entry(a, &grp->qps, grp_node) {
+			if (n == max)
+				break;
+			if (kref_get_unless_zero(&a->qp->uobj.ref))
+				qps[n++] = a->qp;
+		}
+	}
+	mutex_unlock(&sdev->mcast_lock);
+	return n;
 }

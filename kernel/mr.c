@@ -402,6 +402,24 @@ static int sv_mr_copy(struct sv_mr *mr, u32 key, struct sv_pd *pd,
 	return ret;
 }
 
+/*
+ * Data path: may [iova, iova + len) be used through key by a QP of pd with
+ * access (add SV_ACCESS_LOCAL_WRITE to write locally)? Errors as
+ * sv_mr_copy_to/from. The answer can change until the copy itself.
+ */
+int sv_mr_check_span(struct sv_mr *mr, u32 key, struct sv_pd *pd,
+		     u32 access, u64 iova, size_t len)
+{
+	u64 off;
+	int ret;
+
+	if (!sv_mr_enter(mr))
+		return -ENOENT;
+	ret = sv_mr_check(mr, key, pd, access, iova, len, &off);
+	sv_mr_exit(mr);
+	return ret;
+}
+
 int sv_mr_copy_to(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
 		  u64 iova, const void *buf, size_t len)
 {

@@ -66,6 +66,7 @@ static void sv_qp_destroy(struct sv_uobj *u)
 {
 	struct sv_qp *qp = to_sv_qp(u);
 
+	sv_dp_qp_destroy(qp);
 	xa_erase(&qp->sdev->qps, qp->qpn);
 	sv_mcast_detach_all(qp);
 	sv_async_event_detach(u->file, &qp->events);
@@ -80,6 +81,7 @@ static void sv_qp_free(struct sv_uobj *u)
 {
 	struct sv_qp *qp = to_sv_qp(u);
 
+	sv_dp_qp_free(qp);
 	sv_uobj_put(qp->pd);
 	sv_uobj_put(qp->send_cq);
 	sv_uobj_put(qp->recv_cq);
@@ -171,6 +173,7 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp->user_handle = c->user_handle;
 	spin_lock_init(&qp->lock);
 	INIT_LIST_HEAD(&qp->mcast);
+	INIT_LIST_HEAD(&qp->engine_node);
 	sv_event_obj_init(&qp->events);
 
 	qp->pd = sv_parent_get(f, c->pd_handle, SV_OBJ_PD);
@@ -199,6 +202,9 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp->attr.qp_state = SV_QPS_RESET;
 	qp->attr.port_num = SV_PORT_NUM;
 
+	ret = sv_dp_qp_create(f, qp);
+	if (ret)
+		goto err_parents;
 	if (atomic_inc_return(&sdev->nqps) > SV_MAX_QP) {
 		ret = -ENOMEM;
 		goto err_count;
@@ -217,6 +223,7 @@ int sv_create_qp(struct sv_file *f, void *arg)
 		goto err_qpn;
 	/* Visible to the data path only once complete. */
 	xa_store(&sdev->qps, qp->qpn, qp, GFP_KERNEL);
+	sv_dp_qp_activate(f, qp);
 
 	c->handle = qp->uobj.handle;
 	c->qpn = qp->qpn;
@@ -227,6 +234,7 @@ err_qpn:
 	xa_erase(&sdev->qps, qp->qpn);
 err_count:
 	atomic_dec(&sdev->nqps);
+	sv_dp_qp_abort(f, qp);
 err_parents:
 	sv_parent_put(qp->pd);
 	sv_parent_put(qp->send_cq);
@@ -242,6 +250,7 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 	bool to_sqd, notify;
 	struct sv_uobj *u;
 	struct sv_qp *qp;
+	u32 old_state;
 	int ret;
 
 	if (m->reserved)
@@ -251,6 +260,7 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 		return PTR_ERR(u);
 	qp = to_sv_qp(u);
 	spin_lock_bh(&qp->lock);
+	old_state = qp->attr.qp_state;
 	to_sqd = (m->attr_mask & SV_QP_STATE) &&
 		 m->attr.qp_state == SV_QPS_SQD &&
 		 qp->attr.qp_state == SV_QPS_RTS;
@@ -259,6 +269,8 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 		sv_qp_apply_modify(qp, m->attr_mask, &m->attr);
 	notify = !ret && to_sqd && qp->attr.en_sqd_async_notify;
 	spin_unlock_bh(&qp->lock);
+	if (!ret && (m->attr_mask & SV_QP_STATE))
+		sv_dp_qp_modified(qp, old_state);
 	/*
 	 * Nothing is in flight yet, so the send queue is drained at once:
 	 * tell the owner if it asked to know.

@@ -21,6 +21,7 @@ static void sv_srq_destroy(struct sv_uobj *u)
 	struct sv_srq *srq = to_sv_srq(u);
 
 	sv_async_event_detach(u->file, &srq->events);
+	sv_wq_fini(u->file, &srq->rq);
 	atomic_dec(&srq->pd->usecnt);
 }
 
@@ -29,6 +30,7 @@ static void sv_srq_free(struct sv_uobj *u)
 	struct sv_srq *srq = to_sv_srq(u);
 
 	sv_uobj_put(srq->pd);
+	sv_wq_free(&srq->rq);
 	kfree(srq);
 }
 
@@ -66,9 +68,20 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	sv_event_obj_init(&srq->events);
 	srq->max_wr = roundup_pow_of_two(c->max_wr);
 	srq->max_sge = c->max_sge;
+	mutex_init(&srq->rq.lock);
+	ret = sv_wq_init(f, &srq->rq, srq->max_wr,
+			 sizeof(struct sv_recv_wqe) +
+			 srq->max_sge * sizeof(struct sv_sge));
+	if (ret) {
+		sv_uobj_put(pd);
+		kfree(srq);
+		return ret;
+	}
 	atomic_inc(&pd->usecnt);
 	ret = sv_uobj_add(f, &srq->uobj, SV_OBJ_SRQ, &sv_srq_ops);
 	if (ret) {
+		sv_wq_fini(f, &srq->rq);
+		sv_wq_free(&srq->rq);
 		atomic_dec(&pd->usecnt);
 		sv_uobj_put(pd);
 		kfree(srq);

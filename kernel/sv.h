@@ -86,6 +86,21 @@ struct sv_device {
 	u64 __percpu *stats;		/* SV_STAT_MAX counters per CPU */
 };
 
+/*
+ * Data path (engine.c, exec.c): a work queue ring shared with the library.
+ * cons is the kernel's copy; the ring's own cons is only written.
+ */
+struct sv_wq {
+	struct sv_mbuf *buf;
+	struct sv_wq_ring *ring;
+	void *wqes;
+	u32 entries;
+	u32 wqe_size;
+	u32 cons;
+	u64 mmap_offset;
+	struct mutex lock;		/* consumers */
+};
+
 /* Per-open-file state: the verbs context of one process (or fd). */
 struct sv_file {
 	struct sv_device *sdev;
@@ -95,6 +110,7 @@ struct sv_file {
 	struct sv_evq *async_evq;	/* async events (event.c) */
 	struct list_head dev_node;	/* sdev->files, under files_lock */
 	u64 id;				/* resource dump cursor */
+	struct sv_engine *engine;	/* data path (engine.c), or NULL */
 };
 
 struct sv_uobj;
@@ -176,6 +192,8 @@ struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key);
 void sv_mr_put(struct sv_mr *mr);
 int sv_mr_copy_to(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
 		  u64 iova, const void *buf, size_t len);
+int sv_mr_check_span(struct sv_mr *mr, u32 key, struct sv_pd *pd,
+		     u32 access, u64 iova, size_t len);
 int sv_mr_copy_from(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
 		    u64 iova, void *buf, size_t len);
 
@@ -312,6 +330,16 @@ struct sv_qp {
 	struct list_head mcast;		/* sv_mcast_attach, under mcast_lock */
 	u64 user_handle;
 	struct sv_event_obj events;
+	/* data path (engine.c, exec.c) */
+	struct sv_wq sq;		/* lock: the engine executing it */
+	struct sv_wq rq;		/* unused with an SRQ */
+	struct list_head engine_node;	/* on the file's engine, or empty */
+	unsigned long wait_until;	/* jiffies: RNR/retry back-off */
+	u32 rnr_left;			/* RNR retries left for the head WQE */
+	u32 retry_left;			/* transport retries left */
+	bool waiting;			/* backing off before a retry */
+	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised */
+	bool dead;			/* destroyed: no more execution */
 };
 
 struct sv_srq {
@@ -323,6 +351,7 @@ struct sv_srq {
 	u32 limit;			/* 0: not armed */
 	u64 user_handle;
 	struct sv_event_obj events;
+	struct sv_wq rq;		/* data path */
 };
 
 struct sv_ah {
@@ -362,6 +391,44 @@ int sv_destroy_ah(struct sv_file *f, void *arg);
 int sv_attach_mcast(struct sv_file *f, void *arg);
 int sv_detach_mcast(struct sv_file *f, void *arg);
 void sv_mcast_detach_all(struct sv_qp *qp);
+int sv_mcast_qps(struct sv_device *sdev, const u8 *gid, struct sv_qp **qps,
+		 int max);
+
+/*
+ * Data path (engine.c: the per-file execution kthread, rings, doorbell;
+ * exec.c: executing one send WQE against its destination).
+ */
+struct sv_engine;
+
+int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
+	       u32 wqe_size);
+void sv_wq_fini(struct sv_file *f, struct sv_wq *wq);
+void sv_wq_free(struct sv_wq *wq);
+int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp);
+void sv_dp_qp_activate(struct sv_file *f, struct sv_qp *qp);
+void sv_dp_qp_abort(struct sv_file *f, struct sv_qp *qp);
+u32 sv_default_idle_us(void);
+void sv_dp_qp_destroy(struct sv_qp *qp);
+void sv_dp_qp_free(struct sv_qp *qp);
+void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state);
+void sv_engine_kick(struct sv_file *f);
+void sv_engine_stop(struct sv_file *f);
+int sv_map_wq(struct sv_file *f, void *arg);
+int sv_map_doorbell(struct sv_file *f, void *arg);
+int sv_ring_doorbell(struct sv_file *f, void *arg);
+/* exec.c */
+enum sv_exec_result {
+	SV_EXEC_DONE,		/* completed; CQE as the WQE asked */
+	SV_EXEC_RETRY,		/* back off (qp->wait_until) and retry */
+	SV_EXEC_FATAL,		/* completed in error: the QP is in ERR */
+};
+
+size_t sv_exec_buf_size(void);
+enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
+				 void *buf, u32 *status);
+void sv_qp_to_err(struct sv_qp *qp);
+void sv_dp_push(struct sv_uobj *cq, u64 wr_id, u32 status, u32 opcode,
+		u32 byte_len, u32 qpn, bool solicited);
 
 /*
  * Management plane: device registry, netdev binding, counters, generic

@@ -39,6 +39,7 @@
  *   0x20-0x2f  CQ, completion channels, async events
  *   0x30-0x3f  QP                 0x40-0x47  SRQ
  *   0x48-0x4f  AH                 0x50-0x57  multicast
+ *   0x58-0x5f  data path (rings, doorbell)
  */
 enum sv_ioctl_nr {
 	SV_NR_QUERY_ABI = 0x00,
@@ -935,5 +936,168 @@ struct sv_mcast {
 #define SV_MCAST_SIZE_VER0	28
 #define SV_IOC_ATTACH_MCAST _IOWR(SV_IOC_MAGIC, SV_NR_ATTACH_MCAST, struct sv_mcast)
 #define SV_IOC_DETACH_MCAST _IOWR(SV_IOC_MAGIC, SV_NR_DETACH_MCAST, struct sv_mcast)
+
+/*
+ * ---------------------------------------------------------------------
+ * Data path: work queue rings and the doorbell (0x58-0x5f)
+ * ---------------------------------------------------------------------
+ *
+ * Every QP has a send queue ring and (without an SRQ) a receive queue
+ * ring; every SRQ has a receive queue ring. SV_IOC_MAP_WQ names their
+ * mmap offsets and lengths; SV_IOC_MAP_DOORBELL names the file's doorbell
+ * page. Mappings work as for CQ rings (MAP_SHARED, exact offset/length).
+ *
+ * A work queue ring starts with a struct sv_wq_ring header; wqe_offset
+ * bytes into the mapping start `entries` (a power of two) slots of
+ * wqe_size bytes: struct sv_send_wqe (SQ) or struct sv_recv_wqe (RQ,
+ * SRQ), each followed by its SGEs (or, for an inline send, its data).
+ *
+ * The ordering contract, for every ring (the same as the CQ ring's with
+ * the roles swapped):
+ *   prod   written only by the library. It fills slot prod & (entries - 1)
+ *          then stores prod + 1 with release semantics
+ *          (__atomic_store_n(..., __ATOMIC_RELEASE)). The kernel loads
+ *          prod with acquire semantics (smp_load_acquire) before it reads
+ *          any WQE below it, and copies each WQE out of the ring once
+ *          before looking at it. A prod the kernel cannot trust (more than
+ *          `entries` ahead of cons) moves the QP to the error state.
+ *   cons   written only by the kernel: it stores cons + n with release
+ *          semantics once it no longer reads the n slots (their WQEs are
+ *          complete, or copied out for good). The library loads it with
+ *          acquire semantics to find free slots (prod - cons < entries).
+ *   flags  written only by the kernel: SV_WQ_RING_ERR while the QP is in
+ *          the error state (new WQEs are flushed: see the doorbell).
+ *
+ * The doorbell page is one struct sv_doorbell per open file. The kernel's
+ * execution engine (one kthread per file) polls the file's queues while
+ * there is work and for idle_us microseconds after; before it sleeps it
+ * sets SV_DB_NEED_WAKEUP in flags, issues a full barrier (smp_mb) and looks
+ * at every queue once more. After storing prod the library issues a full
+ * barrier (__atomic_thread_fence(__ATOMIC_SEQ_CST)) and loads flags: only
+ * if SV_DB_NEED_WAKEUP is set does it call SV_IOC_DOORBELL. Either the
+ * engine sees the new prod, or the library sees the flag: no lost wakeup.
+ * Posting a receive rings the doorbell only if the ring says
+ * SV_WQ_RING_ERR (the engine must flush it) and the engine sleeps.
+ */
+enum sv_dp_ioctl_nr {
+	SV_NR_MAP_WQ = 0x58,
+	SV_NR_MAP_DOORBELL = 0x59,
+	SV_NR_DOORBELL = 0x5a,
+};
+
+struct sv_wq_ring {
+	__u32 prod;		/* library writes (release) */
+	__u32 pad0[15];
+	__u32 cons;		/* kernel writes (release) */
+	__u32 pad1[15];
+	__u32 flags;		/* SV_WQ_RING_* (kernel writes) */
+	__u32 entries;		/* constant: power of two */
+	__u32 wqe_size;		/* constant: bytes per slot */
+	__u32 wqe_offset;	/* constant: first slot's offset */
+};
+
+#define SV_WQ_RING_ERR		0x1U
+
+struct sv_sge {
+	__u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* Send opcodes: enum ibv_wr_opcode. */
+enum sv_wr_opcode {
+	SV_WR_RDMA_WRITE = 0,
+	SV_WR_RDMA_WRITE_WITH_IMM = 1,
+	SV_WR_SEND = 2,
+	SV_WR_SEND_WITH_IMM = 3,
+	SV_WR_RDMA_READ = 4,
+	SV_WR_ATOMIC_CMP_AND_SWP = 5,
+	SV_WR_ATOMIC_FETCH_AND_ADD = 6,
+	SV_WR_SEND_WITH_INV = 9,
+};
+
+/* Send flags: enum ibv_send_flags. */
+#define SV_SEND_FENCE		0x1U
+#define SV_SEND_SIGNALED	0x2U
+#define SV_SEND_SOLICITED	0x4U
+#define SV_SEND_INLINE		0x8U
+
+/*
+ * A send WQE, followed by num_sge struct sv_sge, or by inline_len bytes
+ * of data with SV_SEND_INLINE.
+ */
+struct sv_send_wqe {
+	__u64 wr_id;
+	__u32 opcode;		/* SV_WR_* */
+	__u32 send_flags;	/* SV_SEND_* */
+	__u32 num_sge;
+	__u32 inline_len;
+	__u32 imm_data;		/* big endian; SEND_WITH_INV: the rkey */
+	__u32 rkey;		/* RDMA and atomics */
+	__u64 remote_addr;	/* RDMA and atomics */
+	__u64 compare_add;	/* atomics */
+	__u64 swap;		/* ATOMIC_CMP_AND_SWP */
+	__u32 ah_handle;	/* UD */
+	__u32 remote_qpn;	/* UD */
+	__u32 remote_qkey;	/* UD */
+	__u32 reserved;
+};
+
+/* A receive WQE, followed by num_sge struct sv_sge. */
+struct sv_recv_wqe {
+	__u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+};
+
+struct sv_doorbell {
+	__u32 flags;		/* SV_DB_* (kernel writes) */
+	__u32 reserved[15];
+};
+
+#define SV_DB_NEED_WAKEUP	0x1U
+
+/*
+ * SV_IOC_MAP_WQ: the rings of a QP (type SV_WQ_QP: sq_* and rq_*; rq_len
+ * is 0 with an SRQ) or of an SRQ (type SV_WQ_SRQ: rq_* only).
+ */
+#define SV_WQ_QP		0
+#define SV_WQ_SRQ		1
+
+struct sv_map_wq {
+	__u32 size;
+	__u32 type;		/* in: SV_WQ_* */
+	__u32 handle;		/* in */
+	__u32 reserved;		/* must be zero */
+	__u64 sq_offset;	/* out */
+	__u64 sq_len;		/* out */
+	__u64 rq_offset;	/* out */
+	__u64 rq_len;		/* out */
+};
+
+#define SV_MAP_WQ_SIZE_VER0	48
+#define SV_IOC_MAP_WQ _IOWR(SV_IOC_MAGIC, SV_NR_MAP_WQ, struct sv_map_wq)
+
+/* SV_IOC_MAP_DOORBELL: the file's doorbell page (and engine) on first use. */
+struct sv_map_doorbell {
+	__u32 size;
+	__u32 reserved;		/* must be zero */
+	__u64 offset;		/* out */
+	__u64 len;		/* out */
+};
+
+#define SV_MAP_DOORBELL_SIZE_VER0	24
+#define SV_IOC_MAP_DOORBELL _IOWR(SV_IOC_MAGIC, SV_NR_MAP_DOORBELL, \
+				  struct sv_map_doorbell)
+
+/* SV_IOC_DOORBELL: wake the file's engine. */
+struct sv_ring_doorbell {
+	__u32 size;
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_RING_DOORBELL_SIZE_VER0	8
+#define SV_IOC_DOORBELL _IOWR(SV_IOC_MAGIC, SV_NR_DOORBELL, \
+			      struct sv_ring_doorbell)
 
 #endif /* _UAPI_SOFTVERBS_ABI_H */

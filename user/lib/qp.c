@@ -292,6 +292,7 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 		qp->has_qpx = true;
 		qp->send_ops_flags = attr->send_ops_flags;
 		sv_qp_fill_wr_ops(&qp->qpx);
+		sv_dp_fill_wr_ops(qp);
 	}
 
 	attr->cap.max_send_wr = c.cap.max_send_wr;
@@ -299,6 +300,16 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	attr->cap.max_send_sge = c.cap.max_send_sge;
 	attr->cap.max_recv_sge = c.cap.max_recv_sge;
 	attr->cap.max_inline_data = c.cap.max_inline_data;
+	ret = sv_dp_qp_map(qp, &attr->cap);
+	if (ret) {
+		struct sv_destroy_qp d = { .size = sizeof(d),
+					   .handle = c.handle };
+
+		sv_cmd(ctx, SV_IOC_DESTROY_QP, &d);
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
 	return &qp->qpx.qp_base;
 }
 
@@ -484,6 +495,7 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	pthread_mutex_unlock(&qp->mutex);
 	pthread_cond_destroy(&qp->cond);
 	pthread_mutex_destroy(&qp->mutex);
+	sv_dp_qp_unmap(to_svqp(qp));
 	free(to_svqp(qp));
 	return 0;
 }

@@ -43,6 +43,16 @@ static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
 	/* srq_limit is not used by create: the SRQ starts unarmed. */
 	attr->max_wr = c.max_wr;
 	attr->max_sge = c.max_sge;
+	ret = sv_dp_srq_map(srq, c.max_sge);
+	if (ret) {
+		struct sv_destroy_srq d = { .size = sizeof(d),
+					    .handle = c.handle };
+
+		sv_cmd(pd->context, SV_IOC_DESTROY_SRQ, &d);
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
 	return &srq->srq;
 }
 
@@ -127,6 +137,7 @@ SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 	pthread_mutex_unlock(&srq->mutex);
 	pthread_cond_destroy(&srq->cond);
 	pthread_mutex_destroy(&srq->mutex);
+	sv_dp_srq_unmap(container_of(srq, struct sv_srq, srq));
 	free(container_of(srq, struct sv_srq, srq));
 	return 0;
 }

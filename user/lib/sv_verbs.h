@@ -18,8 +18,13 @@
 #include "softverbs-abi.h"
 
 /* An opened softverbs device: the verbs context and its char device fd. */
+struct sv_doorbell;
+
 struct sv_context {
 	struct verbs_context vctx;	/* first: ibv_context is inside */
+	/* data path (post.c): the doorbell page, mapped with the first QP */
+	struct sv_doorbell *db;
+	size_t db_len;
 };
 
 #ifndef container_of
@@ -200,12 +205,38 @@ static inline struct sv_mr *to_svmr(struct ibv_mr *mr)
  * qp_num is the kernel's QPN. QPs and SRQs pass their own pointer as the
  * user_handle their async events carry.
  */
+/* data path (post.c): a work queue ring mapped from the kernel */
+struct sv_uwq {
+	struct sv_wq_ring *ring;
+	char *wqes;
+	uint32_t entries;
+	uint32_t wqe_size;
+	uint32_t prod;			/* our copy of ring->prod */
+	uint32_t max_sge;
+	void *map;
+	size_t map_len;
+	pthread_spinlock_t lock;	/* posters */
+};
+
 struct sv_qp {
 	struct ibv_qp_ex qpx;		/* first: qpx.qp_base is handed out */
 	bool has_qpx;			/* created with SEND_OPS_FLAGS */
 	uint64_t send_ops_flags;
 	int wr_err;			/* what ibv_wr_complete() returns */
+	/* data path (post.c) */
+	struct sv_uwq sq, rq;
+	uint32_t max_inline;
+	uint32_t wr_start_prod;		/* ibv_wr_start(): first WR's index */
+	void *wr_cur;			/* ibv_wr_*: the WQE being built */
 };
+
+/* post.c: map/unmap a QP's or SRQ's rings (qp.c, srq.c call these) */
+int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap);
+void sv_dp_qp_unmap(struct sv_qp *qp);
+void sv_dp_fill_wr_ops(struct sv_qp *qp);
+struct sv_srq;
+int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge);
+void sv_dp_srq_unmap(struct sv_srq *srq);
 
 static inline struct sv_qp *to_svqp(struct ibv_qp *qp)
 {
@@ -214,6 +245,7 @@ static inline struct sv_qp *to_svqp(struct ibv_qp *qp)
 
 struct sv_srq {
 	struct ibv_srq srq;		/* first: handed out */
+	struct sv_uwq rq;		/* data path (post.c) */
 };
 
 struct sv_ah {

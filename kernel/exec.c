@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs data path: executing one send WQE.
+ *
+ * The requester's engine (engine.c) does the whole operation: it resolves
+ * the destination QP by number, consumes a receive WQE there if the
+ * operation needs one, copies the data once from the source pages to the
+ * destination pages (the MR helpers check keys, PDs, rights and bounds),
+ * and pushes the responder's CQE. It returns the requester's status; the
+ * engine pushes the requester's CQE.
+ *
+ * Errors follow the IB transport rules: a local error fails the WQE with
+ * a LOC_* status and moves the requester to ERR; on RC a responder error
+ * is reported to the requester as REM_* and both QPs go to ERR; UC and UD
+ * silently drop what the responder cannot take. RC without a receive WQE
+ * is an RNR NAK: back off for the responder's min_rnr_timer and retry,
+ * rnr_retry times (7: forever). RC to a destination that does not exist
+ * or is not ready: retry per timeout and retry_cnt, then RETRY_EXC_ERR.
+ */
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+
+#include "sv.h"
+
+/* Atomics are atomic against each other across QPs and devices. */
+static DEFINE_SPINLOCK(sv_atomic_lock);
+
+/* The work completion opcodes (enum ibv_wc_opcode). */
+#define SV_WC_SEND		0
+#define SV_WC_RDMA_WRITE	1
+#define SV_WC_RDMA_READ		2
+#define SV_WC_COMP_SWAP		3
+#define SV_WC_FETCH_ADD		4
+#define SV_WC_RECV		128
+#define SV_WC_RECV_RDMA_WITH_IMM 129
+
+/* Statuses (enum ibv_wc_status). */
+#define SV_WC_SUCCESS		0
+#define SV_WC_LOC_LEN_ERR	1
+#define SV_WC_LOC_QP_OP_ERR	2
+#define SV_WC_LOC_PROT_ERR	4
+#define SV_WC_WR_FLUSH_ERR	5
+#define SV_WC_REM_INV_REQ_ERR	9
+#define SV_WC_REM_ACCESS_ERR	10
+#define SV_WC_REM_OP_ERR	11
+#define SV_WC_RETRY_EXC_ERR	12
+#define SV_WC_RNR_RETRY_EXC_ERR	13
+
+/* wc_flags (enum ibv_wc_flags) */
+#define SV_WC_F_GRH		0x1
+#define SV_WC_F_WITH_IMM	0x2
+#define SV_WC_F_WITH_INV	0x8
+
+#define SV_GRH_LEN		40
+
+/* A resolved scatter/gather list: referenced MRs, checked spans. */
+struct sv_sg_ent {
+	struct sv_mr *mr;
+	u32 key;
+	u32 len;
+	u64 addr;
+};
+
+struct sv_sg {
+	struct sv_sg_ent ent[SV_MAX_SGE];
+	u32 n;
+	struct sv_pd *pd;
+	u32 access;
+	u64 len;
+};
+
+static struct sv_pd *sv_qp_pd(struct sv_qp *qp)
+{
+	return container_of(qp->pd, struct sv_pd, uobj);
+}
+
+static void sv_sg_release(struct sv_sg *sg)
+{
+	u32 i;
+
+	for (i = 0; i < sg->n; i++)
+		sv_mr_put(sg->ent[i].mr);
+	sg->n = 0;
+}
+
+/* Resolve n SGEs on sdev for pd with access; -errno on any bad one. */
+static int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev,
+			 struct sv_pd *pd, u32 access,
+			 const struct sv_sge *sges, u32 n)
+{
+	struct sv_sg_ent *e;
+	u32 i;
+	int ret;
+
+	sg->n = 0;
+	sg->pd = pd;
+	sg->access = access;
+	sg->len = 0;
+	for (i = 0; i < n; i++) {
+		if (!sges[i].length)
+			continue;
+		e = &sg->ent[sg->n];
+		e->mr = sv_mr_lookup_key(sdev, sges[i].lkey);
+		if (!e->mr) {
+			sv_sg_release(sg);
+			return -ENOENT;
+		}
+		sg->n++;
+		e->key = sges[i].lkey;
+		e->addr = sges[i].addr;
+		e->len = sges[i].length;
+		ret = sv_mr_check_span(e->mr, e->key, pd, access, e->addr,
+				       e->len);
+		if (ret) {
+			sv_sg_release(sg);
+			return ret;
+		}
+		sg->len += e->len;
+	}
+	return 0;
+}
+
+/* One remote span as a one-entry list. */
+static int sv_sg_remote(struct sv_sg *sg, struct sv_device *sdev,
+			struct sv_pd *pd, u32 access, u32 rkey, u64 addr,
+			u64 len)
+{
+	struct sv_sge sge = { .addr = addr, .length = len, .lkey = rkey };
+
+	if (len > SV_MAX_MSG_SZ)
+		return -ERANGE;
+	return sv_sg_resolve(sg, sdev, pd, access, &sge, 1);
+}
+
+/* Find the entry and offset in it of byte off of the list. */
+static void sv_sg_seek(const struct sv_sg *sg, u64 off, u32 *i, u64 *in)
+{
+	*i = 0;
+	while (*i < sg->n && off >= sg->ent[*i].len) {
+		off -= sg->ent[*i].len;
+		(*i)++;
+	}
+	*in = off;
+}
+
+/* Copy len bytes from src (from its start) to dst at doff: page to page. */
+static int sv_sg_copy(struct sv_sg *dst, u64 doff, struct sv_sg *src,
+		      u64 len)
+{
+	struct sv_mr_span ds, ss;
+	u64 din, sin = 0, n;
+	u32 di, si = 0;
+	int ret;
+
+	sv_sg_seek(dst, doff, &di, &din);
+	while (len) {
+		if (di >= dst->n || si >= src->n)
+			return -ERANGE;
+		n = min3(len, dst->ent[di].len - din, src->ent[si].len - sin);
+		ds = (struct sv_mr_span){ .mr = dst->ent[di].mr,
+			.key = dst->ent[di].key, .pd = dst->pd,
+			.access = dst->access, .iova = dst->ent[di].addr + din };
+		ss = (struct sv_mr_span){ .mr = src->ent[si].mr,
+			.key = src->ent[si].key, .pd = src->pd,
+			.access = src->access, .iova = src->ent[si].addr + sin };
+		ret = sv_mr_copy_mr(&ds, &ss, n);
+		if (ret)
+			return ret;
+		len -= n;
+		din += n;
+		sin += n;
+		if (din == dst->ent[di].len) {
+			di++;
+			din = 0;
+		}
+		if (sin == src->ent[si].len) {
+			si++;
+			sin = 0;
+		}
+	}
+	return 0;
+}
+
+/* Copy len bytes of buf to dst at doff. */
+static int sv_sg_write(struct sv_sg *dst, u64 doff, const void *buf, u64 len)
+{
+	u64 din, n;
+	u32 di;
+	int ret;
+
+	sv_sg_seek(dst, doff, &di, &din);
+	while (len) {
+		if (di >= dst->n)
+			return -ERANGE;
+		n = min(len, dst->ent[di].len - din);
+		ret = sv_mr_copy_to(dst->ent[di].mr, dst->ent[di].key, dst->pd,
+				    dst->access, dst->ent[di].addr + din, buf,
+				    n);
+		if (ret)
+			return ret;
+		buf += n;
+		len -= n;
+		di++;
+		din = 0;
+	}
+	return 0;
+}
+
+/*
+ * Push one CQE on cq (a QP's send or recv CQ). An overrun is the CQ's
+ * business (sv_cq_push raised IBV_EVENT_CQ_ERR).
+ */
+static void sv_dp_push_cqe(struct sv_uobj *cq, struct sv_cqe *cqe,
+			   bool solicited)
+{
+	sv_cq_push(container_of(cq, struct sv_cq, uobj), cqe, solicited);
+}
+
+void sv_dp_push(struct sv_uobj *cq, u64 wr_id, u32 status, u32 opcode,
+		u32 byte_len, u32 qpn, bool solicited)
+{
+	struct sv_cqe cqe = {
+		.wr_id = wr_id, .status = status, .opcode = opcode,
+		.byte_len = byte_len, .qp_num = qpn,
+	};
+
+	sv_dp_push_cqe(cq, &cqe, solicited);
+}
+
+/*
+ * Move a QP to ERR (from any state but RESET); its engine flushes it. The
+ * QP may belong to another file: qp->dead, set under qp->lock before the
+ * file tears down, says whether the file (and its engine) are still there.
+ */
+static void sv_qp_err_event(struct sv_qp *qp, u32 event)
+{
+	spin_lock_bh(&qp->lock);
+	if (qp->dead) {
+		spin_unlock_bh(&qp->lock);
+		return;
+	}
+	if (qp->attr.qp_state != SV_QPS_RESET)
+		qp->attr.qp_state = SV_QPS_ERR;
+	WRITE_ONCE(qp->sq.ring->flags, SV_WQ_RING_ERR);
+	if (qp->rq.ring)
+		WRITE_ONCE(qp->rq.ring->flags, SV_WQ_RING_ERR);
+	if (event)
+		sv_async_event(qp->uobj.file, event, qp->user_handle,
+			       &qp->events);
+	sv_engine_kick(qp->uobj.file);
+	spin_unlock_bh(&qp->lock);
+}
+
+void sv_qp_to_err(struct sv_qp *qp)
+{
+	sv_qp_err_event(qp, 0);
+}
+
+/* The responder's side failed on RC: it goes to ERR and is told so. */
+static void sv_responder_err(struct sv_qp *dqp, bool access)
+{
+	if (dqp->qp_type != SV_QPT_RC)
+		return;
+	sv_qp_err_event(dqp, access ? SV_EVENT_QP_ACCESS_ERR : 0);
+}
+
+static u32 sv_qp_state(struct sv_qp *qp)
+{
+	u32 s;
+
+	spin_lock_bh(&qp->lock);
+	s = qp->attr.qp_state;
+	spin_unlock_bh(&qp->lock);
+	return s;
+}
+
+/* 4.096 us * 2^timeout; 0 means infinite (we still poll every second). */
+static unsigned long sv_timeout_jiffies(u8 timeout)
+{
+	u64 ns;
+
+	if (!timeout || timeout > 31)
+		return HZ;
+	ns = 4096ULL << timeout;
+	return max_t(unsigned long, 1, nsecs_to_jiffies(ns));
+}
+
+/* IB spec table 45: the RNR NAK timer field, in microseconds. */
+static const u32 sv_rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* A receive WQE taken from a QP's RQ or SRQ, copied out. */
+struct sv_rwqe {
+	struct sv_recv_wqe hdr;
+	struct sv_sge sge[SV_MAX_SGE];
+};
+
+/*
+ * Peek at the head receive WQE of wq (locked): 1 and a copy in out, 0 if
+ * empty, -EIO if the ring's prod is bogus.
+ */
+static int sv_rq_peek(struct sv_wq *wq, struct sv_rwqe *out)
+{
+	/* Pairs with the library's release store of prod. */
+	u32 prod = smp_load_acquire(&wq->ring->prod);
+	void *slot;
+	u32 n;
+
+	if (prod == wq->cons)
+		return 0;
+	if (prod - wq->cons > wq->entries)
+		return -EIO;
+	slot = wq->wqes + (size_t)(wq->cons & (wq->entries - 1)) * wq->wqe_size;
+	n = wq->wqe_size;
+	if (n > sizeof(*out))
+		n = sizeof(*out);
+	memcpy(out, slot, n);
+	return 1;
+}
+
+static void sv_rq_pop(struct sv_wq *wq)
+{
+	wq->cons++;
+	/* The slot is the library's again (its acquire load of cons). */
+	smp_store_release(&wq->ring->cons, wq->cons);
+}
+
+/*
+ * The SRQ limit: raise SRQ_LIMIT_REACHED once when armed and under it.
+ * dqp (alive: not dead under its lock) keeps the SRQ's file.
+ */
+static void sv_srq_check_limit(struct sv_qp *dqp, struct sv_srq *srq)
+{
+	u32 avail = READ_ONCE(srq->rq.ring->prod) - srq->rq.cons;
+	bool fire = false;
+
+	spin_lock_bh(&srq->lock);
+	if (srq->limit && avail < srq->limit) {
+		srq->limit = 0;
+		fire = true;
+	}
+	spin_unlock_bh(&srq->lock);
+	if (!fire)
+		return;
+	spin_lock_bh(&dqp->lock);
+	if (!dqp->dead)
+		sv_async_event(srq->uobj.file, SV_EVENT_SRQ_LIMIT_REACHED,
+			       srq->user_handle, &srq->events);
+	spin_unlock_bh(&dqp->lock);
+}
+
+/* Fill a GRH (IPv6 layout for RoCE; the 40 bytes UD receives begin with). */
+static void sv_make_grh(u8 *grh, u32 len)
+{
+	memset(grh, 0, SV_GRH_LEN);
+	grh[0] = 0x60;			/* IP version 6 */
+	grh[4] = (len >> 8) & 0xff;	/* payload length */
+	grh[5] = len & 0xff;
+	grh[6] = 0x1b;			/* next header: IB BTH */
+	grh[7] = 64;			/* hop limit */
+}
+
+struct sv_req {
+	struct sv_qp *qp;
+	struct sv_send_wqe *w;
+	struct sv_sg *lsg;		/* local SGEs, or NULL for inline */
+	const void *inl;		/* inline data */
+	u64 len;			/* message length */
+	struct sv_qp *dqp;
+	struct sv_sg *rsg;		/* scratch for the responder's list */
+	struct sv_rwqe *rw;		/* scratch for a receive WQE */
+	u8 mgid[16];			/* UD: the AH's destination GID */
+};
+
+/* Copy the request's payload into dst at doff. */
+static int sv_req_payload(struct sv_req *r, struct sv_sg *dst, u64 doff)
+{
+	if (!r->len)
+		return 0;
+	if (r->lsg)
+		return sv_sg_copy(dst, doff, r->lsg, r->len);
+	return sv_sg_write(dst, doff, r->inl, r->len);
+}
+
+/*
+ * Deliver a SEND* or RDMA_WRITE_WITH_IMM to dqp: consume a receive WQE
+ * (RNR if none), place the data, push the responder's CQE.
+ */
+static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
+{
+	struct sv_qp *dqp = r->dqp, *qp = r->qp;
+	struct sv_send_wqe *w = r->w;
+	bool ud = qp->qp_type == SV_QPT_UD;
+	bool write_imm = w->opcode == SV_WR_RDMA_WRITE_WITH_IMM;
+	struct sv_srq *srq = NULL;
+	struct sv_cqe cqe = {};
+	struct sv_rwqe *rw;
+	struct sv_wq *wq;
+	u64 need, off = 0;
+	int ret;
+
+	rw = r->rw;
+	if (dqp->srq) {
+		srq = container_of(dqp->srq, struct sv_srq, uobj);
+		wq = &srq->rq;
+	} else {
+		wq = &dqp->rq;
+	}
+	mutex_lock(&wq->lock);
+	ret = sv_rq_peek(wq, rw);
+	if (ret < 0) {
+		mutex_unlock(&wq->lock);
+		if (!srq)
+			sv_responder_err(dqp, false);
+		goto remote_op_err;
+	}
+	if (!ret) {
+		mutex_unlock(&wq->lock);
+		if (qp->qp_type != SV_QPT_RC)
+			return SV_EXEC_DONE;	/* dropped */
+		if (!qp->rnr_left) {
+			*status = SV_WC_RNR_RETRY_EXC_ERR;
+			return SV_EXEC_FATAL;
+		}
+		if (qp->attr.rnr_retry != 7)
+			qp->rnr_left--;
+		qp->wait_until = jiffies +
+			usecs_to_jiffies(sv_rnr_us[dqp->attr.min_rnr_timer & 31]);
+		return SV_EXEC_RETRY;
+	}
+	sv_rq_pop(wq);
+
+	cqe.wr_id = rw->hdr.wr_id;
+	cqe.qp_num = dqp->qpn;
+	cqe.src_qp = qp->qpn;
+	cqe.opcode = write_imm ? SV_WC_RECV_RDMA_WITH_IMM : SV_WC_RECV;
+	if (w->opcode == SV_WR_SEND_WITH_IMM || write_imm) {
+		cqe.wc_flags |= SV_WC_F_WITH_IMM;
+		cqe.imm_data = w->imm_data;
+	} else if (w->opcode == SV_WR_SEND_WITH_INV) {
+		cqe.wc_flags |= SV_WC_F_WITH_INV;
+		cqe.imm_data = w->imm_data;
+	}
+	cqe.byte_len = r->len;
+
+	if (!write_imm) {
+		need = r->len + (ud ? SV_GRH_LEN : 0);
+		/* Only SGEs inside the slot were copied: bound by its size. */
+		if (rw->hdr.num_sge > SV_MAX_SGE ||
+		    rw->hdr.num_sge > (wq->wqe_size - sizeof(rw->hdr)) /
+				      sizeof(struct sv_sge)) {
+			cqe.status = SV_WC_LOC_QP_OP_ERR;
+			goto resp_fail;
+		}
+		ret = sv_sg_resolve(r->rsg, dqp->sdev, sv_qp_pd(dqp),
+				    SV_ACCESS_LOCAL_WRITE, rw->sge,
+				    rw->hdr.num_sge);
+		if (ret) {
+			cqe.status = SV_WC_LOC_PROT_ERR;
+			goto resp_fail;
+		}
+		if (need > r->rsg->len) {
+			sv_sg_release(r->rsg);
+			cqe.status = SV_WC_LOC_LEN_ERR;
+			goto resp_fail;
+		}
+		if (ud) {
+			u8 grh[SV_GRH_LEN];
+
+			sv_make_grh(grh, r->len);
+			ret = sv_sg_write(r->rsg, 0, grh, SV_GRH_LEN);
+			off = SV_GRH_LEN;
+			cqe.wc_flags |= SV_WC_F_GRH;
+			cqe.byte_len += SV_GRH_LEN;
+		}
+		if (!ret)
+			ret = sv_req_payload(r, r->rsg, off);
+		sv_sg_release(r->rsg);
+		if (ret) {
+			/* The source went away under us (dereg). */
+			cqe.status = ret == -ENOENT ? SV_WC_LOC_PROT_ERR :
+				     SV_WC_LOC_LEN_ERR;
+			goto resp_fail;
+		}
+	}
+	sv_dp_push_cqe(dqp->recv_cq, &cqe,
+		       !!(w->send_flags & SV_SEND_SOLICITED));
+	if (srq)
+		sv_srq_check_limit(dqp, srq);
+	mutex_unlock(&wq->lock);
+	return SV_EXEC_DONE;
+
+resp_fail:
+	sv_dp_push_cqe(dqp->recv_cq, &cqe, true);
+	mutex_unlock(&wq->lock);
+	if (qp->qp_type != SV_QPT_RC)
+		return SV_EXEC_DONE;
+	sv_responder_err(dqp, false);
+	*status = cqe.status == SV_WC_LOC_LEN_ERR ? SV_WC_REM_INV_REQ_ERR :
+		  SV_WC_REM_OP_ERR;
+	return SV_EXEC_FATAL;
+remote_op_err:
+	if (qp->qp_type != SV_QPT_RC)
+		return SV_EXEC_DONE;
+	*status = SV_WC_REM_OP_ERR;
+	return SV_EXEC_FATAL;
+}
+
+/* A remote access failed: RC reports it and fails both QPs; UC drops. */
+static enum sv_exec_result sv_remote_access_err(struct sv_req *r, int err,
+						u32 *status)
+{
+	if (r->qp->qp_type != SV_QPT_RC)
+		return SV_EXEC_DONE;
+	sv_responder_err(r->dqp, true);
+	*status = err == -EINVAL ? SV_WC_REM_INV_REQ_ERR : SV_WC_REM_ACCESS_ERR;
+	return SV_EXEC_FATAL;
+}
+
+static u32 sv_dqp_access(struct sv_qp *dqp)
+{
+	u32 a;
+
+	spin_lock_bh(&dqp->lock);
+	a = dqp->attr.qp_access_flags;
+	spin_unlock_bh(&dqp->lock);
+	return a;
+}
+
+static enum sv_exec_result sv_rdma(struct sv_req *r, u32 *status)
+{
+	struct sv_qp *dqp = r->dqp;
+	struct sv_send_wqe *w = r->w;
+	bool read = w->opcode == SV_WR_RDMA_READ;
+	u32 need = read ? SV_ACCESS_REMOTE_READ : SV_ACCESS_REMOTE_WRITE;
+	int ret;
+
+	if (!(sv_dqp_access(dqp) & need))
+		return sv_remote_access_err(r, -EACCES, status);
+	if (r->len) {
+		ret = sv_sg_remote(r->rsg, dqp->sdev, sv_qp_pd(dqp), need,
+				   w->rkey, w->remote_addr, r->len);
+		if (ret)
+			return sv_remote_access_err(r, ret, status);
+		if (read)
+			ret = sv_sg_copy(r->lsg, 0, r->rsg, r->len);
+		else
+			ret = sv_req_payload(r, r->rsg, 0);
+		sv_sg_release(r->rsg);
+		if (ret)
+			return sv_remote_access_err(r, ret, status);
+	}
+	if (w->opcode == SV_WR_RDMA_WRITE_WITH_IMM)
+		return sv_deliver(r, status);
+	return SV_EXEC_DONE;
+}
+
+static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
+{
+	struct sv_qp *dqp = r->dqp;
+	struct sv_send_wqe *w = r->w;
+	struct sv_sg *rsg = r->rsg;
+	u64 old, val;
+	int ret;
+
+	if (w->remote_addr & 7)
+		return sv_remote_access_err(r, -EINVAL, status);
+	if (!(sv_dqp_access(dqp) & SV_ACCESS_REMOTE_ATOMIC))
+		return sv_remote_access_err(r, -EACCES, status);
+	ret = sv_sg_remote(rsg, dqp->sdev, sv_qp_pd(dqp),
+			   SV_ACCESS_REMOTE_ATOMIC, w->rkey, w->remote_addr, 8);
+	if (ret)
+		return sv_remote_access_err(r, ret, status);
+	spin_lock(&sv_atomic_lock);
+	ret = sv_mr_copy_from(rsg->ent[0].mr, w->rkey, rsg->pd,
+			      SV_ACCESS_REMOTE_ATOMIC, w->remote_addr, &old, 8);
+	if (!ret) {
+		if (w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
+			val = old + w->compare_add;
+		else
+			val = old == w->compare_add ? w->swap : old;
+		if (val != old || w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
+			ret = sv_mr_copy_to(rsg->ent[0].mr, w->rkey, rsg->pd,
+					    SV_ACCESS_REMOTE_ATOMIC,
+					    w->remote_addr, &val, 8);
+	}
+	spin_unlock(&sv_atomic_lock);
+	sv_sg_release(rsg);
+	if (ret)
+		return sv_remote_access_err(r, ret, status);
+	ret = sv_sg_write(r->lsg, 0, &old, 8);
+	if (ret) {
+		*status = SV_WC_LOC_PROT_ERR;
+		return SV_EXEC_FATAL;
+	}
+	return SV_EXEC_DONE;
+}
+
+static bool sv_qp_op_ok(u32 qp_type, u32 op)
+{
+	switch (op) {
+	case SV_WR_SEND:
+	case SV_WR_SEND_WITH_IMM:
+		return true;
+	case SV_WR_RDMA_WRITE:
+	case SV_WR_RDMA_WRITE_WITH_IMM:
+	case SV_WR_SEND_WITH_INV:
+		return qp_type != SV_QPT_UD;
+	case SV_WR_RDMA_READ:
+	case SV_WR_ATOMIC_CMP_AND_SWP:
+	case SV_WR_ATOMIC_FETCH_AND_ADD:
+		return qp_type == SV_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static bool sv_state_can_recv(u32 s)
+{
+	return s == SV_QPS_RTR || s == SV_QPS_RTS || s == SV_QPS_SQD ||
+	       s == SV_QPS_SQE;
+}
+
+/* May dqp take r's message? (type, state, and for UD the Q_Key) */
+static bool sv_dest_ok(struct sv_req *r, struct sv_qp *dqp)
+{
+	struct sv_qp *qp = r->qp;
+	u32 qkey;
+	bool ok;
+
+	if (dqp->qp_type != qp->qp_type || READ_ONCE(dqp->dead) ||
+	    !sv_state_can_recv(sv_qp_state(dqp)))
+		return false;
+	if (qp->qp_type != SV_QPT_UD)
+		return true;
+	qkey = r->w->remote_qkey;
+	if (qkey & 0x80000000U) {
+		spin_lock_bh(&qp->lock);
+		qkey = qp->attr.qkey;
+		spin_unlock_bh(&qp->lock);
+	}
+	spin_lock_bh(&dqp->lock);
+	ok = dqp->attr.qkey == qkey;
+	spin_unlock_bh(&dqp->lock);
+	return ok;
+}
+
+/*
+ * Find the destination QP: referenced and ready to receive, NULL if there
+ * is none that may take the message, ERR_PTR(-EINVAL) for a bad AH. A UD
+ * send to the multicast QPN leaves the AH's GID in r->mgid.
+ */
+static struct sv_qp *sv_dest_qp(struct sv_req *r)
+{
+	struct sv_qp *qp = r->qp, *dqp;
+	struct sv_send_wqe *w = r->w;
+	struct sv_uobj *ah;
+	u32 dqpn;
+
+	if (qp->qp_type == SV_QPT_UD) {
+		ah = sv_uobj_get(qp->uobj.file, w->ah_handle, SV_OBJ_AH);
+		if (IS_ERR(ah))
+			return ERR_PTR(-EINVAL);
+		memcpy(r->mgid, container_of(ah, struct sv_ah, uobj)->attr.dgid,
+		       sizeof(r->mgid));
+		sv_uobj_put(ah);
+		dqpn = w->remote_qpn & SV_QPN_MASK;
+		if (dqpn == SV_QPN_MASK)
+			return NULL;	/* multicast: sv_multicast() */
+	} else {
+		spin_lock_bh(&qp->lock);
+		dqpn = qp->attr.dest_qp_num;
+		spin_unlock_bh(&qp->lock);
+	}
+	dqp = sv_qp_get(qp->sdev, dqpn);
+	if (!dqp)
+		return NULL;
+	if (!sv_dest_ok(r, dqp)) {
+		sv_qp_put(dqp);
+		return NULL;
+	}
+	return dqp;
+}
+
+/* A UD send to the multicast QPN: every QP attached to the AH's group. */
+static void sv_multicast(struct sv_req *r, u32 *status)
+{
+	struct sv_qp *qps[SV_MAX_MCAST_QP_ATTACH];
+	int i, n;
+
+	n = sv_mcast_qps(r->qp->sdev, r->mgid, qps, ARRAY_SIZE(qps));
+	for (i = 0; i < n; i++) {
+		if (sv_dest_ok(r, qps[i])) {
+			r->dqp = qps[i];
+			sv_deliver(r, status);	/* UD: never fatal */
+		}
+		sv_qp_put(qps[i]);
+	}
+	r->dqp = NULL;
+}
+
+static u32 sv_mtu_bytes(u32 mtu)
+{
+	return mtu >= 1 && mtu <= 5 ? 128U << mtu : 4096;
+}
+
+/* The scratch memory sv_exec_send() works in: one per engine. */
+struct sv_exec_buf {
+	struct sv_sg sg[2];		/* the responder's, the local SGEs */
+	struct sv_rwqe rw;
+};
+
+size_t sv_exec_buf_size(void)
+{
+	return sizeof(struct sv_exec_buf);
+}
+
+/**
+ * sv_exec_send - execute the send WQE w (a private copy) of qp
+ * @qp: an RTS (or SQD finishing) QP; its engine holds qp->sq.lock
+ * @w: the WQE, copied out of the ring; the SGEs or inline data follow it
+ * @buf: sv_exec_buf_size() bytes of scratch memory
+ * @status: the requester's status when the result is SV_EXEC_FATAL
+ */
+enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
+				 void *buf, u32 *status)
+{
+	struct sv_exec_buf *b = buf;
+	struct sv_sge *sges = (struct sv_sge *)(w + 1);
+	enum sv_exec_result res = SV_EXEC_DONE;
+	struct sv_sg *lsg = NULL, *rsg;
+	struct sv_req r = { .qp = qp, .w = w };
+	u32 access = 0;
+	int ret;
+
+	*status = SV_WC_SUCCESS;
+	if (!sv_qp_op_ok(qp->qp_type, w->opcode)) {
+		*status = SV_WC_LOC_QP_OP_ERR;
+		return SV_EXEC_FATAL;
+	}
+	rsg = &b->sg[0];
+	r.rsg = rsg;
+	r.rw = &b->rw;
+	if (w->send_flags & SV_SEND_INLINE) {
+		if (w->inline_len > qp->cap.max_inline_data ||
+		    w->opcode == SV_WR_RDMA_READ ||
+		    w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
+		    w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD) {
+			*status = SV_WC_LOC_QP_OP_ERR;
+			res = SV_EXEC_FATAL;
+			goto out;
+		}
+		r.inl = sges;
+		r.len = w->inline_len;
+	} else {
+		if (w->num_sge > qp->cap.max_send_sge) {
+			*status = SV_WC_LOC_QP_OP_ERR;
+			res = SV_EXEC_FATAL;
+			goto out;
+		}
+		lsg = &b->sg[1];
+		if (w->opcode == SV_WR_RDMA_READ ||
+		    w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
+		    w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
+			access = SV_ACCESS_LOCAL_WRITE;
+		ret = sv_sg_resolve(lsg, qp->sdev, sv_qp_pd(qp), access, sges,
+				    w->num_sge);
+		if (ret) {
+			*status = SV_WC_LOC_PROT_ERR;
+			res = SV_EXEC_FATAL;
+			goto out;
+		}
+		r.lsg = lsg;
+		r.len = lsg->len;
+	}
+	if (r.len > SV_MAX_MSG_SZ ||
+	    ((w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
+	      w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD) && r.len != 8) ||
+	    (qp->qp_type == SV_QPT_UD &&
+	     r.len > sv_mtu_bytes(SV_PORT_MAX_MTU))) {
+		*status = SV_WC_LOC_LEN_ERR;
+		res = SV_EXEC_FATAL;
+		goto out_lsg;
+	}
+
+	r.dqp = sv_dest_qp(&r);
+	if (IS_ERR(r.dqp)) {
+		*status = SV_WC_LOC_QP_OP_ERR;
+		res = SV_EXEC_FATAL;
+		goto out_lsg;
+	}
+	if (!r.dqp) {
+		if (qp->qp_type == SV_QPT_UD &&
+		    (w->remote_qpn & SV_QPN_MASK) == SV_QPN_MASK)
+			sv_multicast(&r, status);
+		if (qp->qp_type != SV_QPT_RC)
+			goto out_lsg;		/* nobody there: dropped */
+		if (!qp->retry_left) {
+			*status = SV_WC_RETRY_EXC_ERR;
+			res = SV_EXEC_FATAL;
+			goto out_lsg;
+		}
+		qp->retry_left--;
+		qp->wait_until = jiffies + sv_timeout_jiffies(qp->attr.timeout);
+		res = SV_EXEC_RETRY;
+		goto out_lsg;
+	}
+
+	switch (w->opcode) {
+	case SV_WR_SEND:
+	case SV_WR_SEND_WITH_IMM:
+	case SV_WR_SEND_WITH_INV:
+		res = sv_deliver(&r, status);
+		break;
+	case SV_WR_RDMA_WRITE:
+	case SV_WR_RDMA_WRITE_WITH_IMM:
+	case SV_WR_RDMA_READ:
+		res = sv_rdma(&r, status);
+		break;
+	default:
+		res = sv_atomic(&r, status);
+		break;
+	}
+	sv_qp_put(r.dqp);
+out_lsg:
+	if (lsg)
+		sv_sg_release(lsg);
+out:
+	return res;
+}

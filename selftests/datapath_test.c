@@ -1,0 +1,990 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data path through the verbs API: every opcode with its data
+ * checked, the error statuses, flush on ERR, RNR, SRQs, UD, the qp_ex
+ * builders, and a process killed mid-traffic.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#include "kselftest_harness.h"
+#include "sv_test.h"
+
+#define BUF	65536
+
+struct ends {
+	struct ibv_qp *a, *b;
+};
+
+static int qp_init(struct ibv_qp *qp, int access)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = access,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+
+	if (qp->qp_type == IBV_QPT_UD) {
+		a.qkey = 0x1234;
+		mask |= IBV_QP_QKEY;
+	} else {
+		mask |= IBV_QP_ACCESS_FLAGS;
+	}
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+static int qp_rtr_rts(struct ibv_qp *qp, uint32_t dqpn,
+		      const union ibv_gid *gid, int rnr_retry, int min_rnr,
+		      int retry_cnt)
+{
+	struct ibv_qp_attr a = {};
+	int mask = IBV_QP_STATE;
+	int ret;
+
+	a.qp_state = IBV_QPS_RTR;
+	if (qp->qp_type != IBV_QPT_UD) {
+		a.path_mtu = IBV_MTU_4096;
+		a.dest_qp_num = dqpn;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = *gid;
+		a.ah_attr.grh.sgid_index = 1;
+		a.ah_attr.grh.hop_limit = 1;
+		a.ah_attr.port_num = 1;
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN;
+	}
+	if (qp->qp_type == IBV_QPT_RC) {
+		a.max_dest_rd_atomic = 4;
+		a.min_rnr_timer = min_rnr;
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	}
+	ret = ibv_modify_qp(qp, &a, mask);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (qp->qp_type == IBV_QPT_RC) {
+		a.timeout = 8;
+		a.retry_cnt = retry_cnt;
+		a.rnr_retry = rnr_retry;
+		a.max_rd_atomic = 4;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+/* Poll one completion, waiting up to 5 s; 1 if got one. */
+static int poll1(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	struct timespec t0, t;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 5)
+			return 0;
+		usleep(100);
+	}
+}
+
+FIXTURE(dp) {
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *a, *b;
+	union ibv_gid gid;
+	char *sbuf, *rbuf;
+	struct ibv_mr *smr, *rmr;
+};
+
+FIXTURE_SETUP(dp)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+	self->list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, self->list);
+	ASSERT_NE(NULL, self->list[0]);
+	self->ctx = ibv_open_device(self->list[0]);
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 1, &self->gid));
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->scq = ibv_create_cq(self->ctx, 256, NULL, NULL, 0);
+	self->rcq = ibv_create_cq(self->ctx, 256, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->scq);
+	ASSERT_NE(NULL, self->rcq);
+	self->sbuf = aligned_alloc(4096, BUF);
+	self->rbuf = aligned_alloc(4096, BUF);
+	ASSERT_NE(NULL, self->sbuf);
+	ASSERT_NE(NULL, self->rbuf);
+	self->smr = ibv_reg_mr(self->pd, self->sbuf, BUF, access);
+	self->rmr = ibv_reg_mr(self->pd, self->rbuf, BUF, access);
+	ASSERT_NE(NULL, self->smr);
+	ASSERT_NE(NULL, self->rmr);
+}
+
+FIXTURE_TEARDOWN(dp)
+{
+	if (self->a)
+		ibv_destroy_qp(self->a);
+	if (self->b)
+		ibv_destroy_qp(self->b);
+	ibv_dereg_mr(self->smr);
+	ibv_dereg_mr(self->rmr);
+	ibv_destroy_cq(self->scq);
+	ibv_destroy_cq(self->rcq);
+	ibv_dealloc_pd(self->pd);
+	ibv_close_device(self->ctx);
+	ibv_free_device_list(self->list);
+	free(self->sbuf);
+	free(self->rbuf);
+}
+
+static struct ibv_qp *mkqp(FIXTURE_DATA(dp) *self, enum ibv_qp_type t,
+			   struct ibv_srq *srq, int sig_all)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = self->scq, .recv_cq = self->rcq, .srq = srq,
+		.qp_type = t, .sq_sig_all = sig_all,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 4, .max_recv_sge = 4,
+			 .max_inline_data = 128 },
+	};
+
+	return ibv_create_qp(self->pd, &ia);
+}
+
+/* a -> b and b -> a, both RTS. */
+static int pair(FIXTURE_DATA(dp) *self, enum ibv_qp_type t, int rnr_retry,
+		int retry)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+	self->a = mkqp(self, t, NULL, 0);
+	self->b = mkqp(self, t, NULL, 0);
+	if (!self->a || !self->b)
+		return -1;
+	if (t == IBV_QPT_UC)
+		access &= ~(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (qp_init(self->a, access) || qp_init(self->b, access))
+		return -2;
+	if (qp_rtr_rts(self->a, self->b->qp_num, &self->gid, rnr_retry, 1,
+		       retry) ||
+	    qp_rtr_rts(self->b, self->a->qp_num, &self->gid, rnr_retry, 1,
+		       retry))
+		return -3;
+	return 0;
+}
+
+static int post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf,
+		     uint32_t len, uint64_t id)
+{
+	struct ibv_sge sg = { (uintptr_t)buf, len, mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sg, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+static int post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t lkey,
+		     void *buf, uint32_t len, uint64_t id, int flags,
+		     uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sg = { (uintptr_t)buf, len, lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sg, .num_sge = len ? 1 : 0,
+		.opcode = op, .send_flags = flags,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.imm_data = htobe32(0xabcd);
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static void fill(char *p, size_t n, int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (char)(i * 7 + seed);
+}
+
+TEST_F(dp, rc_send_sizes)
+{
+	static const uint32_t sizes[] = { 0, 1, 64, 4095, 4096, 4097, 65536 };
+	struct ibv_wc wc;
+	unsigned int i;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		fill(self->sbuf, sizes[i], i);
+		memset(self->rbuf, 0, BUF);
+		ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, BUF,
+				       100 + i));
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND_WITH_IMM,
+				       self->smr->lkey, self->sbuf, sizes[i],
+				       i, IBV_SEND_SIGNALED, 0, 0));
+		ASSERT_EQ(1, poll1(self->scq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(IBV_WC_SEND, wc.opcode);
+		EXPECT_EQ(i, wc.wr_id);
+		ASSERT_EQ(1, poll1(self->rcq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(IBV_WC_RECV, wc.opcode);
+		EXPECT_EQ(100 + i, wc.wr_id);
+		EXPECT_EQ(sizes[i], wc.byte_len);
+		EXPECT_EQ(self->a->qp_num, wc.src_qp);
+		EXPECT_EQ(self->b->qp_num, wc.qp_num);
+		EXPECT_TRUE(wc.wc_flags & IBV_WC_WITH_IMM);
+		EXPECT_EQ(htobe32(0xabcd), wc.imm_data);
+		EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf, sizes[i]));
+	}
+}
+
+TEST_F(dp, rc_inline_and_sge_list)
+{
+	struct ibv_sge sg[3];
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	fill(self->sbuf, 300, 3);
+	sg[0] = (struct ibv_sge){ (uintptr_t)self->sbuf, 10, self->smr->lkey };
+	sg[1] = (struct ibv_sge){ (uintptr_t)self->sbuf + 10, 0,
+				  self->smr->lkey };
+	sg[2] = (struct ibv_sge){ (uintptr_t)self->sbuf + 10, 290,
+				  self->smr->lkey };
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, BUF, 1));
+	wr.sg_list = sg;
+	wr.num_sge = 3;
+	wr.opcode = IBV_WR_SEND;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(300, wc.byte_len);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf, 300));
+	/* unsignaled: no send completion */
+	EXPECT_EQ(0, ibv_poll_cq(self->scq, 1, &wc));
+
+	/* inline: the buffer need not be registered and may change at once */
+	char data[100];
+
+	fill(data, sizeof(data), 9);
+	sg[0] = (struct ibv_sge){ (uintptr_t)data, sizeof(data), 0 };
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, BUF, 2));
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	memset(data + 50, 0, 10);
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(100, wc.byte_len);
+	fill(data, sizeof(data), 9);
+	EXPECT_EQ(0, memcmp(data, self->rbuf, 100));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+
+	/* too much inline data, too many SGEs: EINVAL at post time */
+	char big[200];
+
+	sg[0] = (struct ibv_sge){ (uintptr_t)big, sizeof(big), 0 };
+	EXPECT_EQ(EINVAL, ibv_post_send(self->a, &wr, &bad));
+	EXPECT_EQ(&wr, bad);
+	wr.send_flags = 0;
+	wr.num_sge = 5;
+	EXPECT_EQ(EINVAL, ibv_post_send(self->a, &wr, &bad));
+}
+
+TEST_F(dp, rc_rdma_write_read)
+{
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	fill(self->sbuf, 20000, 5);
+	memset(self->rbuf, 0, BUF);
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE, self->smr->lkey,
+			       self->sbuf, 20000, 1, IBV_SEND_SIGNALED,
+			       (uintptr_t)self->rbuf + 100, self->rmr->rkey));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf + 100, 20000));
+	EXPECT_EQ(0, ibv_poll_cq(self->rcq, 1, &wc));
+
+	/* write with immediate consumes a receive */
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 0, 7));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE_WITH_IMM,
+			       self->smr->lkey, self->sbuf, 64, 2, 0,
+			       (uintptr_t)self->rbuf + 50000,
+			       self->rmr->rkey));
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc.opcode);
+	EXPECT_EQ(7, wc.wr_id);
+	EXPECT_EQ(64, wc.byte_len);
+	EXPECT_EQ(htobe32(0xabcd), wc.imm_data);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf + 50000, 64));
+
+	/* read back into the send buffer */
+	memset(self->sbuf, 0, BUF);
+	fill(self->rbuf, 5000, 11);
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_READ, self->smr->lkey,
+			       self->sbuf + 3, 5000, 3, IBV_SEND_SIGNALED,
+			       (uintptr_t)self->rbuf, self->rmr->rkey));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(IBV_WC_RDMA_READ, wc.opcode);
+	EXPECT_EQ(0, memcmp(self->sbuf + 3, self->rbuf, 5000));
+}
+
+TEST_F(dp, rc_atomics)
+{
+	struct ibv_sge sg = { (uintptr_t)self->sbuf, 8, self->smr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sg, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	uint64_t *target = (uint64_t *)(self->rbuf + 64);
+	uint64_t *old = (uint64_t *)self->sbuf;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	*target = 40;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = self->rmr->rkey;
+	wr.wr.atomic.compare_add = 2;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(IBV_WC_FETCH_ADD, wc.opcode);
+	EXPECT_EQ(40, *old);
+	EXPECT_EQ(42, *target);
+
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 42;
+	wr.wr.atomic.swap = 7;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_COMP_SWAP, wc.opcode);
+	EXPECT_EQ(42, *old);
+	EXPECT_EQ(7, *target);
+	/* no swap when different */
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(7, *old);
+	EXPECT_EQ(7, *target);
+
+	/* misaligned: the responder rejects the request */
+	wr.wr.atomic.remote_addr = (uintptr_t)target + 1;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_REM_INV_REQ_ERR, wc.status);
+}
+
+TEST_F(dp, rc_errors_and_flush)
+{
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr ia;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	/* bad rkey: REM_ACCESS_ERR, both QPs to ERR */
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE, self->smr->lkey,
+			       self->sbuf, 8, 1, 0, (uintptr_t)self->rbuf,
+			       self->rmr->rkey ^ 0x100));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 8, 2, 0, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, wc.status);
+	EXPECT_EQ(1, wc.wr_id);
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+	EXPECT_EQ(2, wc.wr_id);
+	ASSERT_EQ(0, ibv_query_qp(self->a, &qa, IBV_QP_STATE, &ia));
+	EXPECT_EQ(IBV_QPS_ERR, qa.qp_state);
+	ASSERT_EQ(0, ibv_query_qp(self->b, &qa, IBV_QP_STATE, &ia));
+	EXPECT_EQ(IBV_QPS_ERR, qa.qp_state);
+	/* receives posted to a QP in ERR are flushed */
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 8, 9));
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+	EXPECT_EQ(9, wc.wr_id);
+	EXPECT_EQ(IBV_WC_RECV, wc.opcode);
+}
+
+TEST_F(dp, rc_local_errors)
+{
+	struct ibv_wc wc;
+
+	/* bad lkey: LOC_PROT_ERR */
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, BUF, 1));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey + 0x100,
+			       self->sbuf, 8, 1, 0, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, wc.status);
+}
+
+TEST_F(dp, rc_remote_len_and_op_err)
+{
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	/* receive too small: LOC_LEN_ERR at b, REM_INV_REQ_ERR at a */
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 4, 1));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 8, 2, 0, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_REM_INV_REQ_ERR, wc.status);
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(IBV_WC_LOC_LEN_ERR, wc.status);
+	EXPECT_EQ(1, wc.wr_id);
+}
+
+TEST_F(dp, rc_remote_op_err)
+{
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	struct ibv_mr bad = *self->rmr;
+
+	/* receive with a bad lkey: LOC_PROT_ERR at b, REM_OP_ERR at a */
+	bad.lkey ^= 0x100;
+	ASSERT_EQ(0, post_recv(self->b, &bad, self->rbuf, 8, 1));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 8, 2, 0, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_REM_OP_ERR, wc.status);
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, wc.status);
+}
+
+TEST_F(dp, rc_rnr)
+{
+	struct ibv_wc wc;
+
+	/* rnr_retry 1: one retry after min_rnr_timer, then RNR_RETRY_EXC */
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 1, 7));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 8, 1, 0, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_RNR_RETRY_EXC_ERR, wc.status);
+}
+
+TEST_F(dp, rc_rnr_forever_then_recv)
+{
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 8, 1, IBV_SEND_SIGNALED, 0, 0));
+	usleep(200000);
+	EXPECT_EQ(0, ibv_poll_cq(self->scq, 1, &wc));
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 8, 1));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+}
+
+TEST_F(dp, rc_retry_exceeded)
+{
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 1));
+	ASSERT_EQ(0, ibv_destroy_qp(self->b));
+	self->b = NULL;
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 8, 1, 0, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, wc.status);
+}
+
+TEST_F(dp, uc_no_read)
+{
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_UC, 0, 0));
+	EXPECT_EQ(EINVAL, post_send(self->a, IBV_WR_RDMA_READ,
+				    self->smr->lkey, self->sbuf, 8, 1, 0,
+				    (uintptr_t)self->rbuf, self->rmr->rkey));
+	/* a send without a receive is dropped, the sender completes */
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 8, 1, IBV_SEND_SIGNALED, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	fill(self->sbuf, 100, 1);
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE, self->smr->lkey,
+			       self->sbuf, 100, 2, IBV_SEND_SIGNALED,
+			       (uintptr_t)self->rbuf, self->rmr->rkey));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf, 100));
+}
+
+TEST_F(dp, ud_send_grh_qkey)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = self->gid, .sgid_index = 1, .hop_limit = 1 },
+	};
+	struct ibv_sge sg = { (uintptr_t)self->sbuf, 100, self->smr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 5, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_UD, 0, 0));
+	ah = ibv_create_ah(self->pd, &aa);
+	ASSERT_NE(NULL, ah);
+	fill(self->sbuf, 100, 4);
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 140, 3));
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = self->b->qp_num;
+	wr.wr.ud.remote_qkey = 0x1234;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(140, wc.byte_len);
+	EXPECT_TRUE(wc.wc_flags & IBV_WC_GRH);
+	EXPECT_EQ(self->a->qp_num, wc.src_qp);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf + 40, 100));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	/* wrong Q_Key: dropped */
+	wr.wr.ud.remote_qkey = 0x4321;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	usleep(10000);
+	EXPECT_EQ(0, ibv_poll_cq(self->rcq, 1, &wc));
+	/* an AH the kernel does not know: LOC_QP_OP_ERR, the QP to ERR */
+	struct ibv_ah fake = *ah;
+
+	fake.handle = 0x7ffffff0;
+	wr.wr.ud.ah = &fake;
+	wr.wr.ud.remote_qkey = 0x1234;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_LOC_QP_OP_ERR, wc.status);
+	wr.wr.ud.ah = ah;
+	ASSERT_EQ(0, ibv_destroy_qp(self->a));
+	self->a = mkqp(self, IBV_QPT_UD, NULL, 0);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_EQ(0, qp_init(self->a, 0));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, 0, &self->gid, 0, 0, 0));
+	/* larger than the path MTU: LOC_LEN_ERR */
+	sg.length = 8192;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_LOC_LEN_ERR, wc.status);
+	ibv_destroy_ah(ah);
+}
+
+TEST_F(dp, ud_multicast)
+{
+	union ibv_gid mgid = { .raw = { 0xff, 0x0e, [15] = 0x42 } };
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = mgid, .sgid_index = 1, .hop_limit = 1 },
+	};
+	struct ibv_sge sg = { (uintptr_t)self->sbuf, 64, self->smr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_SEND }, *bad;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_UD, 0, 0));
+	ah = ibv_create_ah(self->pd, &aa);
+	ASSERT_NE(NULL, ah);
+	ASSERT_EQ(0, ibv_attach_mcast(self->b, &mgid, 0));
+	fill(self->sbuf, 64, 6);
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 200, 3));
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0xffffff;
+	wr.wr.ud.remote_qkey = 0x1234;
+	ASSERT_EQ(0, ibv_post_send(self->a, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(3, wc.wr_id);
+	EXPECT_EQ(104, wc.byte_len);
+	EXPECT_EQ(self->b->qp_num, wc.qp_num);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf + 40, 64));
+	ASSERT_EQ(0, ibv_detach_mcast(self->b, &mgid, 0));
+	ibv_destroy_ah(ah);
+}
+
+TEST_F(dp, modify_to_err_flushes_and_reset_drops)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	/* b has no receives: a's sends wait in RNR (forever) */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+				       self->sbuf, 8, i, IBV_SEND_SIGNALED,
+				       0, 0));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, post_recv(self->a, self->rmr, self->rbuf, 8,
+				       10 + i));
+	usleep(50000);
+	EXPECT_EQ(0, ibv_poll_cq(self->scq, 1, &wc));
+	ASSERT_EQ(0, ibv_modify_qp(self->a, &qa, IBV_QP_STATE));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, poll1(self->scq, &wc));
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+		EXPECT_EQ(i, wc.wr_id);
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, poll1(self->rcq, &wc));
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+		EXPECT_EQ(10 + i, wc.wr_id);
+	}
+	/* RESET, then back to RTS: the queues are empty and work */
+	qa.qp_state = IBV_QPS_RESET;
+	ASSERT_EQ(0, ibv_modify_qp(self->a, &qa, IBV_QP_STATE));
+	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 8, 20));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1,
+				7));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 8, 30, IBV_SEND_SIGNALED, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(30, wc.wr_id);
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(20, wc.wr_id);
+}
+
+TEST_F(dp, cq_overflow_raises_cq_err)
+{
+	struct ibv_async_event ev;
+	struct ibv_cq *cq = ibv_create_cq(self->ctx, 1, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = self->rcq, .qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	int i;
+
+	ASSERT_NE(NULL, cq);
+	self->a = ibv_create_qp(self->pd, &ia);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->a->qp_num, &self->gid, 7, 1,
+				7));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
+				       self->smr->lkey, self->sbuf, 8, i, 0,
+				       (uintptr_t)self->rbuf,
+				       self->rmr->rkey));
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(IBV_EVENT_CQ_ERR, ev.event_type);
+	EXPECT_EQ(cq, ev.element.cq);
+	ibv_ack_async_event(&ev);
+	ASSERT_EQ(0, ibv_destroy_qp(self->a));
+	self->a = NULL;
+	ASSERT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_F(dp, srq_limit_and_last_wqe)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq_attr lim = { .srq_limit = 2 };
+	struct ibv_async_event ev;
+	struct ibv_recv_wr wr, *bad;
+	struct ibv_sge sg;
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
+	struct ibv_srq *srq;
+	int i;
+
+	srq = ibv_create_srq(self->pd, &sa);
+	ASSERT_NE(NULL, srq);
+	self->a = mkqp(self, IBV_QPT_RC, NULL, 1);
+	self->b = mkqp(self, IBV_QPT_RC, srq, 0);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_NE(NULL, self->b);
+	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_init(self->b, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 7));
+	ASSERT_EQ(0, qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7));
+	for (i = 0; i < 3; i++) {
+		sg = (struct ibv_sge){ (uintptr_t)self->rbuf + i * 64, 64,
+				       self->rmr->lkey };
+		wr = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &sg,
+					   .num_sge = 1 };
+		ASSERT_EQ(0, ibv_post_srq_recv(srq, &wr, &bad));
+	}
+	ASSERT_EQ(0, ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT));
+	fill(self->sbuf, 64, 2);
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 64, 1, 0, 0, 0));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(0, wc.wr_id);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf, 64));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+			       self->sbuf, 64, 1, 0, 0, 0));
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(1, wc.wr_id);
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(IBV_EVENT_SRQ_LIMIT_REACHED, ev.event_type);
+	EXPECT_EQ(srq, ev.element.srq);
+	ibv_ack_async_event(&ev);
+	/* to ERR: the QP reports its last WQE */
+	ASSERT_EQ(0, ibv_modify_qp(self->b, &qa, IBV_QP_STATE));
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(IBV_EVENT_QP_LAST_WQE_REACHED, ev.event_type);
+	EXPECT_EQ(self->b, ev.element.qp);
+	ibv_ack_async_event(&ev);
+	ASSERT_EQ(0, ibv_destroy_qp(self->b));
+	self->b = NULL;
+	ASSERT_EQ(0, ibv_destroy_qp(self->a));
+	self->a = NULL;
+	ASSERT_EQ(0, ibv_destroy_srq(srq));
+}
+
+TEST_F(dp, qp_ex_builders)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = self->scq, .recv_cq = self->rcq,
+		.qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = self->pd,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+	};
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_ATOMIC;
+	uint64_t *target = (uint64_t *)(self->rbuf + 1024);
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc;
+
+	self->a = ibv_create_qp_ex(self->ctx, &ia);
+	ASSERT_NE(NULL, self->a);
+	self->b = mkqp(self, IBV_QPT_RC, NULL, 0);
+	ASSERT_NE(NULL, self->b);
+	ASSERT_EQ(0, qp_init(self->a, access));
+	ASSERT_EQ(0, qp_init(self->b, access));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 7));
+	ASSERT_EQ(0, qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7));
+	x = ibv_qp_to_qp_ex(self->a);
+	ASSERT_NE(NULL, x);
+	fill(self->sbuf, 512, 8);
+	*target = 1;
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 64, 4));
+	ibv_wr_start(x);
+	x->wr_id = 1;
+	x->wr_flags = 0;
+	ibv_wr_rdma_write(x, self->rmr->rkey, (uintptr_t)self->rbuf + 2048);
+	ibv_wr_set_sge(x, self->smr->lkey, (uintptr_t)self->sbuf, 512);
+	x->wr_id = 2;
+	ibv_wr_send(x);
+	ibv_wr_set_inline_data(x, self->sbuf, 32);
+	x->wr_id = 3;
+	ibv_wr_atomic_fetch_add(x, self->rmr->rkey, (uintptr_t)target, 5);
+	ibv_wr_set_sge(x, self->smr->lkey, (uintptr_t)self->sbuf + 4096, 8);
+	ASSERT_EQ(0, ibv_wr_complete(x));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(1, wc.wr_id);
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(2, wc.wr_id);
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(3, wc.wr_id);
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf + 2048, 512));
+	EXPECT_EQ(6, *target);
+	EXPECT_EQ(1, *(uint64_t *)(self->sbuf + 4096));
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(32, wc.byte_len);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf, 32));
+	/* abort: nothing posted */
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_inline_data(x, self->sbuf, 8);
+	ibv_wr_abort(x);
+	usleep(10000);
+	EXPECT_EQ(0, ibv_poll_cq(self->scq, 1, &wc));
+}
+
+/*
+ * Deregistering the target MR and then destroying the QPs while writes
+ * stream: completions are successes until the rkey dies, then
+ * REM_ACCESS_ERR (and flushes); nothing crashes or leaks.
+ */
+TEST_F(dp, dereg_and_destroy_mid_traffic)
+{
+	struct ibv_mr *mr2;
+	char *buf2 = aligned_alloc(4096, 1 << 20);
+	struct ibv_wc wc[16];
+	int i, k, posted = 0, ok = 0, err = 0, other = 0;
+
+	ASSERT_NE(NULL, buf2);
+	mr2 = ibv_reg_mr(self->pd, buf2, 1 << 20, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	ASSERT_NE(NULL, mr2);
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	for (i = 0; i < 400; i++) {
+		if (post_send(self->a, IBV_WR_RDMA_WRITE, self->smr->lkey,
+			      self->sbuf, BUF, i, IBV_SEND_SIGNALED,
+			      (uintptr_t)buf2 + (i % 8) * BUF, mr2->rkey) == 0)
+			posted++;
+		if (i == 200)
+			ASSERT_EQ(0, ibv_dereg_mr(mr2));
+		k = ibv_poll_cq(self->scq, 16, wc);
+		while (k-- > 0) {
+			if (wc[k].status == IBV_WC_SUCCESS)
+				ok++;
+			else if (wc[k].status == IBV_WC_REM_ACCESS_ERR)
+				err++;
+			else if (wc[k].status == IBV_WC_WR_FLUSH_ERR)
+				other++;
+		}
+	}
+	ASSERT_EQ(0, ibv_destroy_qp(self->a));
+	self->a = NULL;
+	ASSERT_EQ(0, ibv_destroy_qp(self->b));
+	self->b = NULL;
+	EXPECT_GE(1, err);
+	TH_LOG("posted %d: %d ok, %d REM_ACCESS_ERR, %d flushed before destroy",
+	       posted, ok, err, other);
+	free(buf2);
+	EXPECT_EQ(2, sv_obj_count("mr"));
+}
+
+/* The data path ioctls' own errors, on a raw device fd. */
+TEST(raw_ioctls)
+{
+	struct sv_map_wq m = { .size = sizeof(m) };
+	struct sv_map_doorbell d = { .size = sizeof(d) };
+	struct sv_ring_doorbell r = { .size = sizeof(r) };
+	struct sv_doorbell *db;
+	int fd = open(SV_DEV0, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	m.handle = 12345;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(ENOENT, errno);
+	m.type = 7;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(EINVAL, errno);
+	m.type = SV_WQ_QP;
+	m.reserved = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(EINVAL, errno);
+	d.reserved = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_DOORBELL, &d));
+	EXPECT_EQ(EINVAL, errno);
+	d.reserved = 0;
+	ASSERT_EQ(0, ioctl(fd, SV_IOC_MAP_DOORBELL, &d));
+	EXPECT_EQ(4096, d.len);
+	db = mmap(NULL, d.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		  d.offset);
+	ASSERT_NE(MAP_FAILED, db);
+	/* The engine has nothing to do: it goes to sleep and says so. */
+	usleep(100000);
+	EXPECT_EQ(SV_DB_NEED_WAKEUP, db->flags);
+	EXPECT_EQ(0, ioctl(fd, SV_IOC_DOORBELL, &r));
+	r.reserved = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.size = 4;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	/* a PROT_EXEC or private mapping of a ring: EINVAL */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, d.len, PROT_READ, MAP_PRIVATE, fd,
+				   d.offset));
+	munmap(db, d.len);
+	close(fd);
+}
+
+/* A child streams writes into a parent's MR and dies by SIGKILL. */
+TEST(killed_mid_traffic)
+{
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ibv_device **l = ibv_get_device_list(NULL);
+		struct ibv_context *ctx = ibv_open_device(l[0]);
+		struct ibv_pd *pd = ibv_alloc_pd(ctx);
+		struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+		char *buf = malloc(1 << 20);
+		struct ibv_mr *mr = ibv_reg_mr(pd, buf, 1 << 20,
+					       IBV_ACCESS_LOCAL_WRITE |
+					       IBV_ACCESS_REMOTE_WRITE);
+		struct ibv_qp_init_attr ia = {
+			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 64, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+		struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT,
+					 .port_num = 1,
+					 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+		union ibv_gid gid;
+		struct ibv_wc wc;
+
+		if (!qp || ibv_query_gid(ctx, 1, 1, &gid))
+			_exit(2);
+		ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+		if (qp_rtr_rts(qp, qp->qp_num, &gid, 7, 1, 7))
+			_exit(3);
+		for (;;) {
+			struct ibv_sge sg = { (uintptr_t)buf, 1 << 19,
+					      mr->lkey };
+			struct ibv_send_wr wr = {
+				.sg_list = &sg, .num_sge = 1,
+				.opcode = IBV_WR_RDMA_WRITE,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = { (uintptr_t)buf + (1 << 19),
+					     mr->rkey },
+			}, *bad;
+
+			if (ibv_post_send(qp, &wr, &bad) == 0)
+				continue;
+			while (ibv_poll_cq(cq, 1, &wc) > 0)
+				;
+		}
+	}
+	usleep(300000);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFSIGNALED(st));
+	usleep(100000);
+	EXPECT_EQ(0, sv_obj_count("qp"));
+	EXPECT_EQ(0, sv_obj_count("mr"));
+	EXPECT_EQ(0, sv_obj_count("cq"));
+	EXPECT_EQ(0, sv_obj_count("pd"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unmodified Debian binaries over softverbs: rdma-core's ibv_*_pingpong,
+ * server and client as two processes on localhost, with the library's
+ * compat directory (build/compat) in LD_LIBRARY_PATH: ibv_*_pingpong
+ * (rdma-core) and perftest's bandwidth and latency tests with default
+ * options. Each run must exit 0 on both sides and print its result line.
+ */
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+static char compat_dir[PATH_MAX];
+
+static void find_compat(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	snprintf(compat_dir, sizeof(compat_dir), "%s/../compat",
+		 dirname(exe));
+}
+
+/* Start argv with its output in out (a file path); returns the pid. */
+static pid_t spawn(char *const argv[], const char *out)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	setenv("LD_LIBRARY_PATH", compat_dir, 1);
+	execvp(argv[0], argv);
+	_exit(127);
+}
+
+/* Wait for pid up to secs seconds; its exit status, or -1 (killed). */
+static int reap(pid_t pid, int secs)
+{
+	int st, i;
+
+	for (i = 0; i < secs * 10; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		usleep(100000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+static int grep_file(const char *path, const char *what)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
+
+static void dump(const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		fprintf(stderr, "#   %s", line);
+	fclose(f);
+}
+
+/* perftest's result lines: "#bytes ..." then a row of numbers. */
+#define PP_DONE		"iters in"
+#define PERF_DONE	"#bytes"
+
+static int pingpong_expect(const char *prog, int port, const char *args,
+			   const char *done);
+
+static int pingpong(const char *prog, int port, const char *args)
+{
+	return pingpong_expect(prog, port, args, PP_DONE);
+}
+
+/*
+ * Run "prog -p port args..." as server, then as client to localhost.
+ * Returns 0 if both exit 0 and print their "iters in" line.
+ */
+static int pingpong_expect(const char *prog, int port, const char *args,
+			   const char *done)
+{
+	char *sargv[16], *cargv[16], portbuf[16], buf[256], *tok, *save;
+	const char *sout = "/tmp/sv_pp_server.out";
+	const char *cout = "/tmp/sv_pp_client.out";
+	int n = 0, i, sst, cst;
+	pid_t s, c;
+
+	snprintf(portbuf, sizeof(portbuf), "%d", port);
+	snprintf(buf, sizeof(buf), "%s", args);
+	sargv[n++] = (char *)prog;
+	sargv[n++] = "-p";
+	sargv[n++] = portbuf;
+	for (tok = strtok_r(buf, " ", &save); tok && n < 14;
+	     tok = strtok_r(NULL, " ", &save))
+		sargv[n++] = tok;
+	sargv[n] = NULL;
+	for (i = 0; i < n; i++)
+		cargv[i] = sargv[i];
+	cargv[n] = "localhost";
+	cargv[n + 1] = NULL;
+
+	s = spawn(sargv, sout);
+	/* The server listens once it has set up its QP. */
+	usleep(700000);
+	for (i = 0; i < 5; i++) {
+		c = spawn(cargv, cout);
+		cst = reap(c, 60);
+		if (cst == 0 || !grep_file(cout, "Couldn't connect"))
+			break;
+		usleep(500000);
+	}
+	sst = reap(s, 30);
+	if (sst || cst || !grep_file(sout, done) || !grep_file(cout, done)) {
+		fprintf(stderr, "# %s %s: server %d client %d\n", prog, args,
+			sst, cst);
+		dump(sout);
+		dump(cout);
+		return -1;
+	}
+	return 0;
+}
+
+TEST(rc_c_1)
+{
+	EXPECT_EQ(0, pingpong("ibv_rc_pingpong", 18511, "-g 1 -c -s 1 -n 50"));
+}
+
+TEST(rc_c_4096)
+{
+	EXPECT_EQ(0, pingpong("ibv_rc_pingpong", 18512, "-g 1 -c -s 4096 -n 50"));
+}
+
+TEST(rc_c_65536)
+{
+	EXPECT_EQ(0, pingpong("ibv_rc_pingpong", 18513, "-g 1 -c -s 65536 -n 20"));
+}
+
+TEST(rc_e)
+{
+	EXPECT_EQ(0, pingpong("ibv_rc_pingpong", 18514, "-g 1 -e -n 50"));
+}
+
+TEST(rc_gid0_c_e_8192)
+{
+	EXPECT_EQ(0, pingpong("ibv_rc_pingpong", 18515, "-g 0 -c -e -s 8192 -n 20"));
+}
+
+TEST(uc_c_1)
+{
+	EXPECT_EQ(0, pingpong("ibv_uc_pingpong", 18521, "-g 1 -c -s 1 -n 50"));
+}
+
+TEST(uc_c_4096)
+{
+	EXPECT_EQ(0, pingpong("ibv_uc_pingpong", 18522, "-g 1 -c -s 4096 -n 50"));
+}
+
+TEST(uc_c_e_1000)
+{
+	EXPECT_EQ(0, pingpong("ibv_uc_pingpong", 18523, "-g 1 -c -e -s 1000 -n 50"));
+}
+
+TEST(ud_c_1)
+{
+	EXPECT_EQ(0, pingpong("ibv_ud_pingpong", 18531, "-g 1 -c -s 1 -n 50"));
+}
+
+TEST(ud_c_2048)
+{
+	EXPECT_EQ(0, pingpong("ibv_ud_pingpong", 18532, "-g 1 -c -s 2048 -n 50"));
+}
+
+TEST(ud_c_e_4096)
+{
+	EXPECT_EQ(0, pingpong("ibv_ud_pingpong", 18533, "-g 1 -c -e -s 4096 -n 50"));
+}
+
+TEST(srq_c_1)
+{
+	EXPECT_EQ(0, pingpong("ibv_srq_pingpong", 18541, "-g 1 -c -s 1 -n 50"));
+}
+
+TEST(srq_c_4096)
+{
+	EXPECT_EQ(0, pingpong("ibv_srq_pingpong", 18542, "-g 1 -c -s 4096 -n 50"));
+}
+
+TEST(srq_c_e_2000)
+{
+	EXPECT_EQ(0, pingpong("ibv_srq_pingpong", 18543, "-g 1 -c -e -s 2000 -n 50"));
+}
+
+/* perftest with default options (and -d: perftest wants a device name) */
+static int perftest(const char *prog, int port)
+{
+	char bin[64];
+
+	snprintf(bin, sizeof(bin), "/usr/bin/%s", prog);
+	if (access(bin, X_OK))
+		return 0;
+	return pingpong_expect(prog, port, "-d softverbs0", PERF_DONE);
+}
+
+TEST(ib_write_bw)
+{
+	EXPECT_EQ(0, perftest("ib_write_bw", 18601));
+}
+
+TEST(ib_read_bw)
+{
+	EXPECT_EQ(0, perftest("ib_read_bw", 18602));
+}
+
+TEST(ib_send_bw)
+{
+	EXPECT_EQ(0, perftest("ib_send_bw", 18603));
+}
+
+TEST(ib_atomic_bw)
+{
+	EXPECT_EQ(0, perftest("ib_atomic_bw", 18604));
+}
+
+TEST(ib_write_lat)
+{
+	EXPECT_EQ(0, perftest("ib_write_lat", 18605));
+}
+
+TEST(ib_send_lat)
+{
+	EXPECT_EQ(0, perftest("ib_send_lat", 18606));
+}
+
+int main(int argc, char **argv)
+{
+	find_compat();
+	signal(SIGPIPE, SIG_IGN);
+	return test_harness_run(argc, argv);
+}

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libsoftverbs data path: posting work requests into the rings the kernel
+ * maps for each QP and SRQ, and the doorbell.
+ *
+ * The ring layout and the memory-ordering contract are in
+ * uapi/softverbs-abi.h. Posting writes WQEs into free slots, publishes
+ * them with a release store of prod, then (full fence) looks at the
+ * doorbell page: only a sleeping engine (SV_DB_NEED_WAKEUP) costs a
+ * syscall. Posting receives makes none, unless the QP is in the error
+ * state and its engine sleeps (the engine must flush what was posted).
+ */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sv_verbs.h"
+
+static void *sv_map(struct ibv_context *ctx, uint64_t off, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       ctx->cmd_fd, off);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int sv_db_map(struct ibv_context *ctx)
+{
+	struct sv_context *c = to_svctx(ctx);
+	struct sv_map_doorbell m = { .size = sizeof(m) };
+	void *p;
+	int ret;
+
+	if (__atomic_load_n(&c->db, __ATOMIC_ACQUIRE))
+		return 0;
+	ret = sv_cmd(ctx, SV_IOC_MAP_DOORBELL, &m);
+	if (ret)
+		return ret;
+	p = sv_map(ctx, m.offset, m.len);
+	if (!p)
+		return errno;
+	c->db_len = m.len;
+	if (!__atomic_compare_exchange_n(&c->db, &(struct sv_doorbell *){NULL},
+					 p, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		munmap(p, m.len);	/* another thread mapped it */
+	return 0;
+}
+
+static void sv_kick(struct ibv_context *ctx)
+{
+	struct sv_context *c = to_svctx(ctx);
+	struct sv_ring_doorbell d = { .size = sizeof(d) };
+
+	/* Pairs with the engine's smp_mb() after setting NEED_WAKEUP. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&c->db->flags, __ATOMIC_RELAXED) &
+	    SV_DB_NEED_WAKEUP)
+		sv_cmd(ctx, SV_IOC_DOORBELL, &d);
+}
+
+static int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq,
+		      uint64_t off, size_t len, uint32_t max_sge)
+{
+	wq->map = sv_map(ctx, off, len);
+	if (!wq->map)
+		return errno;
+	wq->map_len = len;
+	wq->ring = wq->map;
+	wq->entries = wq->ring->entries;
+	wq->wqe_size = wq->ring->wqe_size;
+	wq->wqes = (char *)wq->map + wq->ring->wqe_offset;
+	wq->prod = wq->ring->prod;
+	wq->max_sge = max_sge;
+	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+static void sv_uwq_unmap(struct sv_uwq *wq)
+{
+	if (!wq->map)
+		return;
+	munmap(wq->map, wq->map_len);
+	pthread_spin_destroy(&wq->lock);
+	wq->map = NULL;
+}
+
+int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
+{
+	struct ibv_context *ctx = qp->qpx.qp_base.context;
+	struct sv_map_wq m = { .size = sizeof(m), .type = SV_WQ_QP };
+	int ret;
+
+	ret = sv_db_map(ctx);
+	if (ret)
+		return ret;
+	m.handle = qp->qpx.qp_base.handle;
+	ret = sv_cmd(ctx, SV_IOC_MAP_WQ, &m);
+	if (ret)
+		return ret;
+	ret = sv_uwq_map(ctx, &qp->sq, m.sq_offset, m.sq_len,
+			 cap->max_send_sge);
+	if (ret)
+		return ret;
+	if (m.rq_len) {
+		ret = sv_uwq_map(ctx, &qp->rq, m.rq_offset, m.rq_len,
+				 cap->max_recv_sge);
+		if (ret) {
+			sv_uwq_unmap(&qp->sq);
+			return ret;
+		}
+	}
+	qp->max_inline = cap->max_inline_data;
+	return 0;
+}
+
+void sv_dp_qp_unmap(struct sv_qp *qp)
+{
+	sv_uwq_unmap(&qp->sq);
+	sv_uwq_unmap(&qp->rq);
+}
+
+int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge)
+{
+	struct ibv_context *ctx = srq->srq.context;
+	struct sv_map_wq m = { .size = sizeof(m), .type = SV_WQ_SRQ };
+	int ret;
+
+	ret = sv_db_map(ctx);
+	if (ret)
+		return ret;
+	m.handle = srq->srq.handle;
+	ret = sv_cmd(ctx, SV_IOC_MAP_WQ, &m);
+	if (ret)
+		return ret;
+	return sv_uwq_map(ctx, &srq->rq, m.rq_offset, m.rq_len, max_sge);
+}
+
+void sv_dp_srq_unmap(struct sv_srq *srq)
+{
+	sv_uwq_unmap(&srq->rq);
+}
+
+/* The slot for index i, or NULL if the ring is full. Under wq->lock. */
+static void *sv_uwq_slot(struct sv_uwq *wq, uint32_t i)
+{
+	uint32_t cons = __atomic_load_n(&wq->ring->cons, __ATOMIC_ACQUIRE);
+
+	if (i - cons >= wq->entries)
+		return NULL;
+	return wq->wqes + (size_t)(i & (wq->entries - 1)) * wq->wqe_size;
+}
+
+static void sv_uwq_publish(struct sv_uwq *wq)
+{
+	__atomic_store_n(&wq->ring->prod, wq->prod, __ATOMIC_RELEASE);
+}
+
+/* ---- receives ---- */
+
+static int sv_post_recv_wq(struct ibv_context *ctx, struct sv_uwq *wq,
+			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct sv_recv_wqe *w;
+	struct sv_sge *sge;
+	int i, ret = 0;
+
+	pthread_spin_lock(&wq->lock);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		w = sv_uwq_slot(wq, wq->prod);
+		if (!w) {
+			ret = ENOMEM;
+			break;
+		}
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		w->reserved = 0;
+		sge = (struct sv_sge *)(w + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		wq->prod++;
+	}
+	sv_uwq_publish(wq);
+	pthread_spin_unlock(&wq->lock);
+	if (ret)
+		*bad = wr;
+	/* Only an errored QP's engine wants to hear about receives. */
+	if (__atomic_load_n(&wq->ring->flags, __ATOMIC_RELAXED) &
+	    SV_WQ_RING_ERR)
+		sv_kick(ctx);
+	return ret;
+}
+
+static int sv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad)
+{
+	struct sv_qp *qp = to_svqp(ibqp);
+
+	/* A QP in RESET has no receive queue to post to yet. */
+	if (ibqp->srq || !qp->rq.map || ibqp->state == IBV_QPS_RESET) {
+		*bad = wr;
+		return EINVAL;
+	}
+	return sv_post_recv_wq(ibqp->context, &qp->rq, wr, bad);
+}
+
+static int sv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad)
+{
+	struct sv_srq *srq = container_of(ibsrq, struct sv_srq, srq);
+
+	return sv_post_recv_wq(ibsrq->context, &srq->rq, wr, bad);
+}
+
+/* ---- sends ---- */
+
+static bool sv_op_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return true;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_SEND_WITH_INV:
+		return type == IBV_QPT_RC || type == IBV_QPT_UC;
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IBV_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+#define SV_SEND_FLAGS_KNOWN (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
+			     IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+
+/* Fill one send WQE from wr; an errno value if wr is invalid. */
+static int sv_fill_send(struct sv_qp *qp, struct sv_send_wqe *w,
+			const struct ibv_send_wr *wr)
+{
+	struct ibv_qp *ibqp = &qp->qpx.qp_base;
+	struct sv_sge *sge = (struct sv_sge *)(w + 1);
+	char *dst = (char *)(w + 1);
+	size_t len = 0;
+	int i;
+
+	if (!sv_op_valid(ibqp->qp_type, wr->opcode) ||
+	    (wr->send_flags & ~SV_SEND_FLAGS_KNOWN) || wr->num_sge < 0)
+		return EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->send_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		w->imm_data = wr->imm_data;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		w->imm_data = wr->invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		w->remote_addr = wr->wr.rdma.remote_addr;
+		w->rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		w->remote_addr = wr->wr.atomic.remote_addr;
+		w->rkey = wr->wr.atomic.rkey;
+		w->compare_add = wr->wr.atomic.compare_add;
+		w->swap = wr->wr.atomic.swap;
+		break;
+	default:
+		break;
+	}
+	if (ibqp->qp_type == IBV_QPT_UD) {
+		if (!wr->wr.ud.ah)
+			return EINVAL;
+		w->ah_handle = wr->wr.ud.ah->handle;
+		w->remote_qpn = wr->wr.ud.remote_qpn;
+		w->remote_qkey = wr->wr.ud.remote_qkey;
+	}
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->max_inline - len)
+				return EINVAL;
+			memcpy(dst + len,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		w->inline_len = len;
+		return 0;
+	}
+	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
+		return EINVAL;
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return 0;
+}
+
+static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad)
+{
+	struct sv_qp *qp = to_svqp(ibqp);
+	struct sv_uwq *wq = &qp->sq;
+	struct sv_send_wqe *w;
+	int ret = 0;
+
+	/* As rxe and mlx5: no posting to the send queue before INIT. */
+	if (!wq->map || ibqp->state == IBV_QPS_RESET) {
+		*bad = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&wq->lock);
+	for (; wr; wr = wr->next) {
+		w = sv_uwq_slot(wq, wq->prod);
+		if (!w) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = sv_fill_send(qp, w, wr);
+		if (ret)
+			break;
+		wq->prod++;
+	}
+	sv_uwq_publish(wq);
+	pthread_spin_unlock(&wq->lock);
+	if (ret)
+		*bad = wr;
+	sv_kick(ibqp->context);
+	return ret;
+}
+
+/* ---- ibv_qp_ex: work requests built piece by piece ---- */
+
+static struct sv_qp *qpx_qp(struct ibv_qp_ex *q)
+{
+	return container_of(q, struct sv_qp, qpx);
+}
+
+static void sv_wr_begin(struct ibv_qp_ex *q, enum ibv_wr_opcode op)
+{
+	struct sv_qp *qp = qpx_qp(q);
+	struct sv_send_wqe *w;
+
+	if (qp->wr_err)
+		return;
+	w = sv_uwq_slot(&qp->sq, qp->sq.prod);
+	if (!w) {
+		qp->wr_err = ENOMEM;
+		qp->wr_cur = NULL;
+		return;
+	}
+	memset(w, 0, sizeof(*w));
+	w->wr_id = q->wr_id;
+	w->opcode = op;
+	w->send_flags = q->wr_flags;
+	qp->wr_cur = w;
+	qp->sq.prod++;
+}
+
+static struct sv_send_wqe *sv_wr_cur(struct ibv_qp_ex *q)
+{
+	struct sv_qp *qp = qpx_qp(q);
+
+	return qp->wr_err ? NULL : qp->wr_cur;
+}
+
+static void sv_x_send(struct ibv_qp_ex *q)
+{
+	sv_wr_begin(q, IBV_WR_SEND);
+}
+
+static void sv_x_send_imm(struct ibv_qp_ex *q, __be32 imm)
+{
+	struct sv_send_wqe *w;
+
+	sv_wr_begin(q, IBV_WR_SEND_WITH_IMM);
+	w = sv_wr_cur(q);
+	if (w)
+		w->imm_data = imm;
+}
+
+static void sv_x_send_inv(struct ibv_qp_ex *q, uint32_t rkey)
+{
+	struct sv_send_wqe *w;
+
+	sv_wr_begin(q, IBV_WR_SEND_WITH_INV);
+	w = sv_wr_cur(q);
+	if (w)
+		w->imm_data = rkey;
+}
+
+static void sv_x_rdma(struct ibv_qp_ex *q, enum ibv_wr_opcode op,
+		      uint32_t rkey, uint64_t addr)
+{
+	struct sv_send_wqe *w;
+
+	sv_wr_begin(q, op);
+	w = sv_wr_cur(q);
+	if (w) {
+		w->rkey = rkey;
+		w->remote_addr = addr;
+	}
+}
+
+static void sv_x_write(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr)
+{
+	sv_x_rdma(q, IBV_WR_RDMA_WRITE, rkey, addr);
+}
+
+static void sv_x_read(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr)
+{
+	sv_x_rdma(q, IBV_WR_RDMA_READ, rkey, addr);
+}
+
+static void sv_x_write_imm(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr,
+			   __be32 imm)
+{
+	struct sv_send_wqe *w;
+
+	sv_x_rdma(q, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, addr);
+	w = sv_wr_cur(q);
+	if (w)
+		w->imm_data = imm;
+}
+
+static void sv_x_cas(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr,
+		     uint64_t cmp, uint64_t swap)
+{
+	struct sv_send_wqe *w;
+
+	sv_x_rdma(q, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, addr);
+	w = sv_wr_cur(q);
+	if (w) {
+		w->compare_add = cmp;
+		w->swap = swap;
+	}
+}
+
+static void sv_x_faa(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr,
+		     uint64_t add)
+{
+	struct sv_send_wqe *w;
+
+	sv_x_rdma(q, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, addr);
+	w = sv_wr_cur(q);
+	if (w)
+		w->compare_add = add;
+}
+
+static void sv_x_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
+			 uint32_t qpn, uint32_t qkey)
+{
+	struct sv_send_wqe *w = sv_wr_cur(q);
+
+	if (!w)
+		return;
+	if (!ah) {
+		qpx_qp(q)->wr_err = EINVAL;
+		return;
+	}
+	w->ah_handle = ah->handle;
+	w->remote_qpn = qpn;
+	w->remote_qkey = qkey;
+}
+
+static void sv_x_sge_list(struct ibv_qp_ex *q, size_t n,
+			  const struct ibv_sge *sg)
+{
+	struct sv_send_wqe *w = sv_wr_cur(q);
+	struct sv_qp *qp = qpx_qp(q);
+	struct sv_sge *d;
+	size_t i;
+
+	if (!w)
+		return;
+	if (n > qp->sq.max_sge) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	d = (struct sv_sge *)(w + 1);
+	for (i = 0; i < n; i++) {
+		d[i].addr = sg[i].addr;
+		d[i].length = sg[i].length;
+		d[i].lkey = sg[i].lkey;
+	}
+	w->num_sge = n;
+	w->send_flags &= ~IBV_SEND_INLINE;
+}
+
+static void sv_x_sge(struct ibv_qp_ex *q, uint32_t lkey, uint64_t addr,
+		     uint32_t len)
+{
+	struct ibv_sge sg = { .addr = addr, .length = len, .lkey = lkey };
+
+	sv_x_sge_list(q, 1, &sg);
+}
+
+static void sv_x_inline_list(struct ibv_qp_ex *q, size_t n,
+			     const struct ibv_data_buf *b)
+{
+	struct sv_send_wqe *w = sv_wr_cur(q);
+	struct sv_qp *qp = qpx_qp(q);
+	size_t i, len = 0;
+	char *d;
+
+	if (!w)
+		return;
+	d = (char *)(w + 1);
+	for (i = 0; i < n; i++) {
+		if (b[i].length > qp->max_inline - len) {
+			qp->wr_err = EINVAL;
+			return;
+		}
+		memcpy(d + len, b[i].addr, b[i].length);
+		len += b[i].length;
+	}
+	w->inline_len = len;
+	w->num_sge = 0;
+	w->send_flags |= IBV_SEND_INLINE;
+}
+
+static void sv_x_inline(struct ibv_qp_ex *q, void *addr, size_t len)
+{
+	struct ibv_data_buf b = { .addr = addr, .length = len };
+
+	sv_x_inline_list(q, 1, &b);
+}
+
+static void sv_x_start(struct ibv_qp_ex *q)
+{
+	struct sv_qp *qp = qpx_qp(q);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->wr_err = q->qp_base.state == IBV_QPS_RESET ? EINVAL : 0;
+	qp->wr_cur = NULL;
+	qp->wr_start_prod = qp->sq.prod;
+}
+
+static int sv_x_complete(struct ibv_qp_ex *q)
+{
+	struct sv_qp *qp = qpx_qp(q);
+	int ret = qp->wr_err;
+
+	if (ret)
+		qp->sq.prod = qp->wr_start_prod;	/* nothing is posted */
+	else
+		sv_uwq_publish(&qp->sq);
+	qp->wr_err = 0;
+	pthread_spin_unlock(&qp->sq.lock);
+	if (!ret)
+		sv_kick(q->qp_base.context);
+	return ret;
+}
+
+static void sv_x_abort(struct ibv_qp_ex *q)
+{
+	struct sv_qp *qp = qpx_qp(q);
+
+	qp->sq.prod = qp->wr_start_prod;
+	qp->wr_err = 0;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+/* Replace qp.c's EOPNOTSUPP builders for the operations we execute. */
+void sv_dp_fill_wr_ops(struct sv_qp *qp)
+{
+	struct ibv_qp_ex *x = &qp->qpx;
+
+	x->wr_start = sv_x_start;
+	x->wr_complete = sv_x_complete;
+	x->wr_abort = sv_x_abort;
+	x->wr_send = sv_x_send;
+	x->wr_send_imm = sv_x_send_imm;
+	x->wr_send_inv = sv_x_send_inv;
+	x->wr_rdma_write = sv_x_write;
+	x->wr_rdma_write_imm = sv_x_write_imm;
+	x->wr_rdma_read = sv_x_read;
+	x->wr_atomic_cmp_swp = sv_x_cas;
+	x->wr_atomic_fetch_add = sv_x_faa;
+	x->wr_set_ud_addr = sv_x_ud_addr;
+	x->wr_set_sge = sv_x_sge;
+	x->wr_set_sge_list = sv_x_sge_list;
+	x->wr_set_inline_data = sv_x_inline;
+	x->wr_set_inline_data_list = sv_x_inline_list;
+}
+
+static int sv_post_ctx_init(struct sv_context *ctx)
+{
+	ctx->vctx.context.ops.post_send = sv_post_send;
+	ctx->vctx.context.ops.post_recv = sv_post_recv;
+	ctx->vctx.context.ops.post_srq_recv = sv_post_srq_recv;
+	return 0;
+}
+
+static void sv_post_ctx_fini(struct sv_context *ctx)
+{
+	if (ctx->db)
+		munmap(ctx->db, ctx->db_len);
+	ctx->db = NULL;
+}
+SV_CTX_PROVIDER(post, sv_post_ctx_init, sv_post_ctx_fini);
