@@ -34,4 +34,11 @@
 #define sv_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
 #endif
 
+/* The unaligned access helpers moved to <linux/unaligned.h> in 6.12. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 #endif /* SV_COMPAT_H */

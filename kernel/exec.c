@@ -20,6 +20,7 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "sv.h"
 
 /* Atomics are atomic against each other across QPs and devices. */
@@ -353,14 +354,19 @@ static void sv_srq_check_limit(struct sv_qp *dqp, struct sv_srq *srq)
 }
 
 /* Fill a GRH (IPv6 layout for RoCE; the 40 bytes UD receives begin with). */
-static void sv_make_grh(u8 *grh, u32 len)
+static void sv_make_grh(u8 *grh, u32 len, const struct sv_ah_attr *av,
+			const u8 sgid[16])
 {
+	u32 vtf = (6U << 28) | ((u32)av->traffic_class << 20) |
+		  (av->flow_label & 0xfffff);
+
 	memset(grh, 0, SV_GRH_LEN);
-	grh[0] = 0x60;			/* IP version 6 */
-	grh[4] = (len >> 8) & 0xff;	/* payload length */
-	grh[5] = len & 0xff;
+	put_unaligned_be32(vtf, grh);	/* version 6, class, flow label */
+	put_unaligned_be16(len, grh + 4);	/* payload length */
 	grh[6] = 0x1b;			/* next header: IB BTH */
-	grh[7] = 64;			/* hop limit */
+	grh[7] = av->hop_limit ? av->hop_limit : 64;
+	memcpy(grh + 8, sgid, 16);
+	memcpy(grh + 24, av->dgid, 16);
 }
 
 struct sv_req {
@@ -372,7 +378,8 @@ struct sv_req {
 	struct sv_qp *dqp;
 	struct sv_sg *rsg;		/* scratch for the responder's list */
 	struct sv_rwqe *rw;		/* scratch for a receive WQE */
-	u8 mgid[16];			/* UD: the AH's destination GID */
+	u8 mgid[16];			/* the destination GID (AH or QP's) */
+	struct sv_ah_attr av;		/* UD: the AH's address vector */
 };
 
 /* Copy the request's payload into dst at doff. */
@@ -468,9 +475,10 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 			goto resp_fail;
 		}
 		if (ud) {
-			u8 grh[SV_GRH_LEN];
+			u8 grh[SV_GRH_LEN], sgid[16];
 
-			sv_make_grh(grh, r->len);
+			sv_gid_get(r->qp->sdev, r->av.sgid_index, sgid);
+			sv_make_grh(grh, r->len, &r->av, sgid);
 			ret = sv_sg_write(r->rsg, 0, grh, SV_GRH_LEN);
 			off = SV_GRH_LEN;
 			cqe.wc_flags |= SV_WC_F_GRH;
@@ -664,8 +672,8 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 		ah = sv_uobj_get(qp->uobj.file, w->ah_handle, SV_OBJ_AH);
 		if (IS_ERR(ah))
 			return ERR_PTR(-EINVAL);
-		memcpy(r->mgid, container_of(ah, struct sv_ah, uobj)->attr.dgid,
-		       sizeof(r->mgid));
+		r->av = container_of(ah, struct sv_ah, uobj)->attr;
+		memcpy(r->mgid, r->av.dgid, sizeof(r->mgid));
 		sv_uobj_put(ah);
 		dqpn = w->remote_qpn & SV_QPN_MASK;
 		if (dqpn == SV_QPN_MASK)
@@ -673,9 +681,10 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 	} else {
 		spin_lock_bh(&qp->lock);
 		dqpn = qp->attr.dest_qp_num;
+		memcpy(r->mgid, qp->attr.ah_attr.dgid, sizeof(r->mgid));
 		spin_unlock_bh(&qp->lock);
 	}
-	dqp = sv_qp_get(qp->sdev, dqpn);
+	dqp = sv_qp_route(qp->sdev, r->mgid, dqpn);
 	if (!dqp)
 		return NULL;
 	if (!sv_dest_ok(r, dqp)) {

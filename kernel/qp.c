@@ -50,6 +50,31 @@ struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn)
 	return qp;
 }
 
+/*
+ * The QP a message to (@dgid, @qpn) reaches: on the softverbs device of
+ * this host whose GID table holds @dgid (the sender's own device first),
+ * referenced; NULL if there is none. Devices that left the registry stay
+ * readable for a grace period, and a QP keeps its device alive.
+ */
+struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn)
+{
+	struct sv_device *sdev;
+	unsigned long index;
+	struct sv_qp *qp = NULL;
+
+	if (sv_gid_present(own, dgid))
+		return sv_qp_get(own, qpn);
+	rcu_read_lock();
+	xa_for_each(&sv_devices, index, sdev) {
+		if (sdev != own && sv_gid_present(sdev, dgid)) {
+			qp = sv_qp_get(sdev, qpn);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return qp;
+}
+
 /* Drop a reference from sv_qp_get(); may free: process context only. */
 void sv_qp_put(struct sv_qp *qp)
 {
@@ -82,6 +107,7 @@ static void sv_qp_free(struct sv_uobj *u)
 	struct sv_qp *qp = to_sv_qp(u);
 
 	sv_dp_qp_free(qp);
+	put_device(&qp->sdev->dev);
 	sv_uobj_put(qp->pd);
 	sv_uobj_put(qp->send_cq);
 	sv_uobj_put(qp->recv_cq);
@@ -221,6 +247,8 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	ret = sv_uobj_add(f, &qp->uobj, SV_OBJ_QP, &sv_qp_ops);
 	if (ret)
 		goto err_qpn;
+	/* Held until the QP's memory goes: peers' engines may route to it. */
+	get_device(&sdev->dev);
 	/* Visible to the data path only once complete. */
 	xa_store(&sdev->qps, qp->qpn, qp, GFP_KERNEL);
 	sv_dp_qp_activate(f, qp);

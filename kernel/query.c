@@ -192,6 +192,32 @@ void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
  * A fresh table: the link-local GID fe80::<node GUID>, which is the EUI-64
  * of the MAC, as entries 0 (RoCE v1) and 1 (RoCE v2).
  */
+/* Is @gid in the device's table? (The data path routes by it.) */
+bool sv_gid_present(struct sv_device *sdev, const u8 gid[16])
+{
+	bool found = false;
+	int i;
+
+	spin_lock_bh(&sdev->gid_lock);
+	for (i = 0; i < SV_GID_TBL_LEN && !found; i++)
+		found = sdev->gids[i].valid &&
+			!memcmp(sdev->gids[i].gid, gid, 16);
+	spin_unlock_bh(&sdev->gid_lock);
+	return found;
+}
+
+/* The GID at @index, zero if the entry is empty. */
+void sv_gid_get(struct sv_device *sdev, u32 index, u8 gid[16])
+{
+	memset(gid, 0, 16);
+	if (index >= SV_GID_TBL_LEN)
+		return;
+	spin_lock_bh(&sdev->gid_lock);
+	if (sdev->gids[index].valid)
+		memcpy(gid, sdev->gids[index].gid, 16);
+	spin_unlock_bh(&sdev->gid_lock);
+}
+
 void sv_gid_table_init(struct sv_device *sdev)
 {
 	u8 gid[16] = { 0xfe, 0x80 };

@@ -167,6 +167,8 @@ int sv_query_gid(struct sv_file *f, void *arg);
 int sv_query_pkey(struct sv_file *f, void *arg);
 void sv_gid_table_init(struct sv_device *sdev);
 int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
+bool sv_gid_present(struct sv_device *sdev, const u8 gid[16]);
+void sv_gid_get(struct sv_device *sdev, u32 index, u8 gid[16]);
 void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 
 /* PD and MR (pd.c, mr.c) */
@@ -364,6 +366,7 @@ struct sv_ah {
 void sv_qp_device_init(struct sv_device *sdev);
 void sv_qp_device_fini(struct sv_device *sdev);
 struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn);
+struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn);
 void sv_qp_put(struct sv_qp *qp);
 int sv_create_qp(struct sv_file *f, void *arg);
 int sv_modify_qp(struct sv_file *f, void *arg);

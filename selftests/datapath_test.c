@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
+#include "sv_dp_test.h"
 #include "sv_test.h"
 
 #define BUF	65536
@@ -23,83 +24,6 @@
 struct ends {
 	struct ibv_qp *a, *b;
 };
-
-static int qp_init(struct ibv_qp *qp, int access)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = access,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-
-	if (qp->qp_type == IBV_QPT_UD) {
-		a.qkey = 0x1234;
-		mask |= IBV_QP_QKEY;
-	} else {
-		mask |= IBV_QP_ACCESS_FLAGS;
-	}
-	return ibv_modify_qp(qp, &a, mask);
-}
-
-static int qp_rtr_rts(struct ibv_qp *qp, uint32_t dqpn,
-		      const union ibv_gid *gid, int rnr_retry, int min_rnr,
-		      int retry_cnt)
-{
-	struct ibv_qp_attr a = {};
-	int mask = IBV_QP_STATE;
-	int ret;
-
-	a.qp_state = IBV_QPS_RTR;
-	if (qp->qp_type != IBV_QPT_UD) {
-		a.path_mtu = IBV_MTU_4096;
-		a.dest_qp_num = dqpn;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = *gid;
-		a.ah_attr.grh.sgid_index = 1;
-		a.ah_attr.grh.hop_limit = 1;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN;
-	}
-	if (qp->qp_type == IBV_QPT_RC) {
-		a.max_dest_rd_atomic = 4;
-		a.min_rnr_timer = min_rnr;
-		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	}
-	ret = ibv_modify_qp(qp, &a, mask);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (qp->qp_type == IBV_QPT_RC) {
-		a.timeout = 8;
-		a.retry_cnt = retry_cnt;
-		a.rnr_retry = rnr_retry;
-		a.max_rd_atomic = 4;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	return ibv_modify_qp(qp, &a, mask);
-}
-
-/* Poll one completion, waiting up to 5 s; 1 if got one. */
-static int poll1(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	struct timespec t0, t;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 5)
-			return 0;
-		usleep(100);
-	}
-}
 
 FIXTURE(dp) {
 	struct ibv_device **list;
@@ -565,6 +489,10 @@ TEST_F(dp, ud_send_grh_qkey)
 	EXPECT_TRUE(wc.wc_flags & IBV_WC_GRH);
 	EXPECT_EQ(self->a->qp_num, wc.src_qp);
 	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf + 40, 100));
+	/* The GRH names the sender's GID and the AH's destination GID. */
+	EXPECT_EQ(6, self->rbuf[0] >> 4);
+	EXPECT_EQ(0, memcmp(self->rbuf + 8, self->gid.raw, 16));
+	EXPECT_EQ(0, memcmp(self->rbuf + 24, self->gid.raw, 16));
 	ASSERT_EQ(1, poll1(self->scq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	/* wrong Q_Key: dropped */

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Traffic across softverbs devices: softverbs0 and a second device bound to
+ * a dummy netdev (svctl link add). A QP's messages go to the device whose
+ * GID table holds the destination GID; a GID no device has reaches nobody.
+ */
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <infiniband/verbs.h>
+
+#include "kselftest_harness.h"
+#include "sv_dp_test.h"
+
+#define LEN	8192
+#define NETDEV	"svxd0"
+#define DEV	"svx1"
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	char *buf;
+	union ibv_gid gid;
+};
+
+static int side_open(struct side *s, struct ibv_device **list, const char *name)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ;
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	int i;
+
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (!list[i])
+		return -1;
+	s->ctx = ibv_open_device(list[i]);
+	if (!s->ctx || ibv_query_gid(s->ctx, 1, 1, &s->gid))
+		return -1;
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->cq = ibv_create_cq(s->ctx, 64, NULL, NULL, 0);
+	s->buf = aligned_alloc(4096, LEN);
+	if (!s->pd || !s->cq || !s->buf)
+		return -1;
+	s->mr = ibv_reg_mr(s->pd, s->buf, LEN, access);
+	ia.send_cq = ia.recv_cq = s->cq;
+	s->qp = ibv_create_qp(s->pd, &ia);
+	if (!s->mr || !s->qp)
+		return -1;
+	return qp_init(s->qp, access);
+}
+
+static void side_close(struct side *s)
+{
+	if (s->qp)
+		ibv_destroy_qp(s->qp);
+	if (s->mr)
+		ibv_dereg_mr(s->mr);
+	if (s->cq)
+		ibv_destroy_cq(s->cq);
+	if (s->pd)
+		ibv_dealloc_pd(s->pd);
+	if (s->ctx)
+		ibv_close_device(s->ctx);
+	free(s->buf);
+}
+
+static int post_recv(struct side *s)
+{
+	struct ibv_sge sg = { (uintptr_t)s->buf, LEN, s->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = 2, .sg_list = &sg, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(s->qp, &wr, &bad);
+}
+
+static int post_send(struct side *s, enum ibv_wr_opcode op, uint64_t raddr,
+		     uint32_t rkey)
+{
+	struct ibv_sge sg = { (uintptr_t)s->buf, LEN, s->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1,
+				  .opcode = op,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(s->qp, &wr, &bad);
+}
+
+FIXTURE(xdev) {
+	struct ibv_device **list;
+	struct side a, b;
+	char svctl[PATH_MAX + 16];
+};
+
+FIXTURE_SETUP(xdev)
+{
+	char exe[PATH_MAX], cmd[PATH_MAX + 128];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	ASSERT_LT(0, n);
+	exe[n] = 0;
+	/* build/selftests/xdev_test -> build/bin/svctl */
+	snprintf(self->svctl, sizeof(self->svctl), "%s/../bin/svctl",
+		 dirname(exe));
+	ASSERT_EQ(0, system("ip link add " NETDEV " type dummy && "
+			    "ip link set " NETDEV " up"));
+	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NETDEV,
+		 self->svctl);
+	ASSERT_EQ(0, system(cmd));
+	self->list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, self->list);
+	ASSERT_EQ(0, side_open(&self->a, self->list, "softverbs0"));
+	ASSERT_EQ(0, side_open(&self->b, self->list, DEV));
+	ASSERT_NE(0, memcmp(&self->a.gid, &self->b.gid, sizeof(self->a.gid)));
+}
+
+FIXTURE_TEARDOWN(xdev)
+{
+	char cmd[PATH_MAX + 128];
+
+	side_close(&self->a);
+	side_close(&self->b);
+	if (self->list)
+		ibv_free_device_list(self->list);
+	snprintf(cmd, sizeof(cmd), "%s link del " DEV, self->svctl);
+	if (system(cmd) || system("ip link del " NETDEV))
+		TH_LOG("cleanup failed");
+}
+
+TEST_F(xdev, rc_send_and_write_across_devices)
+{
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_EQ(0, qp_rtr_rts(self->a.qp, self->b.qp->qp_num, &self->b.gid,
+				7, 1, 7));
+	ASSERT_EQ(0, qp_rtr_rts(self->b.qp, self->a.qp->qp_num, &self->a.gid,
+				7, 1, 7));
+	for (i = 0; i < LEN; i++)
+		self->a.buf[i] = (char)(i * 7 + 1);
+	memset(self->b.buf, 0, LEN);
+
+	/* SEND from softverbs0 lands in svx1's receive buffer. */
+	ASSERT_EQ(0, post_recv(&self->b));
+	ASSERT_EQ(0, post_send(&self->a, IBV_WR_SEND, 0, 0));
+	ASSERT_EQ(1, poll1(self->a.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	ASSERT_EQ(1, poll1(self->b.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(IBV_WC_RECV, wc.opcode);
+	EXPECT_EQ(LEN, wc.byte_len);
+	EXPECT_EQ(self->a.qp->qp_num, wc.src_qp);
+	EXPECT_EQ(0, memcmp(self->a.buf, self->b.buf, LEN));
+
+	/* RDMA WRITE back from svx1 into softverbs0's MR. */
+	for (i = 0; i < LEN; i++)
+		self->b.buf[i] = (char)(i * 3 + 5);
+	ASSERT_EQ(0, post_send(&self->b, IBV_WR_RDMA_WRITE,
+			       (uintptr_t)self->a.buf, self->a.mr->rkey));
+	ASSERT_EQ(1, poll1(self->b.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(0, memcmp(self->a.buf, self->b.buf, LEN));
+}
+
+TEST_F(xdev, unknown_gid_reaches_nobody)
+{
+	union ibv_gid nowhere = { .raw = { 0xfe, 0x80, [15] = 0x42 } };
+	struct ibv_wc wc;
+
+	/* The right QPN on the other device, but a GID nobody has. */
+	ASSERT_EQ(0, qp_rtr_rts(self->a.qp, self->b.qp->qp_num, &nowhere,
+				0, 1, 1));
+	ASSERT_EQ(0, qp_rtr_rts(self->b.qp, self->a.qp->qp_num, &self->a.gid,
+				0, 1, 1));
+	ASSERT_EQ(0, post_recv(&self->b));
+	ASSERT_EQ(0, post_send(&self->a, IBV_WR_SEND, 0, 0));
+	ASSERT_EQ(1, poll1(self->a.cq, &wc));
+	EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, wc.status);
+	usleep(10000);
+	EXPECT_EQ(0, ibv_poll_cq(self->b.cq, 1, &wc));
+}
+
+TEST_HARNESS_MAIN
