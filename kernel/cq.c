@@ -142,6 +142,7 @@ int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited)
 	cq->prod++;
 	/* Publish: pairs with the library's acquire load of prod. */
 	smp_store_release(&ring->prod, cq->prod);
+	sv_stat_add(cq->uobj.file->sdev, SV_STAT_COMPLETIONS, 1);
 	sv_cq_notify(cq, solicited || cqe->status);
 out:
 	spin_unlock_irqrestore(&cq->lock, flags);

@@ -432,6 +432,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 			*status = SV_WC_RNR_RETRY_EXC_ERR;
 			return SV_EXEC_FATAL;
 		}
+		sv_stat_add(qp->sdev, SV_STAT_RNR_NAKS, 1);
 		if (qp->attr.rnr_retry != 7)
 			qp->rnr_left--;
 		qp->wait_until = jiffies +
@@ -813,6 +814,7 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 			goto out_lsg;
 		}
 		qp->retry_left--;
+		sv_stat_add(qp->sdev, SV_STAT_RETRIES, 1);
 		qp->wait_until = jiffies + sv_timeout_jiffies(qp->attr.timeout);
 		res = SV_EXEC_RETRY;
 		goto out_lsg;
@@ -832,6 +834,13 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	default:
 		res = sv_atomic(&r, status);
 		break;
+	}
+	if (res == SV_EXEC_DONE && !*status) {
+		/* One message each way; counted on each end's device. */
+		sv_stat_add(qp->sdev, SV_STAT_TX_PKTS, 1);
+		sv_stat_add(qp->sdev, SV_STAT_TX_BYTES, r.len);
+		sv_stat_add(r.dqp->sdev, SV_STAT_RX_PKTS, 1);
+		sv_stat_add(r.dqp->sdev, SV_STAT_RX_BYTES, r.len);
 	}
 	sv_qp_put(r.dqp);
 out_lsg:

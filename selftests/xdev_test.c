@@ -97,6 +97,34 @@ static int post_send(struct side *s, enum ibv_wr_opcode op, uint64_t raddr,
 	return ibv_post_send(s->qp, &wr, &bad);
 }
 
+/* One counter of svctl's JSON "stat show" of a device; -1 if absent. */
+static long long stat_of(const char *svctl, const char *dev, const char *name)
+{
+	char cmd[PATH_MAX + 64], out[4096], key[64];
+	long long v = -1;
+	size_t n;
+	FILE *p;
+	char *at;
+
+	snprintf(cmd, sizeof(cmd), "%s -j stat show dev %s", svctl, dev);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	if (pclose(p))
+		return -1;
+	snprintf(key, sizeof(key), "\"%s\"", name);
+	at = strstr(out, key);
+	if (at) {
+		at += strlen(key);
+		while (*at == ' ' || *at == ':')
+			at++;
+		v = strtoll(at, NULL, 10);
+	}
+	return v;
+}
+
 FIXTURE(xdev) {
 	struct ibv_device **list;
 	struct side a, b;
@@ -140,9 +168,17 @@ FIXTURE_TEARDOWN(xdev)
 
 TEST_F(xdev, rc_send_and_write_across_devices)
 {
+	static const char * const names[] = { "rx_packets", "rx_bytes",
+		"tx_packets", "tx_bytes", "completions" };
+	const long long delta[] = { 1, LEN, 1, LEN, 2 };
+	long long before[5];
 	struct ibv_wc wc;
 	int i;
 
+	for (i = 0; i < 5; i++) {
+		before[i] = stat_of(self->svctl, DEV, names[i]);
+		ASSERT_LE(0, before[i]);
+	}
 	ASSERT_EQ(0, qp_rtr_rts(self->a.qp, self->b.qp->qp_num, &self->b.gid,
 				7, 1, 7));
 	ASSERT_EQ(0, qp_rtr_rts(self->b.qp, self->a.qp->qp_num, &self->a.gid,
@@ -171,6 +207,16 @@ TEST_F(xdev, rc_send_and_write_across_devices)
 	ASSERT_EQ(1, poll1(self->b.cq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	EXPECT_EQ(0, memcmp(self->a.buf, self->b.buf, LEN));
+
+	/* svx1's counters moved with exactly this traffic. */
+	for (i = 0; i < 5; i++) {
+		long long now = stat_of(self->svctl, DEV, names[i]);
+
+		if (now != before[i] + delta[i])
+			ksft_print_msg("%s: %lld, want %lld\n", names[i], now,
+				       before[i] + delta[i]);
+		EXPECT_EQ(before[i] + delta[i], now);
+	}
 }
 
 TEST_F(xdev, unknown_gid_reaches_nobody)
