@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "kselftest_harness.h"
+#include "sv_dp_test.h"
 #include "sv_test.h"
 
 FIXTURE(ctx) {
@@ -25,15 +26,11 @@ FIXTURE(ctx) {
 
 FIXTURE_SETUP(ctx)
 {
-	int i, n;
+	int n;
 
 	self->list = ibv_get_device_list(&n);
 	ASSERT_NE(NULL, self->list) TH_LOG("%s", strerror(errno));
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(self->list[i]), "softverbs0"))
-			break;
-	ASSERT_LT(i, n);
-	self->ctx = ibv_open_device(self->list[i]);
+	self->ctx = sv_open_named(self->list, "softverbs0");
 	ASSERT_NE(NULL, self->ctx) TH_LOG("%s", strerror(errno));
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd) TH_LOG("%s", strerror(errno));

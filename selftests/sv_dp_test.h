@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers for the selftests that move data through the verbs API. */
+/* Helpers for the selftests that use the verbs API. */
 #ifndef SV_DP_TEST_H
 #define SV_DP_TEST_H
 
@@ -83,6 +83,18 @@ static inline int poll1(struct ibv_cq *cq, struct ibv_wc *wc)
 			return 0;
 		usleep(100);
 	}
+}
+
+/* Open the device called @name in @list; NULL if there is none. */
+static inline struct ibv_context *sv_open_named(struct ibv_device **list,
+						const char *name)
+{
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			return ibv_open_device(list[i]);
+	return NULL;
 }
 
 #endif /* SV_DP_TEST_H */

@@ -13,6 +13,7 @@
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
+#include "sv_dp_test.h"
 #include "sv_test.h"
 
 FIXTURE(verbs) {
@@ -24,15 +25,11 @@ FIXTURE(verbs) {
 
 FIXTURE_SETUP(verbs)
 {
-	int i, n;
+	int n;
 
 	self->list = ibv_get_device_list(&n);
 	ASSERT_NE(NULL, self->list);
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(self->list[i]), "softverbs0"))
-			break;
-	ASSERT_LT(i, n);
-	self->ctx = ibv_open_device(self->list[i]);
+	self->ctx = sv_open_named(self->list, "softverbs0");
 	ASSERT_NE(NULL, self->ctx);
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);

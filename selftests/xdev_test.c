@@ -36,14 +36,8 @@ static int side_open(struct side *s, struct ibv_device **list, const char *name)
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	int i;
 
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list[i])
-		return -1;
-	s->ctx = ibv_open_device(list[i]);
+	s->ctx = sv_open_named(list, name);
 	if (!s->ctx || ibv_query_gid(s->ctx, 1, 1, &s->gid))
 		return -1;
 	s->pd = ibv_alloc_pd(s->ctx);
