@@ -184,6 +184,27 @@ static struct sv_device *sv_nl_find(struct genl_info *info)
 	return sdev;
 }
 
+/*
+ * The device a change request names: ENODEV if there is none, EPERM if
+ * the caller may not change it (both with an extack message).
+ */
+static struct sv_device *sv_nl_find_to_change(struct sk_buff *skb,
+					      struct genl_info *info)
+{
+	struct sv_device *sdev;
+
+	lockdep_assert_held(&sv_devices_lock);
+	sdev = sv_nl_find(info);
+	if (!sdev)
+		return ERR_PTR(-ENODEV);
+	if (!sv_nl_may_change(skb, sdev)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Operation needs CAP_NET_ADMIN over the device's netdev");
+		return ERR_PTR(-EPERM);
+	}
+	return sdev;
+}
+
 static int sv_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sv_device *sdev;
@@ -313,13 +334,9 @@ static int sv_nl_link_del(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	rtnl_lock();
 	mutex_lock(&sv_devices_lock);
-	sdev = sv_nl_find(info);
-	if (!sdev) {
-		ret = -ENODEV;
-	} else if (!sv_nl_may_change(skb, sdev)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "Operation needs CAP_NET_ADMIN over the device's netdev");
-		ret = -EPERM;
+	sdev = sv_nl_find_to_change(skb, info);
+	if (IS_ERR(sdev)) {
+		ret = PTR_ERR(sdev);
 	} else if (!sdev->removable) {
 		NL_SET_ERR_MSG(info->extack,
 			       "The module's own device cannot be deleted");
@@ -346,13 +363,9 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	mutex_lock(&sv_devices_lock);
-	sdev = sv_nl_find(info);
-	if (!sdev) {
-		ret = -ENODEV;
-	} else if (!sv_nl_may_change(skb, sdev)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "Operation needs CAP_NET_ADMIN over the device's netdev");
-		ret = -EPERM;
+	sdev = sv_nl_find_to_change(skb, info);
+	if (IS_ERR(sdev)) {
+		ret = PTR_ERR(sdev);
 	} else {
 		WRITE_ONCE(sdev->idle_us,
 			   nla_get_u32(info->attrs[SV_NL_ATTR_IDLE_US]));

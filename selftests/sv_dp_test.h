@@ -3,6 +3,8 @@
 #ifndef SV_DP_TEST_H
 #define SV_DP_TEST_H
 
+#include <endian.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,6 +85,33 @@ static inline int poll1(struct ibv_cq *cq, struct ibv_wc *wc)
 			return 0;
 		usleep(100);
 	}
+}
+
+static inline int post_recv(struct ibv_qp *qp, struct ibv_mr *mr,
+			    void *buf, uint32_t len, uint64_t id)
+{
+	struct ibv_sge sg = { (uintptr_t)buf, len, mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sg, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+static inline int post_send(struct ibv_qp *qp, enum ibv_wr_opcode op,
+			    uint32_t lkey, void *buf, uint32_t len, uint64_t id,
+			    int flags, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sg = { (uintptr_t)buf, len, lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sg, .num_sge = len ? 1 : 0,
+		.opcode = op, .send_flags = flags,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.imm_data = htobe32(0xabcd);
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
 }
 
 /* Open the device called @name in @list; NULL if there is none. */

@@ -68,29 +68,6 @@ static void side_close(struct side *s)
 	free(s->buf);
 }
 
-static int post_recv(struct side *s)
-{
-	struct ibv_sge sg = { (uintptr_t)s->buf, LEN, s->mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = 2, .sg_list = &sg, .num_sge = 1 };
-	struct ibv_recv_wr *bad;
-
-	return ibv_post_recv(s->qp, &wr, &bad);
-}
-
-static int post_send(struct side *s, enum ibv_wr_opcode op, uint64_t raddr,
-		     uint32_t rkey)
-{
-	struct ibv_sge sg = { (uintptr_t)s->buf, LEN, s->mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1,
-				  .opcode = op,
-				  .send_flags = IBV_SEND_SIGNALED };
-	struct ibv_send_wr *bad;
-
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	return ibv_post_send(s->qp, &wr, &bad);
-}
-
 /* One counter of svctl's JSON "stat show" of a device; -1 if absent. */
 static long long stat_of(const char *svctl, const char *dev, const char *name)
 {
@@ -182,8 +159,9 @@ TEST_F(xdev, rc_send_and_write_across_devices)
 	memset(self->b.buf, 0, LEN);
 
 	/* SEND from softverbs0 lands in svx1's receive buffer. */
-	ASSERT_EQ(0, post_recv(&self->b));
-	ASSERT_EQ(0, post_send(&self->a, IBV_WR_SEND, 0, 0));
+	ASSERT_EQ(0, post_recv(self->b.qp, self->b.mr, self->b.buf, LEN, 2));
+	ASSERT_EQ(0, post_send(self->a.qp, IBV_WR_SEND, self->a.mr->lkey,
+			       self->a.buf, LEN, 1, IBV_SEND_SIGNALED, 0, 0));
 	ASSERT_EQ(1, poll1(self->a.cq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	ASSERT_EQ(1, poll1(self->b.cq, &wc));
@@ -196,7 +174,8 @@ TEST_F(xdev, rc_send_and_write_across_devices)
 	/* RDMA WRITE back from svx1 into softverbs0's MR. */
 	for (i = 0; i < LEN; i++)
 		self->b.buf[i] = (char)(i * 3 + 5);
-	ASSERT_EQ(0, post_send(&self->b, IBV_WR_RDMA_WRITE,
+	ASSERT_EQ(0, post_send(self->b.qp, IBV_WR_RDMA_WRITE, self->b.mr->lkey,
+			       self->b.buf, LEN, 1, IBV_SEND_SIGNALED,
 			       (uintptr_t)self->a.buf, self->a.mr->rkey));
 	ASSERT_EQ(1, poll1(self->b.cq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
@@ -223,8 +202,9 @@ TEST_F(xdev, unknown_gid_reaches_nobody)
 				0, 1, 1));
 	ASSERT_EQ(0, qp_rtr_rts(self->b.qp, self->a.qp->qp_num, &self->a.gid,
 				0, 1, 1));
-	ASSERT_EQ(0, post_recv(&self->b));
-	ASSERT_EQ(0, post_send(&self->a, IBV_WR_SEND, 0, 0));
+	ASSERT_EQ(0, post_recv(self->b.qp, self->b.mr, self->b.buf, LEN, 2));
+	ASSERT_EQ(0, post_send(self->a.qp, IBV_WR_SEND, self->a.mr->lkey,
+			       self->a.buf, LEN, 1, IBV_SEND_SIGNALED, 0, 0));
 	ASSERT_EQ(1, poll1(self->a.cq, &wc));
 	EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, wc.status);
 	usleep(10000);
