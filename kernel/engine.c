@@ -6,10 +6,19 @@
  * Each open file that creates a QP gets an engine: a kthread with the
  * list of the file's QPs. It executes their send queues (exec.c) and
  * flushes the queues of QPs in the error state; it keeps polling while
- * there is work and for the device's idle_us after the last, then sets
- * SV_DB_NEED_WAKEUP in the file's doorbell page and sleeps until
- * SV_IOC_DOORBELL, a state change, a retry time or kthread_stop(). The
- * ring and doorbell memory-ordering contract is in uapi/softverbs-abi.h.
+ * there is work and, while it has its CPU to itself, for the device's
+ * idle_us after the last. Then it sets SV_DB_NEED_WAKEUP in the file's
+ * doorbell page and sleeps until SV_IOC_DOORBELL, a state change, a retry
+ * time or kthread_stop(). The ring and doorbell memory-ordering contract
+ * is in uapi/softverbs-abi.h.
+ *
+ * SV_IOC_DOORBELL runs one pass of the engine in the caller's context
+ * (unless the engine is running one) and then wakes the engine: a poster
+ * that waits for each answer (a latency test, a ping-pong) gets its WR
+ * executed in its own syscall, without waiting for a CPU for the kthread;
+ * a poster that keeps posting wakes the kthread, which polls on a CPU of
+ * its own and the poster makes no more syscalls. An engine that would
+ * have to share its CPU does not poll: it sleeps and the poster rings.
  *
  * Lifetimes: a QP is on its engine's list from create to destroy; destroy
  * takes it off and then takes qp->sq.lock, so the engine is done with it.
@@ -22,6 +31,7 @@
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -37,6 +47,7 @@ MODULE_PARM_DESC(idle_us, "Default microseconds an engine polls after its last w
 struct sv_engine {
 	struct sv_file *f;
 	struct task_struct *task;
+	struct mutex run_lock;		/* one pass at a time: scratch */
 	spinlock_t lock;		/* qps, kicked */
 	struct list_head qps;
 	u32 nqps;
@@ -184,6 +195,7 @@ static void sv_qp_reset_retries(struct sv_qp *qp)
 	qp->retry_left = qp->attr.retry_cnt;
 	spin_unlock_bh(&qp->lock);
 	qp->waiting = false;
+	qp->retried = false;
 }
 
 /* Flush a QP in ERR. Under qp->sq.lock. */
@@ -271,7 +283,8 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 				   status ? 0 : (w->send_flags & SV_SEND_INLINE ?
 						 w->inline_len : 0),
 				   qp->qpn, false);
-		sv_qp_reset_retries(qp);
+		if (qp->retried)
+			sv_qp_reset_retries(qp);
 		if (res == SV_EXEC_FATAL) {
 			sv_qp_to_err(qp);
 			break;
@@ -331,6 +344,31 @@ static bool sv_engine_woken(struct sv_engine *e)
 	return READ_ONCE(e->kicked) || kthread_should_stop();
 }
 
+/* One pass by whoever runs it: the kthread or a doorbell. */
+static bool sv_engine_run(struct sv_engine *e, unsigned long *wake)
+{
+	bool did;
+
+	mutex_lock(&e->run_lock);
+	did = sv_engine_pass(e, wake);
+	mutex_unlock(&e->run_lock);
+	return did;
+}
+
+/*
+ * Keep polling with nothing to do? Only within idle_us of the last work
+ * and only while no other task wants this CPU: a poller that shares its
+ * CPU delays that task and is itself off the CPU while the library
+ * believes it polls.
+ */
+static bool sv_engine_keep_polling(struct sv_device *sdev, u64 idle_start)
+{
+	if (need_resched() || !single_task_running())
+		return false;
+	return ktime_get_ns() - idle_start <
+	       (u64)READ_ONCE(sdev->idle_us) * NSEC_PER_USEC;
+}
+
 static int sv_engine_thread(void *arg)
 {
 	struct sv_engine *e = arg;
@@ -342,14 +380,13 @@ static int sv_engine_thread(void *arg)
 
 	while (!kthread_should_stop()) {
 		wake = jiffies + 10 * HZ;
-		if (sv_engine_pass(e, &wake)) {
+		if (sv_engine_run(e, &wake)) {
 			idle_start = ktime_get_ns();
 			cond_resched();
 			continue;
 		}
-		if (ktime_get_ns() - idle_start <
-		    (u64)READ_ONCE(sdev->idle_us) * NSEC_PER_USEC) {
-			cond_resched();
+		if (sv_engine_keep_polling(sdev, idle_start)) {
+			cpu_relax();
 			continue;
 		}
 		/* Going to sleep: tell the library, then look once more. */
@@ -388,6 +425,7 @@ static struct sv_engine *sv_engine_get(struct sv_file *f)
 	if (!e)
 		return ERR_PTR(-ENOMEM);
 	e->f = f;
+	mutex_init(&e->run_lock);
 	spin_lock_init(&e->lock);
 	INIT_LIST_HEAD(&e->qps);
 	init_waitqueue_head(&e->wait);
@@ -413,7 +451,8 @@ static struct sv_engine *sv_engine_get(struct sv_file *f)
 		ret = PTR_ERR(e->task);
 		goto err_mmap;
 	}
-	f->engine = e;
+	/* The doorbell reads it without f->lock. */
+	smp_store_release(&f->engine, e);
 	return e;
 
 err_mmap:
@@ -427,16 +466,18 @@ err_scratch:
 	return ERR_PTR(ret);
 }
 
-void sv_engine_kick(struct sv_file *f)
+static void sv_engine_wake(struct sv_engine *e)
 {
-	struct sv_engine *e = f->engine;
-
-	if (!e)
-		return;
 	spin_lock(&e->lock);
 	e->kicked = true;
 	spin_unlock(&e->lock);
 	wake_up(&e->wait);
+}
+
+void sv_engine_kick(struct sv_file *f)
+{
+	if (f->engine)
+		sv_engine_wake(f->engine);
 }
 
 /* The file is closing: stop the engine before its objects go. */
@@ -451,6 +492,7 @@ void sv_engine_stop(struct sv_file *f)
 	sv_mbuf_put(e->db_buf);
 	kfree(e->exec_buf);
 	kfree(e->scratch);
+	mutex_destroy(&e->run_lock);
 	kfree(e);
 	f->engine = NULL;
 }
@@ -630,13 +672,26 @@ int sv_map_doorbell(struct sv_file *f, void *arg)
 	return 0;
 }
 
+/* Without f->lock (file.c): the engine, once there, stays until release. */
 int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_ring_doorbell *d = arg;
+	struct sv_engine *e;
+	unsigned long wake;
 
 	if (d->reserved)
 		return -EINVAL;
-	sv_engine_kick(f);
+	/* Pairs with the release store in sv_engine_get(). */
+	e = smp_load_acquire(&f->engine);
+	if (!e)
+		return 0;
+	/* The kthread is running a pass: it will see the new WQEs. */
+	if (mutex_trylock(&e->run_lock)) {
+		wake = jiffies + 10 * HZ;
+		sv_engine_pass(e, &wake);
+		mutex_unlock(&e->run_lock);
+	}
+	sv_engine_wake(e);
 	return 0;
 }
 

@@ -435,6 +435,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 		sv_stat_add(qp->sdev, SV_STAT_RNR_NAKS, 1);
 		if (qp->attr.rnr_retry != 7)
 			qp->rnr_left--;
+		qp->retried = true;
 		qp->wait_until = jiffies +
 			usecs_to_jiffies(sv_rnr_us[dqp->attr.min_rnr_timer & 31]);
 		return SV_EXEC_RETRY;
@@ -814,6 +815,7 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 			goto out_lsg;
 		}
 		qp->retry_left--;
+		qp->retried = true;
 		sv_stat_add(qp->sdev, SV_STAT_RETRIES, 1);
 		qp->wait_until = jiffies + sv_timeout_jiffies(qp->attr.timeout);
 		res = SV_EXEC_RETRY;

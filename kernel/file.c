@@ -14,6 +14,7 @@ struct sv_ioctl_desc {
 	int (*handler)(struct sv_file *f, void *arg);
 	u32 min_size;	/* the command's first ABI version */
 	u32 size;	/* this kernel's struct */
+	bool unlocked;	/* runs without f->lock (the doorbell) */
 };
 
 static int sv_query_abi(struct sv_file *f, void *arg)
@@ -93,8 +94,11 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_MAP_WQ, sv_map_wq, sv_map_wq, SV_MAP_WQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_MAP_DOORBELL, sv_map_doorbell, sv_map_doorbell,
 		 SV_MAP_DOORBELL_SIZE_VER0),
-	SV_IOCTL(SV_NR_DOORBELL, sv_ring_doorbell, sv_ring_doorbell,
-		 SV_RING_DOORBELL_SIZE_VER0),
+	/* The data path's syscall: no lock against the control path. */
+	[SV_NR_DOORBELL] = { .handler = sv_ring_doorbell,
+			     .min_size = SV_RING_DOORBELL_SIZE_VER0,
+			     .size = sizeof(struct sv_ring_doorbell),
+			     .unlocked = true },
 };
 
 /*
@@ -157,12 +161,14 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	/* The size field is the caller's; handlers never see another. */
 	*(u32 *)karg = usize;
 
-	mutex_lock(&f->lock);
+	if (!d->unlocked)
+		mutex_lock(&f->lock);
 	if (READ_ONCE(f->sdev->dead) && !sv_ioctl_dead_ok(_IOC_NR(cmd)))
 		ret = -EIO;
 	else
 		ret = d->handler(f, karg);
-	mutex_unlock(&f->lock);
+	if (!d->unlocked)
+		mutex_unlock(&f->lock);
 	if (!ret && copy_to_user(uarg, karg, min_t(u32, usize, d->size)))
 		ret = -EFAULT;
 out:

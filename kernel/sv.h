@@ -340,6 +340,7 @@ struct sv_qp {
 	u32 rnr_left;			/* RNR retries left for the head WQE */
 	u32 retry_left;			/* transport retries left */
 	bool waiting;			/* backing off before a retry */
+	bool retried;			/* rnr_left or retry_left went down */
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised */
 	bool dead;			/* destroyed: no more execution */
 };
