@@ -53,6 +53,7 @@ struct sv_engine {
 	u32 nqps;
 	wait_queue_head_t wait;
 	bool kicked;
+	u64 doorbell_wake_ns;		/* a doorbell wakes the kthread after */
 	struct sv_mbuf *db_buf;
 	struct sv_doorbell *db;
 	u64 db_offset;
@@ -339,6 +340,16 @@ static bool sv_engine_pending(struct sv_engine *e)
 	return false;
 }
 
+static bool sv_engine_has_work(struct sv_engine *e)
+{
+	bool pending;
+
+	spin_lock(&e->lock);
+	pending = sv_engine_pending(e);
+	spin_unlock(&e->lock);
+	return pending;
+}
+
 static bool sv_engine_woken(struct sv_engine *e)
 {
 	return READ_ONCE(e->kicked) || kthread_should_stop();
@@ -594,6 +605,17 @@ static void sv_wq_reset(struct sv_wq *wq)
 	WRITE_ONCE(wq->ring->flags, 0);
 }
 
+/* A modify set the destination: the engine's copy, under qp->sq.lock. */
+void sv_dp_qp_dest_changed(struct sv_qp *qp)
+{
+	mutex_lock(&qp->sq.lock);
+	spin_lock_bh(&qp->lock);
+	qp->dest_qpn = qp->attr.dest_qp_num;
+	memcpy(qp->dest_gid, qp->attr.ah_attr.dgid, sizeof(qp->dest_gid));
+	spin_unlock_bh(&qp->lock);
+	mutex_unlock(&qp->sq.lock);
+}
+
 /* After a successful modify that named a state. Under f->lock. */
 void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 {
@@ -677,7 +699,9 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_ring_doorbell *d = arg;
 	struct sv_engine *e;
-	unsigned long wake;
+	unsigned long wake, idle_wake;
+	bool more;
+	u64 now;
 
 	if (d->reserved)
 		return -EINVAL;
@@ -685,13 +709,31 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	e = smp_load_acquire(&f->engine);
 	if (!e)
 		return 0;
-	/* The kthread is running a pass: it will see the new WQEs. */
-	if (mutex_trylock(&e->run_lock)) {
-		wake = jiffies + 10 * HZ;
-		sv_engine_pass(e, &wake);
-		mutex_unlock(&e->run_lock);
+	/* Somebody is running a pass: make sure one more follows. */
+	if (!mutex_trylock(&e->run_lock)) {
+		sv_engine_wake(e);
+		return 0;
 	}
-	sv_engine_wake(e);
+	idle_wake = jiffies + 10 * HZ;
+	wake = idle_wake;
+	sv_engine_pass(e, &wake);
+	now = ktime_get_ns();
+	/* Left over (budget), or a QP backing off: the kthread's job. */
+	more = sv_engine_has_work(e) || wake != idle_wake;
+	/*
+	 * Offer the kthread the work at most once per idle time: if it
+	 * finds a CPU of its own it polls and the poster stops ringing; if
+	 * not, it sleeps again, and a poster that rings for each WR must not
+	 * pay a wakeup and two context switches every time.
+	 */
+	if (now >= e->doorbell_wake_ns) {
+		e->doorbell_wake_ns = now + (u64)READ_ONCE(f->sdev->idle_us) *
+					    NSEC_PER_USEC;
+		more = true;
+	}
+	mutex_unlock(&e->run_lock);
+	if (more)
+		sv_engine_wake(e);
 	return 0;
 }
 

@@ -54,19 +54,10 @@ static DEFINE_SPINLOCK(sv_atomic_lock);
 
 #define SV_GRH_LEN		40
 
-/* A resolved scatter/gather list: referenced MRs, checked spans. */
-struct sv_sg_ent {
-	struct sv_mr *mr;
-	u32 key;
-	u32 len;
-	u64 addr;
-};
-
+/* A resolved scatter/gather list: MR spans, held until released. */
 struct sv_sg {
-	struct sv_sg_ent ent[SV_MAX_SGE];
+	struct sv_mr_span ent[SV_MAX_SGE];
 	u32 n;
-	struct sv_pd *pd;
-	u32 access;
 	u64 len;
 };
 
@@ -80,7 +71,7 @@ static void sv_sg_release(struct sv_sg *sg)
 	u32 i;
 
 	for (i = 0; i < sg->n; i++)
-		sv_mr_put(sg->ent[i].mr);
+		sv_mr_span_put(&sg->ent[i]);
 	sg->n = 0;
 }
 
@@ -89,34 +80,23 @@ static int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev,
 			 struct sv_pd *pd, u32 access,
 			 const struct sv_sge *sges, u32 n)
 {
-	struct sv_sg_ent *e;
 	u32 i;
 	int ret;
 
 	sg->n = 0;
-	sg->pd = pd;
-	sg->access = access;
 	sg->len = 0;
 	for (i = 0; i < n; i++) {
 		if (!sges[i].length)
 			continue;
-		e = &sg->ent[sg->n];
-		e->mr = sv_mr_lookup_key(sdev, sges[i].lkey);
-		if (!e->mr) {
-			sv_sg_release(sg);
-			return -ENOENT;
-		}
-		sg->n++;
-		e->key = sges[i].lkey;
-		e->addr = sges[i].addr;
-		e->len = sges[i].length;
-		ret = sv_mr_check_span(e->mr, e->key, pd, access, e->addr,
-				       e->len);
+		ret = sv_mr_span_get(sdev, sges[i].lkey, pd, access,
+				     sges[i].addr, sges[i].length,
+				     &sg->ent[sg->n]);
 		if (ret) {
 			sv_sg_release(sg);
 			return ret;
 		}
-		sg->len += e->len;
+		sg->n++;
+		sg->len += sges[i].length;
 	}
 	return 0;
 }
@@ -148,7 +128,6 @@ static void sv_sg_seek(const struct sv_sg *sg, u64 off, u32 *i, u64 *in)
 static int sv_sg_copy(struct sv_sg *dst, u64 doff, struct sv_sg *src,
 		      u64 len)
 {
-	struct sv_mr_span ds, ss;
 	u64 din, sin = 0, n;
 	u32 di, si = 0;
 	int ret;
@@ -158,13 +137,8 @@ static int sv_sg_copy(struct sv_sg *dst, u64 doff, struct sv_sg *src,
 		if (di >= dst->n || si >= src->n)
 			return -ERANGE;
 		n = min3(len, dst->ent[di].len - din, src->ent[si].len - sin);
-		ds = (struct sv_mr_span){ .mr = dst->ent[di].mr,
-			.key = dst->ent[di].key, .pd = dst->pd,
-			.access = dst->access, .iova = dst->ent[di].addr + din };
-		ss = (struct sv_mr_span){ .mr = src->ent[si].mr,
-			.key = src->ent[si].key, .pd = src->pd,
-			.access = src->access, .iova = src->ent[si].addr + sin };
-		ret = sv_mr_copy_mr(&ds, &ss, n);
+		ret = sv_mr_span_copy(&dst->ent[di], din, &src->ent[si], sin,
+				      n);
 		if (ret)
 			return ret;
 		len -= n;
@@ -194,9 +168,7 @@ static int sv_sg_write(struct sv_sg *dst, u64 doff, const void *buf, u64 len)
 		if (di >= dst->n)
 			return -ERANGE;
 		n = min(len, dst->ent[di].len - din);
-		ret = sv_mr_copy_to(dst->ent[di].mr, dst->ent[di].key, dst->pd,
-				    dst->access, dst->ent[di].addr + din, buf,
-				    n);
+		ret = sv_mr_span_write(&dst->ent[di], din, buf, n);
 		if (ret)
 			return ret;
 		buf += n;
@@ -265,14 +237,10 @@ static void sv_responder_err(struct sv_qp *dqp, bool access)
 	sv_qp_err_event(dqp, access ? SV_EVENT_QP_ACCESS_ERR : 0);
 }
 
+/* A snapshot, as good as one taken under qp->lock: it may change next. */
 static u32 sv_qp_state(struct sv_qp *qp)
 {
-	u32 s;
-
-	spin_lock_bh(&qp->lock);
-	s = qp->attr.qp_state;
-	spin_unlock_bh(&qp->lock);
-	return s;
+	return READ_ONCE(qp->attr.qp_state);
 }
 
 /* 4.096 us * 2^timeout; 0 means infinite (we still poll every second). */
@@ -490,9 +458,8 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 			ret = sv_req_payload(r, r->rsg, off);
 		sv_sg_release(r->rsg);
 		if (ret) {
-			/* The source went away under us (dereg). */
-			cqe.status = ret == -ENOENT ? SV_WC_LOC_PROT_ERR :
-				     SV_WC_LOC_LEN_ERR;
+			/* The spans were checked: only a length can miss. */
+			cqe.status = SV_WC_LOC_LEN_ERR;
 			goto resp_fail;
 		}
 	}
@@ -532,12 +499,7 @@ static enum sv_exec_result sv_remote_access_err(struct sv_req *r, int err,
 
 static u32 sv_dqp_access(struct sv_qp *dqp)
 {
-	u32 a;
-
-	spin_lock_bh(&dqp->lock);
-	a = dqp->attr.qp_access_flags;
-	spin_unlock_bh(&dqp->lock);
-	return a;
+	return READ_ONCE(dqp->attr.qp_access_flags);
 }
 
 static enum sv_exec_result sv_rdma(struct sv_req *r, u32 *status)
@@ -585,17 +547,14 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 	if (ret)
 		return sv_remote_access_err(r, ret, status);
 	spin_lock(&sv_atomic_lock);
-	ret = sv_mr_copy_from(rsg->ent[0].mr, w->rkey, rsg->pd,
-			      SV_ACCESS_REMOTE_ATOMIC, w->remote_addr, &old, 8);
+	ret = sv_mr_span_read(&rsg->ent[0], 0, &old, 8);
 	if (!ret) {
 		if (w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
 			val = old + w->compare_add;
 		else
 			val = old == w->compare_add ? w->swap : old;
 		if (val != old || w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
-			ret = sv_mr_copy_to(rsg->ent[0].mr, w->rkey, rsg->pd,
-					    SV_ACCESS_REMOTE_ATOMIC,
-					    w->remote_addr, &val, 8);
+			ret = sv_mr_span_write(&rsg->ent[0], 0, &val, 8);
 	}
 	spin_unlock(&sv_atomic_lock);
 	sv_sg_release(rsg);
@@ -681,10 +640,9 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 		if (dqpn == SV_QPN_MASK)
 			return NULL;	/* multicast: sv_multicast() */
 	} else {
-		spin_lock_bh(&qp->lock);
-		dqpn = qp->attr.dest_qp_num;
-		memcpy(r->mgid, qp->attr.ah_attr.dgid, sizeof(r->mgid));
-		spin_unlock_bh(&qp->lock);
+		/* The engine's copy, under qp->sq.lock like this. */
+		dqpn = qp->dest_qpn;
+		memcpy(r->mgid, qp->dest_gid, sizeof(r->mgid));
 	}
 	dqp = sv_qp_route(qp->sdev, r->mgid, dqpn);
 	if (!dqp)

@@ -11,18 +11,19 @@
  *
  * Keys: every MR owns a 24-bit index in sv_mr_keys for its whole life; its
  * lkey (== rkey) is the index << 8 | an 8-bit variant that changes on every
- * rereg, so stale keys miss. The data path finds an MR by key with
- * sv_mr_lookup_key() (xa_load under RCU + kref_get_unless_zero; the memory
- * is freed after a grace period) and moves bytes with sv_mr_copy_to/from()
- * and sv_mr_copy_mr(), which check key, PD, access and bounds.
+ * rereg, so stale keys miss. The data path takes spans of MRs by key with
+ * sv_mr_span_get() (xa_load under RCU, the memory is freed after a grace
+ * period; then enter and check key, PD, access and bounds once) and moves
+ * bytes between spans and buffers with sv_mr_span_copy/read/write().
  *
- * A copy runs inside sv_mr_enter()/sv_mr_exit(): mr->active counts the
- * copies in flight plus one while the MR is open to them. Rereg and dereg
- * close it (drop that one and wait for the copies to finish; new ones
- * fail), change or unpin, and rereg reopens it. So a copy sees the MR
+ * A span is held inside sv_mr_enter()/sv_mr_exit(): mr->active counts the
+ * spans held plus one while the MR is open to them. Rereg and dereg close
+ * it (drop that one and wait for the spans to be put; new ones fail),
+ * change or unpin, and rereg reopens it. So a work request sees the MR
  * whole, never touches pages being unpinned, and once dereg (or rereg)
- * returns nobody uses the old pages any more. Copies never wait for
- * anything, so they may hold two MRs at once and run in any context.
+ * returns nobody uses the old pages any more. A work request holds its
+ * spans while it executes; it may wait for a receive queue's mutex, never
+ * for f->lock, the only lock rereg and dereg hold while they wait.
  *
  * Device limits: SV_MAX_MR MRs per device (max_mr; beyond: ENOMEM) of at
  * most SV_MAX_MR_SIZE bytes each (max_mr_size; beyond: EINVAL).
@@ -305,11 +306,8 @@ static u32 sv_mr_new_key(u32 index)
 	return index << 8 | (variant & SV_MR_KEY_VARIANT_MASK);
 }
 
-/*
- * The MR whose lkey/rkey is key on sdev, referenced (sv_mr_put()), or
- * NULL. Callable from any context.
- */
-struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key)
+/* The MR whose key is key on sdev, referenced (sv_mr_put()), or NULL. */
+static struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key)
 {
 	struct sv_mr *mr;
 
@@ -322,7 +320,7 @@ struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key)
 	return mr;
 }
 
-void sv_mr_put(struct sv_mr *mr)
+static void sv_mr_put(struct sv_mr *mr)
 {
 	sv_uobj_put(&mr->uobj);
 }
@@ -333,7 +331,7 @@ void sv_mr_put(struct sv_mr *mr)
  * the byte offset of iova in the pinned range. Between enter and exit.
  */
 static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
-		       u32 access, u64 iova, size_t len, u64 *offset)
+		       u32 access, u64 iova, u64 len, u64 *offset)
 {
 	u64 base;
 
@@ -360,105 +358,119 @@ static u32 sv_mr_write_access(u32 access)
 	return access;
 }
 
+/**
+ * sv_mr_span_get - take a span of an MR for the data path
+ * @sdev: the device the key must belong to
+ * @key: the lkey or rkey
+ * @pd: the PD of the QP using it
+ * @access: SV_ACCESS_* rights needed; 0 is a local read, a span that is
+ *          written needs a write right (SV_ACCESS_LOCAL_WRITE locally)
+ * @iova: the span's first byte
+ * @len: the span's length
+ * @sp: the span, to give back with sv_mr_span_put()
+ *
+ * Errors: -ENOENT (no such key, or the MR is going away), -EPERM (another
+ * PD), -EACCES (a right not granted), -ERANGE (outside the MR); no span is
+ * held then. Callable from any process context.
+ */
+int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
+		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp)
+{
+	struct sv_mr *mr;
+	int ret;
+
+	/* The MR's memory outlives RCU readers (kfree_rcu). */
+	rcu_read_lock();
+	mr = xa_load(&sv_mr_keys, key >> 8);
+	if (!mr || mr->sdev != sdev || !sv_mr_enter(mr)) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	rcu_read_unlock();
+	/* Entered: dereg waits for us before the MR can be freed. */
+	ret = sv_mr_check(mr, key, pd, access, iova, len, &sp->off);
+	if (ret) {
+		sv_mr_exit(mr);
+		return ret;
+	}
+	sp->mr = mr;
+	sp->len = len;
+	return 0;
+}
+
+void sv_mr_span_put(struct sv_mr_span *sp)
+{
+	sv_mr_exit(sp->mr);
+	sp->mr = NULL;
+}
+
 static void *sv_mr_map(struct sv_mr *mr, u64 off)
 {
 	return kmap_local_page(mr->umem->pages[off >> PAGE_SHIFT]) +
 	       (off & ~PAGE_MASK);
 }
 
-static size_t sv_page_left(u64 off)
+static u64 sv_page_left(u64 off)
 {
 	return PAGE_SIZE - (off & ~PAGE_MASK);
 }
 
-/*
- * Copy between buf and the MR. Errors: -ENOENT (key not, or no longer,
- * valid), -EPERM (other PD), -EACCES (access not granted), -ERANGE
- * (outside the MR); nothing is copied then.
- */
-static int sv_mr_copy(struct sv_mr *mr, u32 key, struct sv_pd *pd,
-		      u32 access, u64 iova, void *buf, size_t len, bool to_mr)
+static bool sv_span_fits(const struct sv_mr_span *sp, u64 off, u64 len)
 {
-	size_t done, n;
-	u64 off;
-	void *p;
-	int ret;
+	return off <= sp->len && len <= sp->len - off;
+}
 
-	if (to_mr)
-		access = sv_mr_write_access(access);
-	if (!sv_mr_enter(mr))
-		return -ENOENT;
-	ret = sv_mr_check(mr, key, pd, access, iova, len, &off);
-	for (done = 0; !ret && done < len; done += n, off += n) {
-		n = min_t(size_t, len - done, sv_page_left(off));
-		p = sv_mr_map(mr, off);
+/* Copy between buf and [off, off + len) of a span. */
+static int sv_mr_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
+			 u64 len, bool to_mr)
+{
+	u64 done, n, at;
+	void *p;
+
+	if (!sv_span_fits(sp, off, len))
+		return -ERANGE;
+	at = sp->off + off;
+	for (done = 0; done < len; done += n, at += n) {
+		n = min(len - done, sv_page_left(at));
+		p = sv_mr_map(sp->mr, at);
 		if (to_mr)
 			memcpy(p, buf + done, n);
 		else
 			memcpy(buf + done, p, n);
 		kunmap_local(p);
 	}
-	sv_mr_exit(mr);
-	return ret;
+	return 0;
+}
+
+/* The span must have been taken with a write right. */
+int sv_mr_span_write(const struct sv_mr_span *dst, u64 doff,
+		     const void *buf, u64 len)
+{
+	return sv_mr_span_io(dst, doff, (void *)buf, len, true);
+}
+
+int sv_mr_span_read(const struct sv_mr_span *src, u64 soff, void *buf,
+		    u64 len)
+{
+	return sv_mr_span_io(src, soff, buf, len, false);
 }
 
 /*
- * Data path: may [iova, iova + len) be used through key by a QP of pd with
- * access (add SV_ACCESS_LOCAL_WRITE to write locally)? Errors as
- * sv_mr_copy_to/from. The answer can change until the copy itself.
+ * Copy len bytes from one span to another (possibly of the same MR) page
+ * to page, with no bounce buffer: what a NIC's DMA does between two
+ * hosts' memories. -ERANGE, and nothing copied, outside either span.
  */
-int sv_mr_check_span(struct sv_mr *mr, u32 key, struct sv_pd *pd,
-		     u32 access, u64 iova, size_t len)
+int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
+		    const struct sv_mr_span *src, u64 soff, u64 len)
 {
-	u64 off;
-	int ret;
-
-	if (!sv_mr_enter(mr))
-		return -ENOENT;
-	ret = sv_mr_check(mr, key, pd, access, iova, len, &off);
-	sv_mr_exit(mr);
-	return ret;
-}
-
-int sv_mr_copy_to(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
-		  u64 iova, const void *buf, size_t len)
-{
-	return sv_mr_copy(mr, key, pd, access, iova, (void *)buf, len, true);
-}
-
-int sv_mr_copy_from(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
-		    u64 iova, void *buf, size_t len)
-{
-	return sv_mr_copy(mr, key, pd, access, iova, buf, len, false);
-}
-
-/*
- * Copy len bytes from one MR to another (or the same) page to page, with
- * no bounce buffer: what a NIC's DMA does between two hosts' memories.
- * Errors as sv_mr_copy_to/from, checked on both sides before any byte
- * moves.
- */
-int sv_mr_copy_mr(const struct sv_mr_span *dst, const struct sv_mr_span *src,
-		  size_t len)
-{
-	u64 doff, soff;
-	size_t done, n;
+	u64 done, n;
 	void *d, *s;
-	int ret;
 
-	if (!sv_mr_enter(dst->mr))
-		return -ENOENT;
-	if (!sv_mr_enter(src->mr)) {
-		sv_mr_exit(dst->mr);
-		return -ENOENT;
-	}
-	ret = sv_mr_check(src->mr, src->key, src->pd, src->access, src->iova,
-			  len, &soff);
-	if (!ret)
-		ret = sv_mr_check(dst->mr, dst->key, dst->pd,
-				  sv_mr_write_access(dst->access), dst->iova,
-				  len, &doff);
-	for (done = 0; !ret && done < len; done += n, soff += n, doff += n) {
+	if (!sv_span_fits(dst, doff, len) || !sv_span_fits(src, soff, len))
+		return -ERANGE;
+	doff += dst->off;
+	soff += src->off;
+	for (done = 0; done < len; done += n, soff += n, doff += n) {
 		n = min3(len - done, sv_page_left(soff), sv_page_left(doff));
 		s = sv_mr_map(src->mr, soff);
 		d = sv_mr_map(dst->mr, doff);
@@ -466,9 +478,7 @@ int sv_mr_copy_mr(const struct sv_mr_span *dst, const struct sv_mr_span *src,
 		kunmap_local(d);
 		kunmap_local(s);
 	}
-	sv_mr_exit(src->mr);
-	sv_mr_exit(dst->mr);
-	return ret;
+	return 0;
 }
 
 int sv_reg_mr(struct sv_file *f, void *arg)
@@ -655,9 +665,10 @@ int sv_dereg_mr(struct sv_file *f, void *arg)
  * a test the way the engine drives them. Write one command, read its
  * result: "0[ <hex bytes>]" or "-<errno>". Accesses go through the
  * key's MR with that MR's own PD.
- *   r KEY ACCESS IOVA LEN                      sv_mr_copy_from
- *   w KEY ACCESS IOVA HEXBYTES                 sv_mr_copy_to
- *   c DKEY DACCESS DIOVA SKEY SACCESS SIOVA LEN  sv_mr_copy_mr
+ *   r KEY ACCESS IOVA LEN                      sv_mr_span_read
+ *   w KEY ACCESS IOVA HEXBYTES                 sv_mr_span_write
+ *   c DKEY DACCESS DIOVA SKEY SACCESS SIOVA LEN  sv_mr_span_copy
+ * (w and c imply SV_ACCESS_LOCAL_WRITE when ACCESS names no write right.)
  */
 #define SV_MR_IO_MAX	65536
 
@@ -690,18 +701,19 @@ static int sv_mr_io_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
-/* The span of key as its own MR's PD sees it; mr referenced. */
+/* A span through key as its own MR's PD sees it. */
 static int sv_mr_io_span(struct sv_device *sdev, struct sv_mr_span *sp,
-			 u32 key, u32 access, u64 iova)
+			 u32 key, u32 access, u64 iova, u64 len)
 {
-	sp->mr = sv_mr_lookup_key(sdev, key);
-	if (!sp->mr)
+	struct sv_mr *mr = sv_mr_lookup_key(sdev, key);
+	int ret;
+
+	if (!mr)
 		return -ENOENT;
-	sp->key = key;
-	sp->pd = READ_ONCE(sp->mr->pd);
-	sp->access = access;
-	sp->iova = iova;
-	return 0;
+	ret = sv_mr_span_get(sdev, key, READ_ONCE(mr->pd), access, iova, len,
+			     sp);
+	sv_mr_put(mr);
+	return ret;
 }
 
 static int sv_mr_io_cmd(struct sv_mr_io *io, char *cmd, char *out)
@@ -719,10 +731,9 @@ static int sv_mr_io_cmd(struct sv_mr_io *io, char *cmd, char *out)
 		buf = kvmalloc(len ? len : 1, GFP_KERNEL);
 		if (!buf)
 			return -ENOMEM;
-		ret = sv_mr_io_span(io->sdev, &s, skey, sacc, siova);
+		ret = sv_mr_io_span(io->sdev, &s, skey, sacc, siova, len);
 		if (!ret)
-			ret = sv_mr_copy_from(s.mr, skey, s.pd, sacc, siova,
-					      buf, len);
+			ret = sv_mr_span_read(&s, 0, buf, len);
 		if (!ret) {
 			pos = sprintf(out, "0 ");
 			for (i = 0; i < len; i += n) {
@@ -743,24 +754,27 @@ static int sv_mr_io_cmd(struct sv_mr_io *io, char *cmd, char *out)
 			kvfree(buf);
 			return -EINVAL;
 		}
-		ret = sv_mr_io_span(io->sdev, &d, dkey, dacc, diova);
+		ret = sv_mr_io_span(io->sdev, &d, dkey,
+				    sv_mr_write_access(dacc), diova, len);
 		if (!ret)
-			ret = sv_mr_copy_to(d.mr, dkey, d.pd, dacc, diova,
-					    buf, len);
+			ret = sv_mr_span_write(&d, 0, buf, len);
 	} else if (sscanf(cmd, "c %x %x %llx %x %x %llx %llu", &dkey, &dacc,
 			  &diova, &skey, &sacc, &siova, &len) == 7) {
-		ret = sv_mr_io_span(io->sdev, &d, dkey, dacc, diova);
+		/* Both checked before any byte moves. */
+		ret = sv_mr_io_span(io->sdev, &s, skey, sacc, siova, len);
 		if (!ret)
-			ret = sv_mr_io_span(io->sdev, &s, skey, sacc, siova);
+			ret = sv_mr_io_span(io->sdev, &d, dkey,
+					    sv_mr_write_access(dacc), diova,
+					    len);
 		if (!ret)
-			ret = sv_mr_copy_mr(&d, &s, len);
+			ret = sv_mr_span_copy(&d, 0, &s, 0, len);
 	} else {
 		return -EINVAL;
 	}
 	if (d.mr)
-		sv_mr_put(d.mr);
+		sv_mr_span_put(&d);
 	if (s.mr)
-		sv_mr_put(s.mr);
+		sv_mr_span_put(&s);
 	kvfree(buf);
 	return ret;
 }

@@ -297,6 +297,8 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 		sv_qp_apply_modify(qp, m->attr_mask, &m->attr);
 	notify = !ret && to_sqd && qp->attr.en_sqd_async_notify;
 	spin_unlock_bh(&qp->lock);
+	if (!ret && (m->attr_mask & (SV_QP_AV | SV_QP_DEST_QPN)))
+		sv_dp_qp_dest_changed(qp);
 	if (!ret && (m->attr_mask & SV_QP_STATE))
 		sv_dp_qp_modified(qp, old_state);
 	/*

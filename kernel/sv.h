@@ -190,26 +190,26 @@ int sv_dealloc_pd(struct sv_file *f, void *arg);
 
 struct sv_mr;
 
-struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key);
-void sv_mr_put(struct sv_mr *mr);
-int sv_mr_copy_to(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
-		  u64 iova, const void *buf, size_t len);
-int sv_mr_check_span(struct sv_mr *mr, u32 key, struct sv_pd *pd,
-		     u32 access, u64 iova, size_t len);
-int sv_mr_copy_from(struct sv_mr *mr, u32 key, struct sv_pd *pd, u32 access,
-		    u64 iova, void *buf, size_t len);
-
-/* One side of an MR-to-MR copy: through key, by a QP of pd, needing access. */
+/*
+ * The data path's view of an MR: a checked span of it, "entered" so that
+ * neither rereg nor dereg can change it until sv_mr_span_put(). Spans are
+ * held for the execution of one work request.
+ */
 struct sv_mr_span {
-	struct sv_mr *mr;		/* referenced by the caller */
-	u32 key;
-	struct sv_pd *pd;
-	u32 access;			/* SV_ACCESS_*; 0: local read */
-	u64 iova;
+	struct sv_mr *mr;
+	u64 off;			/* of the first byte in the pinned pages */
+	u64 len;
 };
 
-int sv_mr_copy_mr(const struct sv_mr_span *dst, const struct sv_mr_span *src,
-		  size_t len);
+int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
+		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp);
+void sv_mr_span_put(struct sv_mr_span *sp);
+int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
+		    const struct sv_mr_span *src, u64 soff, u64 len);
+int sv_mr_span_write(const struct sv_mr_span *dst, u64 doff,
+		     const void *buf, u64 len);
+int sv_mr_span_read(const struct sv_mr_span *src, u64 soff, void *buf,
+		    u64 len);
 void sv_mr_debugfs_add(struct sv_device *sdev, struct dentry *dir);
 int sv_reg_mr(struct sv_file *f, void *arg);
 int sv_rereg_mr(struct sv_file *f, void *arg);
@@ -341,6 +341,8 @@ struct sv_qp {
 	u32 retry_left;			/* transport retries left */
 	bool waiting;			/* backing off before a retry */
 	bool retried;			/* rnr_left or retry_left went down */
+	u32 dest_qpn;			/* RC, UC: attr's, for the engine */
+	u8 dest_gid[16];
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised */
 	bool dead;			/* destroyed: no more execution */
 };
@@ -415,6 +417,7 @@ u32 sv_default_idle_us(void);
 void sv_dp_qp_destroy(struct sv_qp *qp);
 void sv_dp_qp_free(struct sv_qp *qp);
 void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state);
+void sv_dp_qp_dest_changed(struct sv_qp *qp);
 void sv_engine_kick(struct sv_file *f);
 void sv_engine_stop(struct sv_file *f);
 int sv_map_wq(struct sv_file *f, void *arg);
