@@ -135,6 +135,7 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	struct sv_file *f = filp->private_data;
 	void __user *uarg = (void __user *)arg;
 	const struct sv_ioctl_desc *d;
+	u64 small[16];		/* most commands: no allocation */
 	u32 usize;
 	void *karg;
 	long ret;
@@ -152,9 +153,13 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	if (usize < d->min_size || usize > SV_MAX_ARG_SIZE)
 		return -EINVAL;
 
-	karg = kzalloc(d->size, GFP_KERNEL);
-	if (!karg)
-		return -ENOMEM;
+	if (d->size <= sizeof(small)) {
+		karg = small;
+	} else {
+		karg = kzalloc(d->size, GFP_KERNEL);
+		if (!karg)
+			return -ENOMEM;
+	}
 	ret = copy_struct_from_user(karg, d->size, uarg, usize);
 	if (ret)
 		goto out;
@@ -172,7 +177,8 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	if (!ret && copy_to_user(uarg, karg, min_t(u32, usize, d->size)))
 		ret = -EFAULT;
 out:
-	kfree(karg);
+	if (karg != small)
+		kfree(karg);
 	return ret;
 }
 

@@ -474,7 +474,16 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 		n = min3(len - done, sv_page_left(soff), sv_page_left(doff));
 		s = sv_mr_map(src->mr, soff);
 		d = sv_mr_map(dst->mr, doff);
-		memmove(d, s, n);	/* the same page when an MR copies to itself */
+		/*
+		 * Overlap only within one page of an MR copying to itself.
+		 * memmove is the slower of the two where string moves are
+		 * (qemu's TCG runs rep movsb a byte at a time; x86 memmove
+		 * uses it on any CPU with ERMS, memcpy only with FSRM).
+		 */
+		if (d + n <= s || s + n <= d)
+			memcpy(d, s, n);
+		else
+			memmove(d, s, n);
 		kunmap_local(d);
 		kunmap_local(s);
 	}
