@@ -43,6 +43,12 @@ MODULE_PARM_DESC(idle_us, "Default microseconds an engine polls after its last w
 
 /* WQEs executed per QP per pass: fairness between QPs. */
 #define SV_ENGINE_BUDGET	64
+/*
+ * The doorbell's pass does fewer: enough for a poster that waits for each
+ * answer, while a burst goes to the kthread on its own CPU instead of
+ * holding the poster in its syscall.
+ */
+#define SV_DOORBELL_BUDGET	4
 
 struct sv_engine {
 	struct sv_file *f;
@@ -54,6 +60,7 @@ struct sv_engine {
 	wait_queue_head_t wait;
 	bool kicked;
 	u64 doorbell_wake_ns;		/* a doorbell wakes the kthread after */
+	u64 executed;			/* WQEs executed; under run_lock */
 	struct sv_mbuf *db_buf;
 	struct sv_doorbell *db;
 	u64 db_offset;
@@ -220,7 +227,7 @@ static bool sv_engine_flush(struct sv_qp *qp)
 
 /* Execute qp's send queue; true if anything happened. */
 static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
-			     unsigned long *wake)
+			     u32 budget, unsigned long *wake)
 {
 	struct sv_wq *sq = &qp->sq;
 	struct sv_send_wqe *w = e->scratch;
@@ -240,7 +247,7 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 	}
 	if (state != SV_QPS_RTS)
 		goto out;
-	for (n = 0; n < SV_ENGINE_BUDGET; n++) {
+	for (n = 0; n < budget; n++) {
 		if (qp->waiting) {
 			if (time_before(jiffies, qp->wait_until)) {
 				*wake = time_before(qp->wait_until, *wake) ?
@@ -263,6 +270,7 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 		       min(sq->wqe_size, e->scratch_size));
 		res = sv_exec_send(qp, w, e->exec_buf, &status);
 		did = true;
+		e->executed++;
 		if (res == SV_EXEC_RETRY) {
 			qp->waiting = true;
 			*wake = time_before(qp->wait_until, *wake) ?
@@ -297,7 +305,8 @@ out:
 }
 
 /* One pass over the file's QPs, each once, round robin. */
-static bool sv_engine_pass(struct sv_engine *e, unsigned long *wake)
+static bool sv_engine_pass(struct sv_engine *e, u32 budget,
+			   unsigned long *wake)
 {
 	struct sv_qp *qp;
 	bool did = false;
@@ -316,7 +325,7 @@ static bool sv_engine_pass(struct sv_engine *e, unsigned long *wake)
 		list_move_tail(&qp->engine_node, &e->qps);
 		kref_get(&qp->uobj.ref);
 		spin_unlock(&e->lock);
-		did |= sv_engine_run_qp(e, qp, wake);
+		did |= sv_engine_run_qp(e, qp, budget, wake);
 		sv_qp_put(qp);
 	}
 	return did;
@@ -361,7 +370,7 @@ static bool sv_engine_run(struct sv_engine *e, unsigned long *wake)
 	bool did;
 
 	mutex_lock(&e->run_lock);
-	did = sv_engine_pass(e, wake);
+	did = sv_engine_pass(e, SV_ENGINE_BUDGET, wake);
 	mutex_unlock(&e->run_lock);
 	return did;
 }
@@ -700,11 +709,13 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	struct sv_ring_doorbell *d = arg;
 	struct sv_engine *e;
 	unsigned long wake, idle_wake;
+	u64 now, executed;
+	u32 idle;
 	bool more;
-	u64 now;
 
 	if (d->reserved)
 		return -EINVAL;
+	sv_stat_add(f->sdev, SV_STAT_DOORBELLS, 1);
 	/* Pairs with the release store in sv_engine_get(). */
 	e = smp_load_acquire(&f->engine);
 	if (!e)
@@ -716,7 +727,9 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	}
 	idle_wake = jiffies + 10 * HZ;
 	wake = idle_wake;
-	sv_engine_pass(e, &wake);
+	executed = e->executed;
+	sv_engine_pass(e, SV_DOORBELL_BUDGET, &wake);
+	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, e->executed - executed);
 	now = ktime_get_ns();
 	/* Left over (budget), or a QP backing off: the kthread's job. */
 	more = sv_engine_has_work(e) || wake != idle_wake;
@@ -724,11 +737,12 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	 * Offer the kthread the work at most once per idle time: if it
 	 * finds a CPU of its own it polls and the poster stops ringing; if
 	 * not, it sleeps again, and a poster that rings for each WR must not
-	 * pay a wakeup and two context switches every time.
+	 * pay a wakeup and two context switches every time. An idle time of
+	 * 0 means the kthread never polls: it gets only what is left over.
 	 */
-	if (now >= e->doorbell_wake_ns) {
-		e->doorbell_wake_ns = now + (u64)READ_ONCE(f->sdev->idle_us) *
-					    NSEC_PER_USEC;
+	idle = READ_ONCE(f->sdev->idle_us);
+	if (idle && now >= e->doorbell_wake_ns) {
+		e->doorbell_wake_ns = now + (u64)idle * NSEC_PER_USEC;
 		more = true;
 	}
 	mutex_unlock(&e->run_lock);

@@ -22,6 +22,8 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_STEER_HITS] = "steering_hits",
 	[SV_STAT_STEER_MISSES] = "steering_misses",
 	[SV_STAT_STEER_DROPS] = "steering_drops",
+	[SV_STAT_DOORBELLS] = "doorbells",
+	[SV_STAT_DOORBELL_WQES] = "doorbell_wqes",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

@@ -472,6 +472,8 @@ enum sv_stat {
 	SV_STAT_STEER_HITS,
 	SV_STAT_STEER_MISSES,
 	SV_STAT_STEER_DROPS,
+	SV_STAT_DOORBELLS,		/* SV_IOC_DOORBELL calls */
+	SV_STAT_DOORBELL_WQES,		/* WQEs executed in those calls */
 	SV_STAT_MAX
 };
 

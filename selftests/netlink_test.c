@@ -780,7 +780,8 @@ TEST_F(nl, stat_show)
 	static const char * const names[] = {
 		"tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
 		"completions", "rnr_naks", "retries", "steering_hits",
-		"steering_misses", "steering_drops",
+		"steering_misses", "steering_drops", "doorbells",
+		"doorbell_wqes",
 	};
 	char out[4096], want[128];
 	unsigned int i;

@@ -6,6 +6,11 @@
 # with "<kernel>: N passed, N failed, N skipped".
 #
 #   run_tests.sh [TEST...]     default: every program in $BUILD/selftests
+#
+# A TEST of the form PROGRAM@idle_us=N runs PROGRAM with softverbs0's
+# engine idle time set to N (svctl dev set), then sets it back: the
+# default list runs datapath_test once more with idle_us=0, where every
+# work request is executed by the poster's doorbell syscall.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${BUILD:-$top/build}/selftests
@@ -22,8 +27,10 @@ else
 		t=${t##*/}
 		t=${t%.c}
 		[ "$t" = module_test ] || tests+=("$t")
+		[ "$t" != datapath_test ] || tests+=("$t@idle_us=0")
 	done
 fi
+svctl=${BUILD:-$top/build}/bin/svctl
 
 pass=0 fail=0 skip=0
 echo "TAP version 13"
@@ -40,8 +47,17 @@ for t in "${tests[@]}"; do
 	n=$((n + 1))
 	log=$(mktemp)
 	echo "# selftests: softverbs: $t"
-	timeout "$timeout" "$out/$t" >"$log" 2>&1
+	prog=${t%%@*} idle=
+	[ "$prog" = "$t" ] || idle=${t#*@idle_us=}
+	if [ -n "$idle" ] && ! "$svctl" dev set softverbs0 idle_us "$idle"; then
+		echo "not ok $n selftests: softverbs: $t # svctl dev set failed"
+		fail=$((fail + 1))
+		continue
+	fi
+	timeout "$timeout" "$out/$prog" >"$log" 2>&1
 	rc=$?
+	[ -z "$idle" ] || "$svctl" dev set softverbs0 idle_us \
+		"$(cat /sys/module/softverbs/parameters/idle_us)" || rc=1
 	sed 's/^/# /' "$log"
 	totals=$(sed -n 's/^# Totals: pass:\([0-9]*\) fail:\([0-9]*\) xfail:[0-9]* xpass:[0-9]* skip:\([0-9]*\) error:\([0-9]*\).*/\1 \2 \3 \4/p' "$log" | tail -n 1)
 	rm -f "$log"

@@ -4,7 +4,11 @@
 #define SV_DP_TEST_H
 
 #include <endian.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,6 +128,48 @@ static inline struct ibv_context *sv_open_named(struct ibv_device **list,
 		if (!strcmp(ibv_get_device_name(list[i]), name))
 			return ibv_open_device(list[i]);
 	return NULL;
+}
+
+/* build/selftests/<test> -> build/bin/svctl; 0 or -1. */
+static inline int sv_svctl_path(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	return snprintf(buf, len, "%s/../bin/svctl", dirname(exe)) <
+	       (int)len ? 0 : -1;
+}
+
+/* One counter of svctl's JSON "stat show" of a device; -1 if absent. */
+static inline long long sv_stat_of(const char *svctl, const char *dev,
+				   const char *name)
+{
+	char cmd[PATH_MAX + 64], out[4096], key[64];
+	long long v = -1;
+	size_t n;
+	FILE *p;
+	char *at;
+
+	snprintf(cmd, sizeof(cmd), "%s -j stat show dev %s", svctl, dev);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	if (pclose(p))
+		return -1;
+	snprintf(key, sizeof(key), "\"%s\"", name);
+	at = strstr(out, key);
+	if (at) {
+		at += strlen(key);
+		while (*at == ' ' || *at == ':')
+			at++;
+		v = strtoll(at, NULL, 10);
+	}
+	return v;
 }
 
 #endif /* SV_DP_TEST_H */

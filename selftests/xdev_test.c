@@ -4,7 +4,6 @@
  * a dummy netdev (svctl link add). A QP's messages go to the device whose
  * GID table holds the destination GID; a GID no device has reaches nobody.
  */
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,34 +67,6 @@ static void side_close(struct side *s)
 	free(s->buf);
 }
 
-/* One counter of svctl's JSON "stat show" of a device; -1 if absent. */
-static long long stat_of(const char *svctl, const char *dev, const char *name)
-{
-	char cmd[PATH_MAX + 64], out[4096], key[64];
-	long long v = -1;
-	size_t n;
-	FILE *p;
-	char *at;
-
-	snprintf(cmd, sizeof(cmd), "%s -j stat show dev %s", svctl, dev);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = 0;
-	if (pclose(p))
-		return -1;
-	snprintf(key, sizeof(key), "\"%s\"", name);
-	at = strstr(out, key);
-	if (at) {
-		at += strlen(key);
-		while (*at == ' ' || *at == ':')
-			at++;
-		v = strtoll(at, NULL, 10);
-	}
-	return v;
-}
-
 FIXTURE(xdev) {
 	struct ibv_device **list;
 	struct side a, b;
@@ -104,14 +75,9 @@ FIXTURE(xdev) {
 
 FIXTURE_SETUP(xdev)
 {
-	char exe[PATH_MAX], cmd[PATH_MAX + 128];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char cmd[PATH_MAX + 128];
 
-	ASSERT_LT(0, n);
-	exe[n] = 0;
-	/* build/selftests/xdev_test -> build/bin/svctl */
-	snprintf(self->svctl, sizeof(self->svctl), "%s/../bin/svctl",
-		 dirname(exe));
+	ASSERT_EQ(0, sv_svctl_path(self->svctl, sizeof(self->svctl)));
 	ASSERT_EQ(0, system("ip link add " NETDEV " type dummy && "
 			    "ip link set " NETDEV " up"));
 	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NETDEV,
@@ -147,7 +113,7 @@ TEST_F(xdev, rc_send_and_write_across_devices)
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		before[i] = stat_of(self->svctl, DEV, names[i]);
+		before[i] = sv_stat_of(self->svctl, DEV, names[i]);
 		ASSERT_LE(0, before[i]);
 	}
 	ASSERT_EQ(0, qp_rtr_rts(self->a.qp, self->b.qp->qp_num, &self->b.gid,
@@ -183,7 +149,7 @@ TEST_F(xdev, rc_send_and_write_across_devices)
 
 	/* svx1's counters moved with exactly this traffic. */
 	for (i = 0; i < 5; i++) {
-		long long now = stat_of(self->svctl, DEV, names[i]);
+		long long now = sv_stat_of(self->svctl, DEV, names[i]);
 
 		if (now != before[i] + delta[i])
 			ksft_print_msg("%s: %lld, want %lld\n", names[i], now,

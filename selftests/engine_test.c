@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who executes a work request: the poster's doorbell syscall or the
+ * engine kthread. On a device whose idle_us is 0 the kthread never polls,
+ * so every post finds the doorbell page asking for a ring and the
+ * doorbell executes the WR before ibv_post_send() returns; a burst longer
+ * than the doorbell's share is finished by the kthread. The device's
+ * doorbells and doorbell_wqes counters say which path ran.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <infiniband/verbs.h>
+
+#include "kselftest_harness.h"
+#include "sv_dp_test.h"
+
+#define NETDEV	"sved0"
+#define DEV	"sve1"
+#define LEN	65536
+#define DEPTH	64
+
+FIXTURE(eng) {
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	char *buf;
+	union ibv_gid gid;
+	char svctl[PATH_MAX + 16];
+};
+
+static struct ibv_qp *mkqp(FIXTURE_DATA(eng) *self)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = self->cq, .recv_cq = self->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(self->pd, &ia);
+}
+
+FIXTURE_SETUP(eng)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	char cmd[2 * sizeof(self->svctl) + 128];
+
+	ASSERT_EQ(0, sv_svctl_path(self->svctl, sizeof(self->svctl)));
+	ASSERT_EQ(0, system("ip link add " NETDEV " type dummy && "
+			    "ip link set " NETDEV " up"));
+	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NETDEV
+		 " && %s dev set " DEV " idle_us 0", self->svctl, self->svctl);
+	ASSERT_EQ(0, system(cmd));
+	self->list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, self->list);
+	self->ctx = sv_open_named(self->list, DEV);
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 1, &self->gid));
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->cq = ibv_create_cq(self->ctx, 4 * DEPTH, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->cq);
+	self->buf = aligned_alloc(4096, 2 * LEN);
+	ASSERT_NE(NULL, self->buf);
+	self->mr = ibv_reg_mr(self->pd, self->buf, 2 * LEN, access);
+	ASSERT_NE(NULL, self->mr);
+	self->a = mkqp(self);
+	self->b = mkqp(self);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_NE(NULL, self->b);
+	ASSERT_EQ(0, qp_init(self->a, access));
+	ASSERT_EQ(0, qp_init(self->b, access));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 7));
+	ASSERT_EQ(0, qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7));
+	/* The modifies kicked the kthread: let it go back to sleep. */
+	usleep(50000);
+}
+
+FIXTURE_TEARDOWN(eng)
+{
+	char cmd[PATH_MAX + 128];
+
+	if (self->a)
+		ibv_destroy_qp(self->a);
+	if (self->b)
+		ibv_destroy_qp(self->b);
+	if (self->mr)
+		ibv_dereg_mr(self->mr);
+	if (self->cq)
+		ibv_destroy_cq(self->cq);
+	if (self->pd)
+		ibv_dealloc_pd(self->pd);
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+	if (self->list)
+		ibv_free_device_list(self->list);
+	free(self->buf);
+	snprintf(cmd, sizeof(cmd), "%s link del " DEV, self->svctl);
+	if (system(cmd) || system("ip link del " NETDEV))
+		TH_LOG("cleanup failed");
+}
+
+static long long stat(FIXTURE_DATA(eng) *self, const char *name)
+{
+	return sv_stat_of(self->svctl, DEV, name);
+}
+
+static void fill(char *p, size_t n, int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (char)(i * 13 + seed);
+}
+
+/* The WR is done when ibv_post_send() returns: no waiting, no polling. */
+TEST_F(eng, doorbell_executes_in_the_posters_call)
+{
+	long long db0 = stat(self, "doorbells");
+	long long wq0 = stat(self, "doorbell_wqes");
+	struct ibv_wc wc;
+	int i, len;
+
+	ASSERT_LE(0, db0);
+	ASSERT_LE(0, wq0);
+	for (i = 0; i < 50; i++) {
+		len = 1 + i * 997 % 8192;
+		fill(self->buf, len, i);
+		memset(self->buf + LEN, 0, len);
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
+				       self->mr->lkey, self->buf, len, i,
+				       IBV_SEND_SIGNALED,
+				       (uintptr_t)self->buf + LEN,
+				       self->mr->rkey));
+		ASSERT_EQ(1, ibv_poll_cq(self->cq, 1, &wc)) TH_LOG("WR %d", i);
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(i, wc.wr_id);
+		EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
+		ASSERT_EQ(0, memcmp(self->buf, self->buf + LEN, len));
+	}
+	EXPECT_EQ(db0 + 50, stat(self, "doorbells"));
+	EXPECT_EQ(wq0 + 50, stat(self, "doorbell_wqes"));
+}
+
+/* A SEND rung in, its receive completion there at once too. */
+TEST_F(eng, doorbell_delivers_a_send)
+{
+	struct ibv_wc wc;
+
+	fill(self->buf, 3000, 7);
+	memset(self->buf + LEN, 0, 3000);
+	ASSERT_EQ(0, post_recv(self->b, self->mr, self->buf + LEN, LEN, 42));
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->mr->lkey,
+			       self->buf, 3000, 1, IBV_SEND_SIGNALED, 0, 0));
+	ASSERT_EQ(2, ibv_poll_cq(self->cq, 1, &wc) +
+		     ibv_poll_cq(self->cq, 1, &wc));
+	EXPECT_EQ(0, memcmp(self->buf, self->buf + LEN, 3000));
+}
+
+/*
+ * One ibv_post_send() of a chain longer than the doorbell's share: one
+ * doorbell, which runs part of it; the kthread runs the rest, in order.
+ */
+TEST_F(eng, burst_is_finished_by_the_kthread)
+{
+	struct ibv_send_wr wr[DEPTH], *bad;
+	long long db0 = stat(self, "doorbells");
+	long long wq0 = stat(self, "doorbell_wqes");
+	struct ibv_sge sg[DEPTH];
+	struct ibv_wc wc;
+	int i, n;
+
+	ASSERT_LE(0, db0);
+	fill(self->buf, LEN, 3);
+	memset(self->buf + LEN, 0, LEN);
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < DEPTH; i++) {
+		sg[i] = (struct ibv_sge){ (uintptr_t)self->buf + i * 1024, 1024,
+					  self->mr->lkey };
+		wr[i].wr_id = i;
+		wr[i].sg_list = &sg[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.rdma.remote_addr = (uintptr_t)self->buf + LEN +
+					    i * 1024;
+		wr[i].wr.rdma.rkey = self->mr->rkey;
+		wr[i].next = i + 1 < DEPTH ? &wr[i + 1] : NULL;
+	}
+	ASSERT_EQ(0, ibv_post_send(self->a, wr, &bad));
+	for (n = 0; n < DEPTH; n++) {
+		ASSERT_EQ(1, poll1(self->cq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(n, wc.wr_id);
+	}
+	EXPECT_EQ(0, memcmp(self->buf, self->buf + LEN, LEN));
+	EXPECT_EQ(db0 + 1, stat(self, "doorbells"));
+	n = stat(self, "doorbell_wqes") - wq0;
+	EXPECT_LE(1, n);
+	EXPECT_GT(DEPTH, n);
+}
+
+TEST_HARNESS_MAIN
