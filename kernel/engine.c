@@ -18,7 +18,9 @@
  * executed in its own syscall, without waiting for a CPU for the kthread;
  * a poster that keeps posting wakes the kthread, which polls on a CPU of
  * its own and the poster makes no more syscalls. An engine that would
- * have to share its CPU does not poll: it sleeps and the poster rings.
+ * have to share its CPU does not poll: it moves to another CPU (at most
+ * every 10 ms: wakeups tend to leave it on the poster's) or, if that one
+ * is busy too, sleeps and the poster rings.
  *
  * Lifetimes: a QP is on its engine's list from create to destroy; destroy
  * takes it off and then takes qp->sq.lock, so the engine is done with it.
@@ -27,6 +29,7 @@
  * does the work), under wq->lock; they hold a QP reference, which keeps
  * the ring memory.
  */
+#include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
@@ -61,6 +64,8 @@ struct sv_engine {
 	bool kicked;
 	u64 doorbell_wake_ns;		/* a doorbell wakes the kthread after */
 	u64 executed;			/* WQEs executed; under run_lock */
+	u64 move_after;			/* the kthread may change CPU after */
+	cpumask_var_t others;		/* the kthread's: CPUs but its own */
 	struct sv_mbuf *db_buf;
 	struct sv_doorbell *db;
 	u64 db_offset;
@@ -376,23 +381,52 @@ static bool sv_engine_run(struct sv_engine *e, unsigned long *wake)
 }
 
 /*
- * Keep polling with nothing to do? Only within idle_us of the last work
- * and only while no other task wants this CPU: a poller that shares its
- * CPU delays that task and is itself off the CPU while the library
- * believes it polls.
+ * The kthread shares its CPU: try another one, at most every 10 ms. A
+ * wakeup tends to place the kthread on the waker's CPU (the poster's,
+ * when a doorbell wakes it) and to keep it there, even with a CPU idle;
+ * once moved, later wakeups find it where it was. True if it now has the
+ * CPU to itself.
  */
-static bool sv_engine_keep_polling(struct sv_device *sdev, u64 idle_start)
+static bool sv_engine_move(struct sv_engine *e)
 {
-	if (need_resched() || !single_task_running())
+	u64 now = ktime_get_ns();
+	int ret;
+
+	if (now < e->move_after || num_online_cpus() < 2)
 		return false;
-	return ktime_get_ns() - idle_start <
-	       (u64)READ_ONCE(sdev->idle_us) * NSEC_PER_USEC;
+	e->move_after = now + 10 * NSEC_PER_MSEC;
+	cpumask_copy(e->others, cpu_online_mask);
+	cpumask_clear_cpu(raw_smp_processor_id(), e->others);
+	ret = set_cpus_allowed_ptr(current, e->others);
+	/* Free to go anywhere again; it stays where it is now. */
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	return !ret && single_task_running();
+}
+
+/*
+ * Keep polling with nothing to do? Only within idle_us of the last work
+ * and only while the CPU is the kthread's alone: a poller that shares its
+ * CPU delays the other task and is itself off the CPU while the library
+ * believes it polls. A task that wakes up here (a kworker, say) gets the
+ * CPU at once, with the posters ringing meanwhile; if it is gone when the
+ * kthread is back, polling goes on.
+ */
+static bool sv_engine_keep_polling(struct sv_engine *e, u64 idle_start)
+{
+	if (ktime_get_ns() - idle_start >=
+	    (u64)READ_ONCE(e->f->sdev->idle_us) * NSEC_PER_USEC)
+		return false;
+	if (need_resched()) {
+		WRITE_ONCE(e->db->flags, SV_DB_NEED_WAKEUP);
+		cond_resched();
+		WRITE_ONCE(e->db->flags, 0);
+	}
+	return single_task_running() || sv_engine_move(e);
 }
 
 static int sv_engine_thread(void *arg)
 {
 	struct sv_engine *e = arg;
-	struct sv_device *sdev = e->f->sdev;
 	unsigned long wake;
 	u64 idle_start = ktime_get_ns();
 	long timeout;
@@ -405,7 +439,7 @@ static int sv_engine_thread(void *arg)
 			cond_resched();
 			continue;
 		}
-		if (sv_engine_keep_polling(sdev, idle_start)) {
+		if (sv_engine_keep_polling(e, idle_start)) {
 			cpu_relax();
 			continue;
 		}
@@ -449,6 +483,10 @@ static struct sv_engine *sv_engine_get(struct sv_file *f)
 	spin_lock_init(&e->lock);
 	INIT_LIST_HEAD(&e->qps);
 	init_waitqueue_head(&e->wait);
+	if (!zalloc_cpumask_var(&e->others, GFP_KERNEL)) {
+		kfree(e);
+		return ERR_PTR(-ENOMEM);
+	}
 	e->scratch_size = SV_SEND_WQE_MAX;
 	e->scratch = kzalloc(e->scratch_size, GFP_KERNEL_ACCOUNT);
 	e->exec_buf = kzalloc(sv_exec_buf_size(), GFP_KERNEL_ACCOUNT);
@@ -482,6 +520,7 @@ err_db:
 err_scratch:
 	kfree(e->exec_buf);
 	kfree(e->scratch);
+	free_cpumask_var(e->others);
 	kfree(e);
 	return ERR_PTR(ret);
 }
@@ -513,6 +552,7 @@ void sv_engine_stop(struct sv_file *f)
 	kfree(e->exec_buf);
 	kfree(e->scratch);
 	mutex_destroy(&e->run_lock);
+	free_cpumask_var(e->others);
 	kfree(e);
 	f->engine = NULL;
 }
