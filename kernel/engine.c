@@ -52,6 +52,8 @@ MODULE_PARM_DESC(idle_us, "Default microseconds an engine polls after its last w
  * holding the poster in its syscall.
  */
 #define SV_DOORBELL_BUDGET	4
+/* The longest the kthread sleeps with nothing to wait for. */
+#define SV_ENGINE_NAP_NS	(10 * NSEC_PER_SEC)
 
 struct sv_engine {
 	struct sv_file *f;
@@ -232,7 +234,7 @@ static bool sv_engine_flush(struct sv_qp *qp)
 
 /* Execute qp's send queue; true if anything happened. */
 static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
-			     u32 budget, unsigned long *wake)
+			     u32 budget, u64 *wake)
 {
 	struct sv_wq *sq = &qp->sq;
 	struct sv_send_wqe *w = e->scratch;
@@ -254,9 +256,8 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 		goto out;
 	for (n = 0; n < budget; n++) {
 		if (qp->waiting) {
-			if (time_before(jiffies, qp->wait_until)) {
-				*wake = time_before(qp->wait_until, *wake) ?
-					qp->wait_until : *wake;
+			if (ktime_get_ns() < qp->wait_until) {
+				*wake = min(*wake, qp->wait_until);
 				break;
 			}
 			qp->waiting = false;
@@ -278,8 +279,7 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 		e->executed++;
 		if (res == SV_EXEC_RETRY) {
 			qp->waiting = true;
-			*wake = time_before(qp->wait_until, *wake) ?
-				qp->wait_until : *wake;
+			*wake = min(*wake, qp->wait_until);
 			break;
 		}
 		/*
@@ -311,7 +311,7 @@ out:
 
 /* One pass over the file's QPs, each once, round robin. */
 static bool sv_engine_pass(struct sv_engine *e, u32 budget,
-			   unsigned long *wake)
+			   u64 *wake)
 {
 	struct sv_qp *qp;
 	bool did = false;
@@ -370,7 +370,7 @@ static bool sv_engine_woken(struct sv_engine *e)
 }
 
 /* One pass by whoever runs it: the kthread or a doorbell. */
-static bool sv_engine_run(struct sv_engine *e, unsigned long *wake)
+static bool sv_engine_run(struct sv_engine *e, u64 *wake)
 {
 	bool did;
 
@@ -427,13 +427,11 @@ static bool sv_engine_keep_polling(struct sv_engine *e, u64 idle_start)
 static int sv_engine_thread(void *arg)
 {
 	struct sv_engine *e = arg;
-	unsigned long wake;
-	u64 idle_start = ktime_get_ns();
-	long timeout;
+	u64 idle_start = ktime_get_ns(), wake, now;
 	bool pending;
 
 	while (!kthread_should_stop()) {
-		wake = jiffies + 10 * HZ;
+		wake = ktime_get_ns() + SV_ENGINE_NAP_NS;
 		if (sv_engine_run(e, &wake)) {
 			idle_start = ktime_get_ns();
 			cond_resched();
@@ -451,13 +449,12 @@ static int sv_engine_thread(void *arg)
 		pending = sv_engine_pending(e) || e->kicked;
 		e->kicked = false;
 		spin_unlock(&e->lock);
-		if (!pending) {
-			timeout = (long)(wake - jiffies);
-			if (timeout > 0)
-				wait_event_interruptible_timeout(e->wait,
-								 sv_engine_woken(e),
-								 timeout);
-		}
+		now = ktime_get_ns();
+		/* An hrtimer: back-offs are tens of microseconds and up. */
+		if (!pending && wake > now)
+			wait_event_interruptible_hrtimeout(e->wait,
+							   sv_engine_woken(e),
+							   ns_to_ktime(wake - now));
 		WRITE_ONCE(e->db->flags, 0);
 		spin_lock(&e->lock);
 		e->kicked = false;
@@ -748,7 +745,7 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_ring_doorbell *d = arg;
 	struct sv_engine *e;
-	unsigned long wake, idle_wake;
+	u64 wake, idle_wake;
 	u64 now, executed;
 	u32 idle;
 	bool more;
@@ -765,7 +762,7 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 		sv_engine_wake(e);
 		return 0;
 	}
-	idle_wake = jiffies + 10 * HZ;
+	idle_wake = ktime_get_ns() + SV_ENGINE_NAP_NS;
 	wake = idle_wake;
 	executed = e->executed;
 	sv_engine_pass(e, SV_DOORBELL_BUDGET, &wake);

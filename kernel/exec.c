@@ -17,7 +17,7 @@
  * rnr_retry times (7: forever). RC to a destination that does not exist
  * or is not ready: retry per timeout and retry_cnt, then RETRY_EXC_ERR.
  */
-#include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 
 #include "compat.h"
@@ -244,14 +244,11 @@ static u32 sv_qp_state(struct sv_qp *qp)
 }
 
 /* 4.096 us * 2^timeout; 0 means infinite (we still poll every second). */
-static unsigned long sv_timeout_jiffies(u8 timeout)
+static u64 sv_timeout_ns(u8 timeout)
 {
-	u64 ns;
-
 	if (!timeout || timeout > 31)
-		return HZ;
-	ns = 4096ULL << timeout;
-	return max_t(unsigned long, 1, nsecs_to_jiffies(ns));
+		return NSEC_PER_SEC;
+	return 4096ULL << timeout;
 }
 
 /* IB spec table 45: the RNR NAK timer field, in microseconds. */
@@ -404,8 +401,8 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 		if (qp->attr.rnr_retry != 7)
 			qp->rnr_left--;
 		qp->retried = true;
-		qp->wait_until = jiffies +
-			usecs_to_jiffies(sv_rnr_us[dqp->attr.min_rnr_timer & 31]);
+		qp->wait_until = ktime_get_ns() + (u64)NSEC_PER_USEC *
+			sv_rnr_us[dqp->attr.min_rnr_timer & 31];
 		return SV_EXEC_RETRY;
 	}
 	sv_rq_pop(wq);
@@ -775,7 +772,7 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		qp->retry_left--;
 		qp->retried = true;
 		sv_stat_add(qp->sdev, SV_STAT_RETRIES, 1);
-		qp->wait_until = jiffies + sv_timeout_jiffies(qp->attr.timeout);
+		qp->wait_until = ktime_get_ns() + sv_timeout_ns(qp->attr.timeout);
 		res = SV_EXEC_RETRY;
 		goto out_lsg;
 	}

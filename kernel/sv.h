@@ -336,7 +336,7 @@ struct sv_qp {
 	struct sv_wq sq;		/* lock: the engine executing it */
 	struct sv_wq rq;		/* unused with an SRQ */
 	struct list_head engine_node;	/* on the file's engine, or empty */
-	unsigned long wait_until;	/* jiffies: RNR/retry back-off */
+	u64 wait_until;			/* ktime_get_ns(): RNR/retry back-off */
 	u32 rnr_left;			/* RNR retries left for the head WQE */
 	u32 retry_left;			/* transport retries left */
 	bool waiting;			/* backing off before a retry */
