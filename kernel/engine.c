@@ -54,6 +54,8 @@ MODULE_PARM_DESC(idle_us, "Default microseconds an engine polls after its last w
 #define SV_DOORBELL_BUDGET	4
 /* The longest the kthread sleeps with nothing to wait for. */
 #define SV_ENGINE_NAP_NS	(10 * NSEC_PER_SEC)
+/* A pass's wake time when no QP is backing off. */
+#define SV_NO_WAKE		U64_MAX
 
 struct sv_engine {
 	struct sv_file *f;
@@ -431,7 +433,7 @@ static int sv_engine_thread(void *arg)
 	bool pending;
 
 	while (!kthread_should_stop()) {
-		wake = ktime_get_ns() + SV_ENGINE_NAP_NS;
+		wake = SV_NO_WAKE;
 		if (sv_engine_run(e, &wake)) {
 			idle_start = ktime_get_ns();
 			cond_resched();
@@ -450,6 +452,7 @@ static int sv_engine_thread(void *arg)
 		e->kicked = false;
 		spin_unlock(&e->lock);
 		now = ktime_get_ns();
+		wake = min(wake, now + SV_ENGINE_NAP_NS);
 		/* An hrtimer: back-offs are tens of microseconds and up. */
 		if (!pending && wake > now)
 			wait_event_interruptible_hrtimeout(e->wait,
@@ -745,8 +748,7 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_ring_doorbell *d = arg;
 	struct sv_engine *e;
-	u64 wake, idle_wake;
-	u64 now, executed;
+	u64 wake = SV_NO_WAKE, now, executed;
 	u32 idle;
 	bool more;
 
@@ -762,14 +764,12 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 		sv_engine_wake(e);
 		return 0;
 	}
-	idle_wake = ktime_get_ns() + SV_ENGINE_NAP_NS;
-	wake = idle_wake;
 	executed = e->executed;
 	sv_engine_pass(e, SV_DOORBELL_BUDGET, &wake);
 	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, e->executed - executed);
 	now = ktime_get_ns();
 	/* Left over (budget), or a QP backing off: the kthread's job. */
-	more = sv_engine_has_work(e) || wake != idle_wake;
+	more = sv_engine_has_work(e) || wake != SV_NO_WAKE;
 	/*
 	 * Offer the kthread the work at most once per idle time: if it
 	 * finds a CPU of its own it polls and the poster stops ringing; if
