@@ -117,14 +117,6 @@ static int pair(FIXTURE_DATA(dp) *self, enum ibv_qp_type t, int rnr_retry,
 	return 0;
 }
 
-static void fill(char *p, size_t n, int seed)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (char)(i * 7 + seed);
-}
-
 TEST_F(dp, rc_send_sizes)
 {
 	static const uint32_t sizes[] = { 0, 1, 64, 4095, 4096, 4097, 65536 };
@@ -133,7 +125,7 @@ TEST_F(dp, rc_send_sizes)
 
 	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		fill(self->sbuf, sizes[i], i);
+		sv_fill(self->sbuf, sizes[i], i);
 		memset(self->rbuf, 0, BUF);
 		ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, BUF,
 				       100 + i));
@@ -164,7 +156,7 @@ TEST_F(dp, rc_inline_and_sge_list)
 	struct ibv_wc wc;
 
 	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
-	fill(self->sbuf, 300, 3);
+	sv_fill(self->sbuf, 300, 3);
 	sg[0] = (struct ibv_sge){ (uintptr_t)self->sbuf, 10, self->smr->lkey };
 	sg[1] = (struct ibv_sge){ (uintptr_t)self->sbuf + 10, 0,
 				  self->smr->lkey };
@@ -185,7 +177,7 @@ TEST_F(dp, rc_inline_and_sge_list)
 	/* inline: the buffer need not be registered and may change at once */
 	char data[100];
 
-	fill(data, sizeof(data), 9);
+	sv_fill(data, sizeof(data), 9);
 	sg[0] = (struct ibv_sge){ (uintptr_t)data, sizeof(data), 0 };
 	wr.num_sge = 1;
 	wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
@@ -194,7 +186,7 @@ TEST_F(dp, rc_inline_and_sge_list)
 	memset(data + 50, 0, 10);
 	ASSERT_EQ(1, poll1(self->rcq, &wc));
 	EXPECT_EQ(100, wc.byte_len);
-	fill(data, sizeof(data), 9);
+	sv_fill(data, sizeof(data), 9);
 	EXPECT_EQ(0, memcmp(data, self->rbuf, 100));
 	ASSERT_EQ(1, poll1(self->scq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
@@ -215,7 +207,7 @@ TEST_F(dp, rc_rdma_write_read)
 	struct ibv_wc wc;
 
 	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
-	fill(self->sbuf, 20000, 5);
+	sv_fill(self->sbuf, 20000, 5);
 	memset(self->rbuf, 0, BUF);
 	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE, self->smr->lkey,
 			       self->sbuf, 20000, 1, IBV_SEND_SIGNALED,
@@ -242,7 +234,7 @@ TEST_F(dp, rc_rdma_write_read)
 
 	/* read back into the send buffer */
 	memset(self->sbuf, 0, BUF);
-	fill(self->rbuf, 5000, 11);
+	sv_fill(self->rbuf, 5000, 11);
 	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_READ, self->smr->lkey,
 			       self->sbuf + 3, 5000, 3, IBV_SEND_SIGNALED,
 			       (uintptr_t)self->rbuf, self->rmr->rkey));
@@ -425,7 +417,7 @@ TEST_F(dp, uc_no_read)
 			       self->sbuf, 8, 1, IBV_SEND_SIGNALED, 0, 0));
 	ASSERT_EQ(1, poll1(self->scq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
-	fill(self->sbuf, 100, 1);
+	sv_fill(self->sbuf, 100, 1);
 	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE, self->smr->lkey,
 			       self->sbuf, 100, 2, IBV_SEND_SIGNALED,
 			       (uintptr_t)self->rbuf, self->rmr->rkey));
@@ -450,7 +442,7 @@ TEST_F(dp, ud_send_grh_qkey)
 	ASSERT_EQ(0, pair(self, IBV_QPT_UD, 0, 0));
 	ah = ibv_create_ah(self->pd, &aa);
 	ASSERT_NE(NULL, ah);
-	fill(self->sbuf, 100, 4);
+	sv_fill(self->sbuf, 100, 4);
 	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 140, 3));
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = self->b->qp_num;
@@ -515,7 +507,7 @@ TEST_F(dp, ud_multicast)
 	ah = ibv_create_ah(self->pd, &aa);
 	ASSERT_NE(NULL, ah);
 	ASSERT_EQ(0, ibv_attach_mcast(self->b, &mgid, 0));
-	fill(self->sbuf, 64, 6);
+	sv_fill(self->sbuf, 64, 6);
 	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 200, 3));
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = 0xffffff;
@@ -637,7 +629,7 @@ TEST_F(dp, srq_limit_and_last_wqe)
 		ASSERT_EQ(0, ibv_post_srq_recv(srq, &wr, &bad));
 	}
 	ASSERT_EQ(0, ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT));
-	fill(self->sbuf, 64, 2);
+	sv_fill(self->sbuf, 64, 2);
 	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
 			       self->sbuf, 64, 1, 0, 0, 0));
 	ASSERT_EQ(1, poll1(self->scq, &wc));
@@ -696,7 +688,7 @@ TEST_F(dp, qp_ex_builders)
 	ASSERT_EQ(0, qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7));
 	x = ibv_qp_to_qp_ex(self->a);
 	ASSERT_NE(NULL, x);
-	fill(self->sbuf, 512, 8);
+	sv_fill(self->sbuf, 512, 8);
 	*target = 1;
 	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 64, 4));
 	ibv_wr_start(x);

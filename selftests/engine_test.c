@@ -108,14 +108,6 @@ static long long stat(FIXTURE_DATA(eng) *self, const char *name)
 	return sv_stat_of(self->svctl, DEV, name);
 }
 
-static void fill(char *p, size_t n, int seed)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (char)(i * 13 + seed);
-}
-
 /* The WR is done when ibv_post_send() returns: no waiting, no polling. */
 TEST_F(eng, doorbell_executes_in_the_posters_call)
 {
@@ -128,7 +120,7 @@ TEST_F(eng, doorbell_executes_in_the_posters_call)
 	ASSERT_LE(0, wq0);
 	for (i = 0; i < 50; i++) {
 		len = 1 + i * 997 % 8192;
-		fill(self->buf, len, i);
+		sv_fill(self->buf, len, i);
 		memset(self->buf + LEN, 0, len);
 		ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
 				       self->mr->lkey, self->buf, len, i,
@@ -150,7 +142,7 @@ TEST_F(eng, doorbell_delivers_a_send)
 {
 	struct ibv_wc wc;
 
-	fill(self->buf, 3000, 7);
+	sv_fill(self->buf, 3000, 7);
 	memset(self->buf + LEN, 0, 3000);
 	ASSERT_EQ(0, post_recv(self->b, self->mr, self->buf + LEN, LEN, 42));
 	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->mr->lkey,
@@ -174,7 +166,7 @@ TEST_F(eng, burst_is_finished_by_the_kthread)
 	int i, n;
 
 	ASSERT_LE(0, db0);
-	fill(self->buf, LEN, 3);
+	sv_fill(self->buf, LEN, 3);
 	memset(self->buf + LEN, 0, LEN);
 	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < DEPTH; i++) {

@@ -118,6 +118,15 @@ static inline int post_send(struct ibv_qp *qp, enum ibv_wr_opcode op,
 	return ibv_post_send(qp, &wr, &bad);
 }
 
+/* A byte pattern that differs for every seed, to check data landed. */
+static inline void sv_fill(char *p, size_t n, int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (char)(i * 7 + seed);
+}
+
 /* Open the device called @name in @list; NULL if there is none. */
 static inline struct ibv_context *sv_open_named(struct ibv_device **list,
 						const char *name)

@@ -120,8 +120,7 @@ TEST_F(xdev, rc_send_and_write_across_devices)
 				7, 1, 7));
 	ASSERT_EQ(0, qp_rtr_rts(self->b.qp, self->a.qp->qp_num, &self->a.gid,
 				7, 1, 7));
-	for (i = 0; i < LEN; i++)
-		self->a.buf[i] = (char)(i * 7 + 1);
+	sv_fill(self->a.buf, LEN, 1);
 	memset(self->b.buf, 0, LEN);
 
 	/* SEND from softverbs0 lands in svx1's receive buffer. */
@@ -138,8 +137,7 @@ TEST_F(xdev, rc_send_and_write_across_devices)
 	EXPECT_EQ(0, memcmp(self->a.buf, self->b.buf, LEN));
 
 	/* RDMA WRITE back from svx1 into softverbs0's MR. */
-	for (i = 0; i < LEN; i++)
-		self->b.buf[i] = (char)(i * 3 + 5);
+	sv_fill(self->b.buf, LEN, 5);
 	ASSERT_EQ(0, post_send(self->b.qp, IBV_WR_RDMA_WRITE, self->b.mr->lkey,
 			       self->b.buf, LEN, 1, IBV_SEND_SIGNALED,
 			       (uintptr_t)self->a.buf, self->a.mr->rkey));
