@@ -119,6 +119,42 @@ SV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 	pthread_mutex_unlock(&cq->mutex);
 }
 
+/* Which kind of object an async event names (verbs.h's element union). */
+enum sv_event_kind { SV_EV_CQ, SV_EV_QP, SV_EV_SRQ, SV_EV_WQ, SV_EV_PORT,
+		     SV_EV_DEVICE };
+
+static enum sv_event_kind sv_event_kind(enum ibv_event_type type)
+{
+	switch (type) {
+	case IBV_EVENT_CQ_ERR:
+		return SV_EV_CQ;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return SV_EV_QP;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return SV_EV_SRQ;
+	case IBV_EVENT_WQ_FATAL:
+		return SV_EV_WQ;
+	case IBV_EVENT_PORT_ACTIVE:
+	case IBV_EVENT_PORT_ERR:
+	case IBV_EVENT_LID_CHANGE:
+	case IBV_EVENT_PKEY_CHANGE:
+	case IBV_EVENT_SM_CHANGE:
+	case IBV_EVENT_CLIENT_REREGISTER:
+	case IBV_EVENT_GID_CHANGE:
+		return SV_EV_PORT;
+	default:	/* IBV_EVENT_DEVICE_FATAL */
+		return SV_EV_DEVICE;
+	}
+}
+
 SV_EXPORT int ibv_get_async_event(struct ibv_context *context,
 				  struct ibv_async_event *event)
 {
@@ -129,37 +165,23 @@ SV_EXPORT int ibv_get_async_event(struct ibv_context *context,
 		return -1;
 	obj = (void *)(uintptr_t)ev.element;
 	event->event_type = ev.event_type;
-	switch (ev.event_type) {
-	case IBV_EVENT_CQ_ERR:
+	switch (sv_event_kind(ev.event_type)) {
+	case SV_EV_CQ:
 		event->element.cq = obj;
 		break;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case SV_EV_QP:
 		event->element.qp = obj;
 		break;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case SV_EV_SRQ:
 		event->element.srq = obj;
 		break;
-	case IBV_EVENT_WQ_FATAL:
+	case SV_EV_WQ:
 		event->element.wq = obj;
 		break;
-	case IBV_EVENT_PORT_ACTIVE:
-	case IBV_EVENT_PORT_ERR:
-	case IBV_EVENT_LID_CHANGE:
-	case IBV_EVENT_PKEY_CHANGE:
-	case IBV_EVENT_SM_CHANGE:
-	case IBV_EVENT_CLIENT_REREGISTER:
-	case IBV_EVENT_GID_CHANGE:
+	case SV_EV_PORT:
 		event->element.port_num = (int)ev.element;
 		break;
-	default:	/* IBV_EVENT_DEVICE_FATAL */
+	case SV_EV_DEVICE:
 		event->element.port_num = 0;
 		break;
 	}
@@ -183,32 +205,25 @@ SV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 	struct ibv_srq *srq;
 	struct ibv_wq *wq;
 
-	switch (event->event_type) {
-	case IBV_EVENT_CQ_ERR:
+	switch (sv_event_kind(event->event_type)) {
+	case SV_EV_CQ:
 		cq = event->element.cq;
 		sv_ack_one(&cq->mutex, &cq->cond, &cq->async_events_completed);
 		break;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case SV_EV_QP:
 		qp = event->element.qp;
 		sv_ack_one(&qp->mutex, &qp->cond, &qp->events_completed);
 		break;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case SV_EV_SRQ:
 		srq = event->element.srq;
 		sv_ack_one(&srq->mutex, &srq->cond, &srq->events_completed);
 		break;
-	case IBV_EVENT_WQ_FATAL:
+	case SV_EV_WQ:
 		wq = event->element.wq;
 		sv_ack_one(&wq->mutex, &wq->cond, &wq->events_completed);
 		break;
-	default:
+	case SV_EV_PORT:
+	case SV_EV_DEVICE:
 		break;
 	}
 }
