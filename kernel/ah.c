@@ -12,8 +12,11 @@
 /*
  * A RoCE address vector: a GRH is required (the GID is the address), the
  * source GID index must name a populated entry of the GID table, the port
- * is the device's only port. dlid and src_path_bits mean nothing on
- * Ethernet and are kept as given.
+ * is the device's only port. As rxe and mlx5 do, the flow label and the
+ * service level keep only the bits they have on the wire (20 and 4: a
+ * program may pass ~0 or a path index to spread the RoCE UDP source
+ * port), and dlid and src_path_bits, which mean nothing on Ethernet, are
+ * kept as given.
  */
 int sv_ah_attr_check(struct sv_device *sdev, const struct sv_ah_attr *ah)
 {
@@ -30,9 +33,14 @@ int sv_ah_attr_check(struct sv_device *sdev, const struct sv_ah_attr *ah)
 	spin_unlock_bh(&sdev->gid_lock);
 	if (!valid)
 		return -EINVAL;
-	if (ah->flow_label > 0xfffff || ah->sl > 15)
-		return -EINVAL;
 	return 0;
+}
+
+/* Keep what the wire has of the fields verbs makes wider (see above). */
+void sv_ah_attr_normalize(struct sv_ah_attr *ah)
+{
+	ah->flow_label &= 0xfffff;
+	ah->sl &= 0xf;
 }
 
 static struct sv_ah *to_sv_ah(struct sv_uobj *u)
@@ -67,6 +75,7 @@ int sv_create_ah(struct sv_file *f, void *arg)
 
 	if (c->reserved)
 		return -EINVAL;
+	sv_ah_attr_normalize(&c->attr);
 	ret = sv_ah_attr_check(f->sdev, &c->attr);
 	if (ret)
 		return ret;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * softverbs debugfs: /sys/kernel/debug/softverbs/<dev>/objects lists the
- * live objects of each type, so tests can see that nothing leaked.
+ * live objects of each type, so tests can see that nothing leaked;
+ * next_qpn (root only) is where QPN allocation goes on.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -28,6 +29,8 @@ void sv_debugfs_add_device(struct sv_device *sdev)
 					   sv_debugfs_root);
 	debugfs_create_file("objects", 0444, sdev->debugfs, sdev,
 			    &sv_objects_fops);
+	/* The next QPN to try: tests move it to the top of the range. */
+	debugfs_create_u32("next_qpn", 0600, sdev->debugfs, &sdev->next_qpn);
 	sv_mr_debugfs_add(sdev, sdev->debugfs);
 }
 

@@ -293,6 +293,13 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 		smp_store_release(&sq->ring->cons, sq->cons);
 		sig = (w->send_flags & SV_SEND_SIGNALED) ||
 		      (qp->flags & SV_CREATE_QP_SQ_SIG_ALL);
+		/*
+		 * In ERR before the error completion shows: an application
+		 * that reacts to it with a modify to RESET must not find
+		 * its new state overwritten by this error afterwards.
+		 */
+		if (res == SV_EXEC_FATAL)
+			sv_qp_to_err(qp);
 		if (res == SV_EXEC_FATAL || sig)
 			sv_dp_push(qp->send_cq, w->wr_id, status,
 				   sv_wc_opcode(w->opcode),
@@ -301,10 +308,8 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 				   qp->qpn, false);
 		if (qp->retried)
 			sv_qp_reset_retries(qp);
-		if (res == SV_EXEC_FATAL) {
-			sv_qp_to_err(qp);
+		if (res == SV_EXEC_FATAL)
 			break;
-		}
 	}
 out:
 	mutex_unlock(&sq->lock);

@@ -278,7 +278,7 @@ int sv_get_async_fd(struct sv_file *f, void *arg)
 	filp = sv_evq_file(f->async_evq, "[softverbs-async]", cmd->flags, &fd);
 	if (IS_ERR(filp))
 		return PTR_ERR(filp);
-	fd_install(fd, filp);
+	sv_file_defer_fd(f, fd, filp);
 	cmd->fd = fd;
 	return 0;
 }
@@ -359,7 +359,7 @@ int sv_create_comp_channel(struct sv_file *f, void *arg)
 			  &sv_comp_channel_ops);
 	if (ret)
 		goto err_file;
-	fd_install(fd, filp);
+	sv_file_defer_fd(f, fd, filp);
 	cmd->handle = ch->uobj.handle;
 	cmd->fd = fd;
 	return 0;

@@ -212,8 +212,12 @@ static void sv_qp_err_event(struct sv_qp *qp, u32 event)
 		spin_unlock_bh(&qp->lock);
 		return;
 	}
-	if (qp->attr.qp_state != SV_QPS_RESET)
-		qp->attr.qp_state = SV_QPS_ERR;
+	/* A QP in RESET has nothing to fail: the error is not its own. */
+	if (qp->attr.qp_state == SV_QPS_RESET) {
+		spin_unlock_bh(&qp->lock);
+		return;
+	}
+	qp->attr.qp_state = SV_QPS_ERR;
 	WRITE_ONCE(qp->sq.ring->flags, SV_WQ_RING_ERR);
 	if (qp->rq.ring)
 		WRITE_ONCE(qp->rq.ring->flags, SV_WQ_RING_ERR);
@@ -468,11 +472,12 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	return SV_EXEC_DONE;
 
 resp_fail:
+	/* As on the requester: in ERR before the error CQE shows. */
+	sv_responder_err(dqp, false);
 	sv_dp_push_cqe(dqp->recv_cq, &cqe, true);
 	mutex_unlock(&wq->lock);
 	if (qp->qp_type != SV_QPT_RC)
 		return SV_EXEC_DONE;
-	sv_responder_err(dqp, false);
 	*status = cqe.status == SV_WC_LOC_LEN_ERR ? SV_WC_REM_INV_REQ_ERR :
 		  SV_WC_REM_OP_ERR;
 	return SV_EXEC_FATAL;
@@ -590,7 +595,32 @@ static bool sv_state_can_recv(u32 s)
 	       s == SV_QPS_SQE;
 }
 
-/* May dqp take r's message? (type, state, and for UD the Q_Key) */
+/*
+ * Is qp the peer dqp is connected to? An RC or UC QP takes messages only
+ * from the QP number and GID its own address vector names, as a real
+ * connection does: anybody else's message is dropped, counted on dqp's
+ * device, and never touches dqp's queues, memory or state.
+ */
+static bool sv_dest_is_peer(struct sv_qp *qp, struct sv_qp *dqp)
+{
+	u8 sgid[16];
+	u32 sgid_index;
+	bool ok;
+
+	spin_lock_bh(&qp->lock);
+	sgid_index = qp->attr.ah_attr.sgid_index;
+	spin_unlock_bh(&qp->lock);
+	sv_gid_get(qp->sdev, sgid_index, sgid);
+	spin_lock_bh(&dqp->lock);
+	ok = dqp->attr.dest_qp_num == qp->qpn &&
+	     !memcmp(dqp->attr.ah_attr.dgid, sgid, sizeof(sgid));
+	spin_unlock_bh(&dqp->lock);
+	if (!ok)
+		sv_stat_add(dqp->sdev, SV_STAT_RX_PEER_DROPS, 1);
+	return ok;
+}
+
+/* May dqp take r's message? (type, state, the peer or the Q_Key) */
 static bool sv_dest_ok(struct sv_req *r, struct sv_qp *dqp)
 {
 	struct sv_qp *qp = r->qp;
@@ -601,9 +631,9 @@ static bool sv_dest_ok(struct sv_req *r, struct sv_qp *dqp)
 	    !sv_state_can_recv(sv_qp_state(dqp)))
 		return false;
 	if (qp->qp_type != SV_QPT_UD)
-		return true;
+		return sv_dest_is_peer(qp, dqp);
 	qkey = r->w->remote_qkey;
-	if (qkey & 0x80000000U) {
+	if (qkey & SV_QKEY_CONTROLLED) {
 		spin_lock_bh(&qp->lock);
 		qkey = qp->attr.qkey;
 		spin_unlock_bh(&qp->lock);

@@ -4,6 +4,7 @@
  * dispatch. Argument structs are read with copy_struct_from_user(); the
  * rules are written in uapi/softverbs-abi.h.
  */
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -15,6 +16,9 @@ struct sv_ioctl_desc {
 	u32 min_size;	/* the command's first ABI version */
 	u32 size;	/* this kernel's struct */
 	bool unlocked;	/* runs without f->lock (the doorbell) */
+	/* A create: the type and the offset of the new handle in the struct */
+	enum sv_obj_type creates;
+	u32 handle_off;
 };
 
 static int sv_query_abi(struct sv_file *f, void *arg)
@@ -31,14 +35,21 @@ static int sv_query_abi(struct sv_file *f, void *arg)
 #define SV_IOCTL(nr, fn, type, ver0)					\
 	[nr] = { .handler = fn, .min_size = ver0, .size = sizeof(struct type) }
 
+/* A create that returns the new object's handle in the field hfield. */
+#define SV_IOCTL_CREATE(nr, fn, type, ver0, otype, hfield)		\
+	[nr] = { .handler = fn, .min_size = ver0,			\
+		 .size = sizeof(struct type), .creates = otype,		\
+		 .handle_off = offsetof(struct type, hfield) }
+
 static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_QUERY_ABI, sv_query_abi, sv_query_abi,
 		 SV_QUERY_ABI_SIZE_VER0),
-	SV_IOCTL(SV_NR_ALLOC_PD, sv_alloc_pd, sv_alloc_pd,
-		 SV_ALLOC_PD_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_ALLOC_PD, sv_alloc_pd, sv_alloc_pd,
+			SV_ALLOC_PD_SIZE_VER0, SV_OBJ_PD, pd_handle),
 	SV_IOCTL(SV_NR_DEALLOC_PD, sv_dealloc_pd, sv_dealloc_pd,
 		 SV_DEALLOC_PD_SIZE_VER0),
-	SV_IOCTL(SV_NR_REG_MR, sv_reg_mr, sv_reg_mr, SV_REG_MR_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_REG_MR, sv_reg_mr, sv_reg_mr,
+			SV_REG_MR_SIZE_VER0, SV_OBJ_MR, mr_handle),
 	SV_IOCTL(SV_NR_REREG_MR, sv_rereg_mr, sv_rereg_mr,
 		 SV_REREG_MR_SIZE_VER0),
 	SV_IOCTL(SV_NR_DEREG_MR, sv_dereg_mr, sv_dereg_mr,
@@ -52,38 +63,40 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_QUERY_PKEY, sv_query_pkey, sv_query_pkey,
 		 SV_QUERY_PKEY_SIZE_VER0),
 	/* QP, SRQ, AH, multicast */
-	SV_IOCTL(SV_NR_CREATE_QP, sv_create_qp, sv_create_qp,
-		 SV_CREATE_QP_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_CREATE_QP, sv_create_qp, sv_create_qp,
+			SV_CREATE_QP_SIZE_VER0, SV_OBJ_QP, handle),
 	SV_IOCTL(SV_NR_MODIFY_QP, sv_modify_qp, sv_modify_qp,
 		 SV_MODIFY_QP_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_QP, sv_query_qp, sv_query_qp,
 		 SV_QUERY_QP_SIZE_VER0),
 	SV_IOCTL(SV_NR_DESTROY_QP, sv_destroy_qp, sv_destroy_qp,
 		 SV_DESTROY_QP_SIZE_VER0),
-	SV_IOCTL(SV_NR_CREATE_SRQ, sv_create_srq, sv_create_srq,
-		 SV_CREATE_SRQ_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_CREATE_SRQ, sv_create_srq, sv_create_srq,
+			SV_CREATE_SRQ_SIZE_VER0, SV_OBJ_SRQ, handle),
 	SV_IOCTL(SV_NR_MODIFY_SRQ, sv_modify_srq, sv_modify_srq,
 		 SV_MODIFY_SRQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_SRQ, sv_query_srq, sv_query_srq,
 		 SV_QUERY_SRQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_DESTROY_SRQ, sv_destroy_srq, sv_destroy_srq,
 		 SV_DESTROY_SRQ_SIZE_VER0),
-	SV_IOCTL(SV_NR_CREATE_AH, sv_create_ah, sv_create_ah,
-		 SV_CREATE_AH_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_CREATE_AH, sv_create_ah, sv_create_ah,
+			SV_CREATE_AH_SIZE_VER0, SV_OBJ_AH, handle),
 	SV_IOCTL(SV_NR_DESTROY_AH, sv_destroy_ah, sv_destroy_ah,
 		 SV_DESTROY_AH_SIZE_VER0),
 	SV_IOCTL(SV_NR_ATTACH_MCAST, sv_attach_mcast, sv_mcast,
 		 SV_MCAST_SIZE_VER0),
 	SV_IOCTL(SV_NR_DETACH_MCAST, sv_detach_mcast, sv_mcast,
 		 SV_MCAST_SIZE_VER0),
-	SV_IOCTL(SV_NR_CREATE_COMP_CHANNEL, sv_create_comp_channel,
-		 sv_create_comp_channel, SV_CREATE_COMP_CHANNEL_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_CREATE_COMP_CHANNEL, sv_create_comp_channel,
+			sv_create_comp_channel,
+			SV_CREATE_COMP_CHANNEL_SIZE_VER0, SV_OBJ_COMP_CHANNEL,
+			handle),
 	SV_IOCTL(SV_NR_DESTROY_COMP_CHANNEL, sv_destroy_comp_channel,
 		 sv_destroy_comp_channel, SV_DESTROY_COMP_CHANNEL_SIZE_VER0),
 	SV_IOCTL(SV_NR_GET_ASYNC_FD, sv_get_async_fd, sv_get_async_fd,
 		 SV_GET_ASYNC_FD_SIZE_VER0),
-	SV_IOCTL(SV_NR_CREATE_CQ, sv_create_cq, sv_create_cq,
-		 SV_CREATE_CQ_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_CREATE_CQ, sv_create_cq, sv_create_cq,
+			SV_CREATE_CQ_SIZE_VER0, SV_OBJ_CQ, handle),
 	SV_IOCTL(SV_NR_RESIZE_CQ, sv_resize_cq, sv_resize_cq,
 		 SV_RESIZE_CQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_DESTROY_CQ, sv_destroy_cq, sv_destroy_cq,
@@ -130,6 +143,52 @@ static bool sv_ioctl_dead_ok(unsigned int nr)
 	}
 }
 
+/*
+ * An fd a handler made (a completion channel's, the async events'): it is
+ * installed only once the result has reached userspace, so that a failed
+ * copy-out leaves no fd behind. Under f->lock.
+ */
+void sv_file_defer_fd(struct sv_file *f, int fd, struct file *filp)
+{
+	lockdep_assert_held(&f->lock);
+	f->new_fd = fd;
+	f->new_filp = filp;
+}
+
+/*
+ * The result of a successful command could not be copied out: undo what
+ * it made, as the RDMA core's ioctl path does, so that no object or fd is
+ * left that the caller has no handle for. Under f->lock.
+ */
+static void sv_ioctl_undo(struct sv_file *f, const struct sv_ioctl_desc *d,
+			  void *karg)
+{
+	lockdep_assert_held(&f->lock);
+	if (d->creates)
+		sv_uobj_destroy(f, *(u32 *)(karg + d->handle_off), d->creates);
+	if (f->new_filp) {
+		fput(f->new_filp);
+		put_unused_fd(f->new_fd);
+	}
+}
+
+/* Copy the result out; on failure undo the command. Under f->lock. */
+static long sv_ioctl_finish(struct sv_file *f, const struct sv_ioctl_desc *d,
+			    void __user *uarg, void *karg, u32 usize)
+{
+	long ret = 0;
+
+	lockdep_assert_held(&f->lock);
+	if (copy_to_user(uarg, karg, min_t(u32, usize, d->size))) {
+		sv_ioctl_undo(f, d, karg);
+		ret = -EFAULT;
+	} else if (f->new_filp) {
+		fd_install(f->new_fd, f->new_filp);
+	}
+	f->new_filp = NULL;
+	return ret;
+}
+
 static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct sv_file *f = filp->private_data;
@@ -166,16 +225,33 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	/* The size field is the caller's; handlers never see another. */
 	*(u32 *)karg = usize;
 
-	if (!d->unlocked)
+	if (d->unlocked) {
+		/* Its own locking; a create's copy-out is as below. */
+		ret = d->handler(f, karg);
+		if (ret || !d->creates) {
+			if (!ret && copy_to_user(uarg, karg,
+						 min_t(u32, usize, d->size)))
+				ret = -EFAULT;
+			goto out;
+		}
 		mutex_lock(&f->lock);
+		ret = sv_ioctl_finish(f, d, uarg, karg, usize);
+		mutex_unlock(&f->lock);
+		goto out;
+	}
+	mutex_lock(&f->lock);
 	if (READ_ONCE(f->sdev->dead) && !sv_ioctl_dead_ok(_IOC_NR(cmd)))
 		ret = -EIO;
 	else
 		ret = d->handler(f, karg);
-	if (!d->unlocked)
-		mutex_unlock(&f->lock);
-	if (!ret && copy_to_user(uarg, karg, min_t(u32, usize, d->size)))
-		ret = -EFAULT;
+	/*
+	 * Copied out under the lock, so that nothing else of this file can
+	 * use (and so pin) a new object before an undo; the caller's own
+	 * memory can only stall the caller's own file here.
+	 */
+	if (!ret)
+		ret = sv_ioctl_finish(f, d, uarg, karg, usize);
+	mutex_unlock(&f->lock);
 out:
 	if (karg != small)
 		kfree(karg);

@@ -235,9 +235,12 @@ int sv_create_qp(struct sv_file *f, void *arg)
 		ret = -ENOMEM;
 		goto err_count;
 	}
-	/* QP0 and QP1 are the special QPs: never handed out. */
+	/*
+	 * QP0 and QP1 are the special QPs and 0xffffff the multicast QPN:
+	 * never handed out.
+	 */
 	ret = xa_alloc_cyclic(&sdev->qps, &qp->qpn, NULL,
-			      XA_LIMIT(2, SV_QPN_MASK), &sdev->next_qpn,
+			      XA_LIMIT(2, SV_QPN_MASK - 1), &sdev->next_qpn,
 			      GFP_KERNEL);
 	if (ret < 0) {
 		ret = ret == -EBUSY ? -ENOMEM : ret;
@@ -283,10 +286,20 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 
 	if (m->reserved)
 		return -EINVAL;
+	/*
+	 * A controlled Q_Key (bit 31) is privileged: the RDMA core asks for
+	 * CAP_NET_RAW (since 6.4), so that an ordinary process cannot send
+	 * as, or receive what is meant for, the subnet's management agents.
+	 */
+	if ((m->attr_mask & SV_QP_QKEY) && (m->attr.qkey & SV_QKEY_CONTROLLED) &&
+	    !capable(CAP_NET_RAW))
+		return -EPERM;
 	u = sv_uobj_get(f, m->handle, SV_OBJ_QP);
 	if (IS_ERR(u))
 		return PTR_ERR(u);
 	qp = to_sv_qp(u);
+	sv_ah_attr_normalize(&m->attr.ah_attr);
+	sv_ah_attr_normalize(&m->attr.alt_ah_attr);
 	spin_lock_bh(&qp->lock);
 	old_state = qp->attr.qp_state;
 	to_sqd = (m->attr_mask & SV_QP_STATE) &&

@@ -111,6 +111,9 @@ struct sv_file {
 	struct list_head dev_node;	/* sdev->files, under files_lock */
 	u64 id;				/* resource dump cursor */
 	struct sv_engine *engine;	/* data path (engine.c), or NULL */
+	/* file.c: an fd to install once a command's result is out */
+	struct file *new_filp;		/* under lock */
+	int new_fd;
 };
 
 struct sv_uobj;
@@ -305,6 +308,7 @@ int sv_test_cq_push(struct sv_file *f, void *arg);
 
 /* file.c */
 extern const struct file_operations sv_fops;
+void sv_file_defer_fd(struct sv_file *f, int fd, struct file *filp);
 
 /*
  * QPs, SRQs, AHs, multicast (qp.c, qp_attr.c, srq.c, ah.c, mcast.c).
@@ -390,6 +394,7 @@ int sv_destroy_srq(struct sv_file *f, void *arg);
 
 /* ah.c */
 int sv_ah_attr_check(struct sv_device *sdev, const struct sv_ah_attr *ah);
+void sv_ah_attr_normalize(struct sv_ah_attr *ah);
 int sv_create_ah(struct sv_file *f, void *arg);
 int sv_destroy_ah(struct sv_file *f, void *arg);
 
@@ -474,6 +479,7 @@ enum sv_stat {
 	SV_STAT_STEER_DROPS,
 	SV_STAT_DOORBELLS,		/* SV_IOC_DOORBELL calls */
 	SV_STAT_DOORBELL_WQES,		/* WQEs executed in those calls */
+	SV_STAT_RX_PEER_DROPS,		/* RC/UC: not from the connected peer */
 	SV_STAT_MAX
 };
 

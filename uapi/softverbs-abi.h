@@ -650,6 +650,8 @@ enum sv_qp_nr {
 #define SV_PORT_MAX_MTU		SV_MTU_4096
 #define SV_QPN_MASK		0xffffff	/* QP numbers are 24 bits */
 #define SV_PSN_MASK		0xffffff	/* PSNs are 24 bits */
+/* Q_Keys with bit 31 set are controlled: setting one needs CAP_NET_RAW. */
+#define SV_QKEY_CONTROLLED	0x80000000U
 
 enum sv_qp_type {		/* enum ibv_qp_type */
 	SV_QPT_RC = 2,
