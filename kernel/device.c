@@ -243,13 +243,10 @@ static void sv_device_kill(struct sv_device *sdev)
 	}
 	mutex_unlock(&sdev->files_lock);
 
+	/* Flushed now, not when the engines next wake on their own. */
 	rcu_read_lock();
-	xa_for_each(&sdev->qps, qpn, qp) {
-		spin_lock_bh(&qp->lock);
-		qp->attr.qp_state = SV_QPS_ERR;
-		qp->attr.cur_qp_state = SV_QPS_ERR;
-		spin_unlock_bh(&qp->lock);
-	}
+	xa_for_each(&sdev->qps, qpn, qp)
+		sv_qp_fatal(qp);
 	rcu_read_unlock();
 	if (was == SV_PORT_ACTIVE)
 		sv_device_event(sdev, SV_EVENT_PORT_ERR);

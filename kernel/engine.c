@@ -22,9 +22,13 @@
  * every 10 ms: wakeups tend to leave it on the poster's) or, if that one
  * is busy too, sleeps and the poster rings.
  *
+ * Fairness: a pass gives each QP at most SV_ENGINE_BUDGET WQEs and about
+ * SV_ENGINE_BYTES bytes; copies reschedule every SV_COPY_CHUNK (exec.c).
+ *
  * Lifetimes: a QP is on its engine's list from create to destroy; destroy
  * takes it off and then takes qp->sq.lock, so the engine is done with it.
- * The engine is stopped before the file's objects are destroyed at close.
+ * At close the file's objects are destroyed first (each QP leaves the
+ * engine's list that way) and the engine is stopped after them.
  * Receive queues are consumed by other files' engines too (the requester
  * does the work), under wq->lock; they hold a QP reference, which keeps
  * the ring memory.
@@ -46,6 +50,8 @@ MODULE_PARM_DESC(idle_us, "Default microseconds an engine polls after its last w
 
 /* WQEs executed per QP per pass: fairness between QPs. */
 #define SV_ENGINE_BUDGET	64
+/* ... and bytes: a QP of 2 GiB messages gives way after each one. */
+#define SV_ENGINE_BYTES		(4U << 20)
 /*
  * The doorbell's pass does fewer: enough for a poster that waits for each
  * answer, while a burst goes to the kthread on its own CPU instead of
@@ -234,6 +240,21 @@ static bool sv_engine_flush(struct sv_qp *qp)
 	return did;
 }
 
+/* The bytes a (copied-out) send WQE moves, for the per-pass budget. */
+static u64 sv_wqe_bytes(const struct sv_send_wqe *w, u32 size)
+{
+	const struct sv_sge *sge = (const struct sv_sge *)(w + 1);
+	u32 i, n = min_t(u32, w->num_sge,
+			 (size - sizeof(*w)) / sizeof(*sge));
+	u64 len = 0;
+
+	if (w->send_flags & SV_SEND_INLINE)
+		return w->inline_len;
+	for (i = 0; i < n; i++)
+		len += sge[i].length;
+	return len;
+}
+
 /* Execute qp's send queue; true if anything happened. */
 static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 			     u32 budget, u64 *wake)
@@ -243,6 +264,7 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 	enum sv_exec_result res;
 	bool did = false, sig;
 	u32 prod, state, status, n;
+	u64 bytes = 0;
 
 	mutex_lock(&sq->lock);
 	if (qp->dead)
@@ -309,6 +331,9 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 		if (qp->retried)
 			sv_qp_reset_retries(qp);
 		if (res == SV_EXEC_FATAL)
+			break;
+		bytes += sv_wqe_bytes(w, e->scratch_size);
+		if (bytes >= SV_ENGINE_BYTES)
 			break;
 	}
 out:

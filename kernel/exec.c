@@ -124,6 +124,12 @@ static void sv_sg_seek(const struct sv_sg *sg, u64 off, u32 *i, u64 *in)
 	*in = off;
 }
 
+/*
+ * A message may be 2 GiB: copies go in chunks with a chance to reschedule
+ * between them, so that a non-preemptible kernel never soft-locks on one.
+ */
+#define SV_COPY_CHUNK	(1U << 20)
+
 /* Copy len bytes from src (from its start) to dst at doff: page to page. */
 static int sv_sg_copy(struct sv_sg *dst, u64 doff, struct sv_sg *src,
 		      u64 len)
@@ -137,10 +143,12 @@ static int sv_sg_copy(struct sv_sg *dst, u64 doff, struct sv_sg *src,
 		if (di >= dst->n || si >= src->n)
 			return -ERANGE;
 		n = min3(len, dst->ent[di].len - din, src->ent[si].len - sin);
+		n = min_t(u64, n, SV_COPY_CHUNK);
 		ret = sv_mr_span_copy(&dst->ent[di], din, &src->ent[si], sin,
 				      n);
 		if (ret)
 			return ret;
+		cond_resched();
 		len -= n;
 		din += n;
 		sin += n;
@@ -201,23 +209,21 @@ void sv_dp_push(struct sv_uobj *cq, u64 wr_id, u32 status, u32 opcode,
 }
 
 /*
- * Move a QP to ERR (from any state but RESET); its engine flushes it. The
- * QP may belong to another file: qp->dead, set under qp->lock before the
- * file tears down, says whether the file (and its engine) are still there.
+ * Move a QP to ERR (from any state but RESET, unless @fatal); its engine
+ * flushes it. The QP may belong to another file: qp->dead, set under
+ * qp->lock before the file tears down, says whether the file (and its
+ * engine) are still there.
  */
-static void sv_qp_err_event(struct sv_qp *qp, u32 event)
+static void sv_qp_err_event(struct sv_qp *qp, u32 event, bool fatal)
 {
 	spin_lock_bh(&qp->lock);
-	if (qp->dead) {
-		spin_unlock_bh(&qp->lock);
-		return;
-	}
 	/* A QP in RESET has nothing to fail: the error is not its own. */
-	if (qp->attr.qp_state == SV_QPS_RESET) {
+	if (qp->dead || (qp->attr.qp_state == SV_QPS_RESET && !fatal)) {
 		spin_unlock_bh(&qp->lock);
 		return;
 	}
 	qp->attr.qp_state = SV_QPS_ERR;
+	qp->attr.cur_qp_state = SV_QPS_ERR;
 	WRITE_ONCE(qp->sq.ring->flags, SV_WQ_RING_ERR);
 	if (qp->rq.ring)
 		WRITE_ONCE(qp->rq.ring->flags, SV_WQ_RING_ERR);
@@ -230,7 +236,13 @@ static void sv_qp_err_event(struct sv_qp *qp, u32 event)
 
 void sv_qp_to_err(struct sv_qp *qp)
 {
-	sv_qp_err_event(qp, 0);
+	sv_qp_err_event(qp, 0, false);
+}
+
+/* The device is going away: every QP to ERR, its engine told at once. */
+void sv_qp_fatal(struct sv_qp *qp)
+{
+	sv_qp_err_event(qp, 0, true);
 }
 
 /* The responder's side failed on RC: it goes to ERR and is told so. */
@@ -238,7 +250,7 @@ static void sv_responder_err(struct sv_qp *dqp, bool access)
 {
 	if (dqp->qp_type != SV_QPT_RC)
 		return;
-	sv_qp_err_event(dqp, access ? SV_EVENT_QP_ACCESS_ERR : 0);
+	sv_qp_err_event(dqp, access ? SV_EVENT_QP_ACCESS_ERR : 0, false);
 }
 
 /* A snapshot, as good as one taken under qp->lock: it may change next. */

@@ -146,7 +146,8 @@ static bool sv_ioctl_dead_ok(unsigned int nr)
 /*
  * An fd a handler made (a completion channel's, the async events'): it is
  * installed only once the result has reached userspace, so that a failed
- * copy-out leaves no fd behind. Under f->lock.
+ * copy-out leaves no fd behind. Under f->lock, which sv_ioctl() holds
+ * from the handler until it has taken the fd back.
  */
 void sv_file_defer_fd(struct sv_file *f, int fd, struct file *filp)
 {
@@ -156,37 +157,33 @@ void sv_file_defer_fd(struct sv_file *f, int fd, struct file *filp)
 }
 
 /*
- * The result of a successful command could not be copied out: undo what
- * it made, as the RDMA core's ioctl path does, so that no object or fd is
- * left that the caller has no handle for. Under f->lock.
+ * Copy a successful command's result out. If that fails, undo what the
+ * command made, as the RDMA core's ioctl path does, so that no object or
+ * fd is left that the caller has no handle for. Without f->lock: the
+ * caller's memory may fault for as long as it likes (userfaultfd, FUSE),
+ * and f->lock must never wait on that. Only another thread of the same
+ * file that guessed the new handle could name the object before the undo;
+ * it then stays, as that thread's.
  */
-static void sv_ioctl_undo(struct sv_file *f, const struct sv_ioctl_desc *d,
-			  void *karg)
-{
-	lockdep_assert_held(&f->lock);
-	if (d->creates)
-		sv_uobj_destroy(f, *(u32 *)(karg + d->handle_off), d->creates);
-	if (f->new_filp) {
-		fput(f->new_filp);
-		put_unused_fd(f->new_fd);
-	}
-}
-
-/* Copy the result out; on failure undo the command. Under f->lock. */
 static long sv_ioctl_finish(struct sv_file *f, const struct sv_ioctl_desc *d,
-			    void __user *uarg, void *karg, u32 usize)
+			    void __user *uarg, void *karg, u32 usize,
+			    struct file *nfilp, int nfd)
 {
-	long ret = 0;
-
-	lockdep_assert_held(&f->lock);
-	if (copy_to_user(uarg, karg, min_t(u32, usize, d->size))) {
-		sv_ioctl_undo(f, d, karg);
-		ret = -EFAULT;
-	} else if (f->new_filp) {
-		fd_install(f->new_fd, f->new_filp);
+	if (!copy_to_user(uarg, karg, min_t(u32, usize, d->size))) {
+		if (nfilp)
+			fd_install(nfd, nfilp);
+		return 0;
 	}
-	f->new_filp = NULL;
-	return ret;
+	if (d->creates) {
+		mutex_lock(&f->lock);
+		sv_uobj_destroy(f, *(u32 *)(karg + d->handle_off), d->creates);
+		mutex_unlock(&f->lock);
+	}
+	if (nfilp) {
+		fput(nfilp);
+		put_unused_fd(nfd);
+	}
+	return -EFAULT;
 }
 
 static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -194,6 +191,8 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	struct sv_file *f = filp->private_data;
 	void __user *uarg = (void __user *)arg;
 	const struct sv_ioctl_desc *d;
+	struct file *nfilp = NULL;
+	int nfd = -1;
 	u64 small[16];		/* most commands: no allocation */
 	u32 usize;
 	void *karg;
@@ -226,32 +225,22 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	*(u32 *)karg = usize;
 
 	if (d->unlocked) {
-		/* Its own locking; a create's copy-out is as below. */
+		/* The doorbell: its own locking. */
 		ret = d->handler(f, karg);
-		if (ret || !d->creates) {
-			if (!ret && copy_to_user(uarg, karg,
-						 min_t(u32, usize, d->size)))
-				ret = -EFAULT;
-			goto out;
-		}
+	} else {
 		mutex_lock(&f->lock);
-		ret = sv_ioctl_finish(f, d, uarg, karg, usize);
+		if (READ_ONCE(f->sdev->dead) &&
+		    !sv_ioctl_dead_ok(_IOC_NR(cmd)))
+			ret = -EIO;
+		else
+			ret = d->handler(f, karg);
+		nfilp = f->new_filp;
+		nfd = f->new_fd;
+		f->new_filp = NULL;
 		mutex_unlock(&f->lock);
-		goto out;
 	}
-	mutex_lock(&f->lock);
-	if (READ_ONCE(f->sdev->dead) && !sv_ioctl_dead_ok(_IOC_NR(cmd)))
-		ret = -EIO;
-	else
-		ret = d->handler(f, karg);
-	/*
-	 * Copied out under the lock, so that nothing else of this file can
-	 * use (and so pin) a new object before an undo; the caller's own
-	 * memory can only stall the caller's own file here.
-	 */
 	if (!ret)
-		ret = sv_ioctl_finish(f, d, uarg, karg, usize);
-	mutex_unlock(&f->lock);
+		ret = sv_ioctl_finish(f, d, uarg, karg, usize, nfilp, nfd);
 out:
 	if (karg != small)
 		kfree(karg);

@@ -175,4 +175,39 @@ TEST_F(xdev, unknown_gid_reaches_nobody)
 	EXPECT_EQ(0, ibv_poll_cq(self->b.cq, 1, &wc));
 }
 
+/*
+ * link del: the device's QPs go to ERR and their engines hear of it at
+ * once: posted receives flush now, not when a sleeping engine next wakes
+ * on its own (up to 10 s later).
+ */
+TEST_F(xdev, link_del_flushes_at_once)
+{
+	char cmd[PATH_MAX + 128];
+	struct timespec t0, t1;
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_EQ(0, qp_rtr_rts(self->b.qp, self->a.qp->qp_num, &self->a.gid,
+				7, 1, 7));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, post_recv(self->b.qp, self->b.mr, self->b.buf,
+				       LEN, 40 + i));
+	usleep(200000);		/* the engine is asleep by now */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	snprintf(cmd, sizeof(cmd), "%s link del " DEV, self->svctl);
+	ASSERT_EQ(0, system(cmd));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, poll1(self->b.cq, &wc));
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+		EXPECT_EQ(40 + i, wc.wr_id);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_GT(2.0, (t1.tv_sec - t0.tv_sec) +
+		       (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	/* The teardown's link del finds nothing: put a device back. */
+	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NETDEV,
+		 self->svctl);
+	ASSERT_EQ(0, system(cmd));
+}
+
 TEST_HARNESS_MAIN
