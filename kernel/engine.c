@@ -39,6 +39,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -51,7 +52,7 @@ MODULE_PARM_DESC(idle_us, "Default microseconds an engine polls after its last w
 /* WQEs executed per QP per pass: fairness between QPs. */
 #define SV_ENGINE_BUDGET	64
 /* ... and bytes: a QP of 2 GiB messages gives way after each one. */
-#define SV_ENGINE_BYTES		(4U << 20)
+#define SV_ENGINE_BYTES		SZ_4M
 /*
  * The doorbell's pass does fewer: enough for a poster that waits for each
  * answer, while a burst goes to the kthread on its own CPU instead of

@@ -18,6 +18,7 @@
  * or is not ready: retry per timeout and retry_cnt, then RETRY_EXC_ERR.
  */
 #include <linux/ktime.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "compat.h"
@@ -128,7 +129,7 @@ static void sv_sg_seek(const struct sv_sg *sg, u64 off, u32 *i, u64 *in)
  * A message may be 2 GiB: copies go in chunks with a chance to reschedule
  * between them, so that a non-preemptible kernel never soft-locks on one.
  */
-#define SV_COPY_CHUNK	(1U << 20)
+#define SV_COPY_CHUNK	SZ_1M
 
 /* Copy len bytes from src (from its start) to dst at doff: page to page. */
 static int sv_sg_copy(struct sv_sg *dst, u64 doff, struct sv_sg *src,
