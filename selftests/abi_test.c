@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <termios.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_test.h"
 
 FIXTURE(dev) {

@@ -26,7 +26,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/efadv.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_test.h"
 
 #define SYS_LIBDIR	"/usr/lib/x86_64-linux-gnu"

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_test.h"
 
 static int create_cq(int fd, struct sv_create_cq *c, uint32_t cqe,

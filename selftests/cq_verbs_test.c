@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_dp_test.h"
 #include "sv_test.h"
 

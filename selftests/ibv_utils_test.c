@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_test.h"
 
 #define IBV_DEVICES	"/usr/bin/ibv_devices"

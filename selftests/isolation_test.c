@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_dp_test.h"
 #include "sv_test.h"
 

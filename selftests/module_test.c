@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_test.h"
 
 static int sv_loaded(void)

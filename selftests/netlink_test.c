@@ -24,7 +24,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_test.h"
 #include "softverbs-netlink.h"
 

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_test.h"
 
 FIXTURE(pd) {

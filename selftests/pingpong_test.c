@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 
 static char compat_dir[PATH_MAX];
 

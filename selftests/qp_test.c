@@ -10,7 +10,7 @@
 #include <poll.h>
 #include <stdlib.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_qp_test.h"
 
 static const uint32_t qp_types[] = { SV_QPT_RC, SV_QPT_UC, SV_QPT_UD };

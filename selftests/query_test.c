@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <endian.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_test.h"
 
 FIXTURE(dev) {

@@ -16,6 +16,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${BUILD:-$top/build}/selftests
 export SV_KO=${SV_KO:-$top/kernel/softverbs.ko}
 timeout=$(sed -n 's/^timeout=//p' "$top/selftests/settings")
+# A slow kernel (the debug kernel: scripts/test-debug) scales every
+# timeout, the harness's per-test ones too (sv_harness.h).
+timeout=$((timeout * ${SV_SLOW:-1}))
 kver=$(uname -r)
 
 if [ $# -gt 0 ]; then

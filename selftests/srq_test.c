@@ -5,7 +5,7 @@
  */
 #include <fcntl.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_qp_test.h"
 
 FIXTURE(dev) {

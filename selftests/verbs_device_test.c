@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <infiniband/verbs.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_test.h"
 
 /* rdma-core's private call, exported in IBVERBS_PRIVATE_34. */

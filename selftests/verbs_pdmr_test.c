@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <infiniband/verbs.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_dp_test.h"
 #include "sv_test.h"
 

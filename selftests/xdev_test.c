@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <infiniband/verbs.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_dp_test.h"
 
 #define LEN	8192

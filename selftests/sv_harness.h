@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kselftest harness, with every test's timeout multiplied by $SV_SLOW
+ * (scripts/test-debug sets it: KASAN and lockdep make the suite several
+ * times slower, and its tests should run, not time out).
+ */
+#ifndef SV_HARNESS_H
+#define SV_HARNESS_H
+
+#include <stdlib.h>
+
+#include "kselftest_harness.h"
+
+static inline void sv_scale_timeouts(void)
+{
+	const char *s = getenv("SV_SLOW");
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	int k = s ? atoi(s) : 1;
+
+	if (k <= 1)
+		return;
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout *= k;
+}
+
+#undef TEST_HARNESS_MAIN
+#define TEST_HARNESS_MAIN \
+	static void __attribute__((constructor)) \
+	__constructor_order_last(void) \
+	{ \
+		if (!__constructor_order) \
+			__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD; \
+	} \
+	int main(int argc, char **argv) { \
+		sv_scale_timeouts(); \
+		return test_harness_run(argc, argv); \
+	}
+
+#endif /* SV_HARNESS_H */
