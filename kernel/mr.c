@@ -2,12 +2,17 @@
 /*
  * softverbs memory regions.
  *
- * Registering pins the user pages long-term (FOLL_LONGTERM, with FOLL_WRITE
- * when any access can write them) and charges them to the registering
- * process's RLIMIT_MEMLOCK on mm->pinned_vm, as the RDMA core's umem does;
- * CAP_IPC_LOCK lifts the limit. The MR keeps a grab on that mm, so the
- * charge is returned when the MR goes, even after the process has exited
- * and another one closes the file.
+ * Registering pins the user pages long-term with the GUP flags the RDMA
+ * core's ib_umem_get() uses on the kernel we run on (SV_GUP_LONGTERM() in
+ * compat.h), and charges them to the registering process's RLIMIT_MEMLOCK
+ * on mm->pinned_vm, as ib_umem does; CAP_IPC_LOCK lifts the limit. The
+ * limits are checked before anything sized by the length is allocated,
+ * and the page list is built in chunks of one page of page pointers as
+ * the pages are pinned, so a huge registration costs memory only as it
+ * succeeds, is charged to the caller's memory cgroup, and a fatal signal
+ * stops it. The MR keeps a grab on that mm, so the charge is returned when
+ * the MR goes, even after the process has exited and another one closes
+ * the file.
  *
  * Keys: every MR owns a 24-bit index in sv_mr_keys for its whole life; its
  * lkey (== rkey) is the index << 8 | an 8-bit variant that changes on every
@@ -38,6 +43,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "sv.h"
 
 #define SV_MR_KEY_VARIANT_MASK	0xffU
@@ -51,13 +57,20 @@
 #define SV_REREG_MR_FLAGS	(SV_REREG_MR_CHANGE_TRANSLATION | \
 				 SV_REREG_MR_CHANGE_PD | \
 				 SV_REREG_MR_CHANGE_ACCESS)
-/* Pages pinned or unpinned per call: one page worth of page pointers. */
-#define SV_PIN_CHUNK		(PAGE_SIZE / sizeof(struct page *))
+/*
+ * Page pointers per chunk of the page list: one page worth. Pages are
+ * pinned and unpinned a chunk at a time, too.
+ */
+#define SV_PIN_CHUNK_SHIFT	(PAGE_SHIFT - ilog2(sizeof(struct page *)))
+#define SV_PIN_CHUNK		BIT(SV_PIN_CHUNK_SHIFT)
 
-/* Pinned, charged user memory: [addr, addr + length) of mm. */
+/*
+ * Pinned, charged user memory: [addr, addr + length) of mm. Page i is
+ * chunks[i / SV_PIN_CHUNK][i % SV_PIN_CHUNK].
+ */
 struct sv_umem {
 	struct mm_struct *mm;
-	struct page **pages;
+	struct page ***chunks;
 	unsigned long npages;
 	u64 addr;
 	u64 length;
@@ -135,24 +148,37 @@ static int sv_mr_check_iova(u32 access, u64 iova, u64 length)
 	return base + (length - 1) < base ? -EINVAL : 0;
 }
 
-static void sv_unpin_pages(struct page **pages, unsigned long npages,
-			   bool dirty)
+static struct page *sv_umem_page(const struct sv_umem *umem, unsigned long i)
 {
-	unsigned long done, n;
+	return umem->chunks[i >> SV_PIN_CHUNK_SHIFT][i & (SV_PIN_CHUNK - 1)];
+}
 
-	for (done = 0; done < npages; done += n) {
-		n = min_t(unsigned long, npages - done, SV_PIN_CHUNK);
-		unpin_user_pages_dirty_lock(pages + done, n, dirty);
+/* Unpin the first npinned pages of umem and free the page list. */
+static void sv_umem_unpin(struct sv_umem *umem, unsigned long npinned,
+			  bool dirty)
+{
+	unsigned long c, n;
+
+	for (c = 0; c << SV_PIN_CHUNK_SHIFT < umem->npages; c++) {
+		if (!umem->chunks[c])
+			break;
+		n = 0;
+		if (npinned > c << SV_PIN_CHUNK_SHIFT)
+			n = min(npinned - (c << SV_PIN_CHUNK_SHIFT),
+				SV_PIN_CHUNK);
+		if (n)
+			unpin_user_pages_dirty_lock(umem->chunks[c], n, dirty);
+		kfree(umem->chunks[c]);
 		cond_resched();
 	}
+	kvfree(umem->chunks);
 }
 
 static void sv_umem_release(struct sv_umem *umem)
 {
-	sv_unpin_pages(umem->pages, umem->npages, umem->writable);
+	sv_umem_unpin(umem, umem->npages, umem->writable);
 	atomic64_sub(umem->npages, &umem->mm->pinned_vm);
 	mmdrop(umem->mm);
-	kvfree(umem->pages);
 	kfree(umem);
 }
 
@@ -169,50 +195,85 @@ static int sv_charge_pinned(struct mm_struct *mm, unsigned long npages)
 	return 0;
 }
 
-/* Pin [addr, addr + length) of current's memory; the range is checked. */
+/* Pin the pages of one chunk, starting at page first of the range. */
+static int sv_umem_pin_chunk(struct sv_umem *umem, unsigned long first,
+			     unsigned long n, unsigned int gup)
+{
+	u64 start = (umem->addr & PAGE_MASK) + ((u64)first << PAGE_SHIFT);
+	struct page **pages = umem->chunks[first >> SV_PIN_CHUNK_SHIFT];
+	unsigned long done = 0;
+	long ret;
+
+	while (done < n) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err;
+		}
+		ret = pin_user_pages_fast(start + (done << PAGE_SHIFT),
+					  n - done, gup, pages + done);
+		if (ret <= 0) {
+			ret = ret ? ret : -EFAULT;
+			goto err;
+		}
+		done += ret;
+	}
+	return 0;
+err:
+	unpin_user_pages(pages, done);
+	return ret;
+}
+
+/*
+ * Pin [addr, addr + length) of current's memory; the range is checked.
+ * May sleep for as long as the pages take to fault in: no locks held.
+ */
 static struct sv_umem *sv_umem_get(u64 addr, u64 length, bool writable)
 {
-	unsigned int gup = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
-	u64 start = addr & PAGE_MASK;
+	unsigned int gup = SV_GUP_LONGTERM(writable);
 	struct mm_struct *mm = current->mm;
-	unsigned long pinned = 0;
+	unsigned long pinned = 0, nchunks, n;
 	struct sv_umem *umem;
-	long ret;
+	int ret;
 
 	if (!mm)
 		return ERR_PTR(-EFAULT);
+	/* RLIMIT_MEMLOCK 0 without CAP_IPC_LOCK: EPERM, as in ib_umem_get. */
+	if (!can_do_mlock())
+		return ERR_PTR(-EPERM);
 	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
 	if (!umem)
 		return ERR_PTR(-ENOMEM);
 	umem->addr = addr;
 	umem->length = length;
 	umem->writable = writable;
-	umem->npages = (PAGE_ALIGN(addr + length) - start) >> PAGE_SHIFT;
+	umem->npages = (PAGE_ALIGN(addr + length) - (addr & PAGE_MASK)) >>
+		       PAGE_SHIFT;
 
+	/* Every limit before anything sized by the length. */
 	ret = sv_charge_pinned(mm, umem->npages);
 	if (ret)
 		goto err_free;
-	umem->pages = kvcalloc(umem->npages, sizeof(*umem->pages),
-			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!umem->pages) {
+	/* At most 4 MiB for max_mr_size; the chunks come as pages pin. */
+	nchunks = DIV_ROUND_UP(umem->npages, SV_PIN_CHUNK);
+	umem->chunks = kvcalloc(nchunks, sizeof(*umem->chunks),
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!umem->chunks) {
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
 	while (pinned < umem->npages) {
-		unsigned long n = min_t(unsigned long, umem->npages - pinned,
-					SV_PIN_CHUNK);
-
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
+		n = min(umem->npages - pinned, SV_PIN_CHUNK);
+		umem->chunks[pinned >> SV_PIN_CHUNK_SHIFT] =
+			kmalloc_array(n, sizeof(struct page *),
+				      GFP_KERNEL_ACCOUNT);
+		if (!umem->chunks[pinned >> SV_PIN_CHUNK_SHIFT]) {
+			ret = -ENOMEM;
 			goto err_unpin;
 		}
-		ret = pin_user_pages_fast(start + pinned * PAGE_SIZE, n, gup,
-					  umem->pages + pinned);
-		if (ret <= 0) {
-			ret = ret ? ret : -EFAULT;
+		ret = sv_umem_pin_chunk(umem, pinned, n, gup);
+		if (ret)
 			goto err_unpin;
-		}
-		pinned += ret;
+		pinned += n;
 		cond_resched();
 	}
 	mmgrab(mm);
@@ -220,8 +281,7 @@ static struct sv_umem *sv_umem_get(u64 addr, u64 length, bool writable)
 	return umem;
 
 err_unpin:
-	sv_unpin_pages(umem->pages, pinned, false);
-	kvfree(umem->pages);
+	sv_umem_unpin(umem, pinned, false);
 err_uncharge:
 	atomic64_sub(umem->npages, &mm->pinned_vm);
 err_free:
@@ -406,7 +466,7 @@ void sv_mr_span_put(struct sv_mr_span *sp)
 
 static void *sv_mr_map(struct sv_mr *mr, u64 off)
 {
-	return kmap_local_page(mr->umem->pages[off >> PAGE_SHIFT]) +
+	return kmap_local_page(sv_umem_page(mr->umem, off >> PAGE_SHIFT)) +
 	       (off & ~PAGE_MASK);
 }
 

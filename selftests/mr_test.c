@@ -8,7 +8,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "sv_test.h"
@@ -18,6 +20,25 @@
 #define RW		SV_ACCESS_REMOTE_WRITE
 #define RR		SV_ACCESS_REMOTE_READ
 #define RA		SV_ACCESS_REMOTE_ATOMIC
+
+/* The running kernel is at least major.minor. */
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
 
 static int reg_iova(int fd, __u32 pd, const void *addr, __u64 len,
 		    __u64 iova, __u32 access, __u32 *mr, __u32 *key)
@@ -191,8 +212,21 @@ TEST_F(mr, unmapped_efault)
 	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, p, PG, LW, &mr, &key));
 	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
 	ASSERT_EQ(0, mprotect(p, PG, PROT_NONE));
-	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, PG, 0,
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, PG, LW,
 				      &mr, &key));
+	/*
+	 * Read-only: before 6.2 the RDMA core pins with FOLL_WRITE |
+	 * FOLL_FORCE, which takes a private PROT_NONE page (a COW copy);
+	 * since 6.2 it pins read-only, which does not.
+	 */
+	if (kernel_at_least(6, 2)) {
+		EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, PG, 0,
+					      &mr, &key));
+	} else {
+		ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, p, PG, 0,
+					&mr, &key));
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	}
 	EXPECT_EQ(0, sv_obj_count("mr"));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 	munmap(p, PG);
@@ -891,6 +925,230 @@ TEST_F(mr, copy_races_rereg_dereg)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 	munmap((void *)shared, PG);
+}
+
+/*
+ * A registration near max_mr_size over memory that cannot be pinned
+ * fails as the RDMA core does (EFAULT), at once: nothing sized by the
+ * length is allocated up front (it was a 2 GiB page array: the OOM
+ * killer in a 2 GiB VM).
+ */
+TEST_F(mr, huge_over_unpinnable_fails_fast)
+{
+	__u64 len = SV_MAX_MR_SIZE - PG;
+	__u32 mr, key;
+	double t;
+	char *p;
+
+	if (geteuid())
+		SKIP(return, "needs CAP_IPC_LOCK (root)");
+	p = mmap(NULL, SV_MAX_MR_SIZE, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	t = now_s();
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, LW,
+				      &mr, &key));
+	EXPECT_GT(5.0, now_s() - t);
+	/* The first 64 pages are there, the rest is PROT_NONE. */
+	ASSERT_EQ(0, mprotect(p, 64 * PG, PROT_READ | PROT_WRITE));
+	t = now_s();
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, LW | RW,
+				      &mr, &key));
+	EXPECT_GT(5.0, now_s() - t);
+	/* Unmapped. */
+	ASSERT_EQ(0, munmap(p, SV_MAX_MR_SIZE));
+	t = now_s();
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, 0,
+				      &mr, &key));
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, LW,
+				      &mr, &key));
+	EXPECT_GT(5.0, now_s() - t);
+	EXPECT_EQ(0, sv_obj_count("mr"));
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
+}
+
+/*
+ * Unprivileged, with a small RLIMIT_MEMLOCK: a huge registration over
+ * memory that could be faulted in is ENOMEM before any pinning; with
+ * RLIMIT_MEMLOCK 0 it is EPERM, as in the RDMA core (can_do_mlock()).
+ * Exit code: 0, or the failed step.
+ */
+static int huge_unprivileged_child(void)
+{
+	struct rlimit rl = { 16 * PG, 16 * PG };
+	__u64 len = SV_MAX_MR_SIZE - PG;
+	__u32 pd, mr, key;
+	long pin, rss;
+	double t;
+	char *p;
+	int fd;
+
+	p = mmap(NULL, SV_MAX_MR_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 2;
+	/* From root to nobody: every capability goes (no keepcaps). */
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return 3;
+	fd = open(SV_DEV0, O_RDWR);
+	if (fd < 0 || svt_alloc_pd(fd, &pd))
+		return 4;
+	pin = sv_vm_pin_kb();
+	rss = sv_proc_status_kb(getpid(), "VmRSS");
+	t = now_s();
+	if (svt_reg_mr(fd, pd, p, len, LW | RW, &mr, &key) != -ENOMEM)
+		return 5;
+	if (svt_reg_mr(fd, pd, p, len, 0, &mr, &key) != -ENOMEM)
+		return 6;
+	if (now_s() - t > 2.0)
+		return 7;
+	/* Nothing was faulted in, nothing stays charged. */
+	if (sv_vm_pin_kb() != pin ||
+	    sv_proc_status_kb(getpid(), "VmRSS") > rss + 1024)
+		return 8;
+	if (svt_reg_mr(fd, pd, p, 16 * PG, LW, &mr, &key))
+		return 9;
+	if (sv_vm_pin_kb() != pin + 64 || svt_dereg_mr(fd, mr))
+		return 10;
+	rl.rlim_cur = 0;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 11;
+	if (svt_reg_mr(fd, pd, p, PG, LW, &mr, &key) != -EPERM)
+		return 12;
+	if (sv_vm_pin_kb() != pin)
+		return 13;
+	close(fd);
+	return 0;
+}
+
+TEST(huge_unprivileged_memlock_first)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid())
+		SKIP(return, "needs root to drop to an unprivileged user");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(huge_unprivileged_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("failed step %d",
+						 WEXITSTATUS(status));
+	EXPECT_EQ(0, sv_obj_count("mr"));
+}
+
+/*
+ * A file of 4 pages in dir, mapped twice: shared read-write, and shared
+ * read-only from an O_RDONLY open. 0, or -1 with errno.
+ */
+static int map_file(const char *dir, char **rw, char **ro)
+{
+	char path[256], page[PG];
+	int f, g;
+
+	snprintf(path, sizeof(path), "%s/sv-mr-test-%d", dir, getpid());
+	f = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (f < 0)
+		return -1;
+	memset(page, 0x5a, sizeof(page));
+	for (g = 0; g < 4; g++)
+		if (write(f, page, PG) != (ssize_t)PG)
+			return -1;
+	g = open(path, O_RDONLY);
+	unlink(path);
+	if (g < 0)
+		return -1;
+	*rw = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	*ro = mmap(NULL, 4 * PG, PROT_READ, MAP_SHARED, g, 0);
+	close(f);
+	close(g);
+	return *rw == MAP_FAILED || *ro == MAP_FAILED ? -1 : 0;
+}
+
+/*
+ * What the RDMA core's ib_umem_get() accepts over file mappings, on the
+ * kernel running: rw_write is what a writable MR over the read-write
+ * shared mapping gives.
+ */
+static void file_mapping_cases(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(mr) *self, const char *dir,
+			       int rw_write)
+{
+	__u32 mr, key;
+	char *rw, *ro;
+
+	ASSERT_EQ(0, map_file(dir, &rw, &ro)) TH_LOG("%s: %s", dir,
+						     strerror(errno));
+	EXPECT_EQ(rw_write, svt_reg_mr(self->fd, self->pd, rw, 4 * PG,
+				       LW | RW | RR, &mr, &key)) TH_LOG("%s", dir);
+	if (!rw_write) {
+		/* The MR writes the file's pages. */
+		ASSERT_EQ(0, strncmp("0", io_cmd("w %x 0 %llx 0102", key,
+				     (unsigned long long)(uintptr_t)rw + 5),
+				     1));
+		EXPECT_EQ(1, rw[5]);
+		EXPECT_EQ(2, ro[6]);
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	}
+	/* Read-only over the read-write mapping: pinned either way. */
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, rw, 4 * PG, RR, &mr,
+				&key)) TH_LOG("%s", dir);
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	/*
+	 * Read-only over a read-only shared mapping: before 6.2 the core
+	 * pins for writing (FOLL_FORCE cannot write a shared mapping).
+	 */
+	EXPECT_EQ(kernel_at_least(6, 2) ? 0 : -EFAULT,
+		  svt_reg_mr(self->fd, self->pd, ro, 4 * PG, 0, &mr, &key))
+		TH_LOG("%s", dir);
+	if (kernel_at_least(6, 2))
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, ro, 4 * PG, LW,
+				      &mr, &key)) TH_LOG("%s", dir);
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
+	munmap(rw, 4 * PG);
+	munmap(ro, 4 * PG);
+}
+
+/* tmpfs (shmem) pages need no writeback: pinned on every kernel. */
+TEST_F(mr, file_mapping_tmpfs)
+{
+	if (access(SV_DEBUGFS0 "/mr_io", W_OK))
+		SKIP(return, "no debugfs mr_io (needs root)");
+	file_mapping_cases(_metadata, self, "/dev/shm", 0);
+}
+
+/*
+ * A disk file system (ext4 on a loop device): a writable long-term pin
+ * of its page cache is what 6.5+ refuses in GUP itself (EFAULT) and what
+ * 6.1's RDMA core still accepts.
+ */
+TEST_F(mr, file_mapping_ext4)
+{
+	char dir[] = "/tmp/sv-mr-ext4.XXXXXX", cmd[512];
+
+	if (access(SV_DEBUGFS0 "/mr_io", W_OK))
+		SKIP(return, "no debugfs mr_io (needs root)");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "modprobe -q loop; modprobe -q ext4; "
+		 "truncate -s 16M %s.img && mkfs.ext4 -q -F %s.img && "
+		 "mount -o loop %s.img %s", dir, dir, dir, dir);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s %s.img", dir, dir);
+		if (system(cmd))
+			TH_LOG("cleanup failed");
+		SKIP(return, "no ext4 on a loop device here");
+	}
+	file_mapping_cases(_metadata, self, dir,
+			   kernel_at_least(6, 5) ? -EFAULT : 0);
+	snprintf(cmd, sizeof(cmd), "umount %s && rm -rf %s %s.img", dir, dir,
+		 dir);
+	EXPECT_EQ(0, system(cmd));
 }
 
 TEST_HARNESS_MAIN
