@@ -14,9 +14,11 @@
  * the MR goes, even after the process has exited and another one closes
  * the file.
  *
- * Keys: every MR owns a 24-bit index in sv_mr_keys for its whole life; its
- * lkey (== rkey) is the index << 8 | an 8-bit variant that changes on every
- * rereg, so stale keys miss. The data path takes spans of MRs by key with
+ * Keys: every MR owns a 24-bit index in sv_mr_keys for its whole life,
+ * chosen at random among the free ones, and its lkey (== rkey) is the
+ * index << 8 | a random 8-bit variant: keys are not a sequence one can
+ * guess from one's own. Rereg changes the variant, so stale keys miss.
+ * The data path takes spans of MRs by key with
  * sv_mr_span_get() (xa_load under RCU, the memory is freed after a grace
  * period; then enter and check key, PD, access and bounds once) and moves
  * bytes between spans and buffers with sv_mr_span_copy/read/write().
@@ -38,6 +40,7 @@
 #include <linux/debugfs.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -47,6 +50,7 @@
 #include "sv.h"
 
 #define SV_MR_KEY_VARIANT_MASK	0xffU
+#define SV_MR_KEY_INDEX_MAX	((1U << SV_MR_KEY_INDEX_BITS) - 1)
 #define SV_ACCESS_WRITES	(SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE | \
 				 SV_ACCESS_REMOTE_ATOMIC | SV_ACCESS_MW_BIND)
 #define SV_ACCESS_RIGHTS	(SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE | \
@@ -96,10 +100,8 @@ struct sv_mr {
 
 /* Key index -> struct sv_mr, for every device (indexes are unique). */
 static DEFINE_XARRAY_ALLOC1(sv_mr_keys);
-static u32 sv_mr_next_index;
 /* Makes the max_mr check and the add one step, across files. */
 static DEFINE_MUTEX(sv_mr_limit_lock);
-static atomic_t sv_mr_variant = ATOMIC_INIT(0);
 
 static struct sv_mr *to_sv_mr(struct sv_uobj *u)
 {
@@ -359,11 +361,25 @@ static const struct sv_uobj_ops sv_mr_ops = {
 	.free = sv_mr_free,
 };
 
-static u32 sv_mr_new_key(u32 index)
+/*
+ * Reserve a key index for mr, at random among the free ones: the lowest
+ * free index from a random start, wrapping around once.
+ */
+static int sv_mr_alloc_index(struct sv_mr *mr)
 {
-	u32 variant = atomic_inc_return(&sv_mr_variant);
+	u32 start = get_random_u32_inclusive(1, SV_MR_KEY_INDEX_MAX);
+	int ret;
 
-	return index << 8 | (variant & SV_MR_KEY_VARIANT_MASK);
+	ret = xa_alloc(&sv_mr_keys, &mr->index, NULL,
+		       XA_LIMIT(start, SV_MR_KEY_INDEX_MAX), GFP_KERNEL_ACCOUNT);
+	if (ret == -EBUSY && start > 1)
+		ret = xa_alloc(&sv_mr_keys, &mr->index, NULL,
+			       XA_LIMIT(1, start - 1), GFP_KERNEL_ACCOUNT);
+	if (ret)
+		return ret == -EBUSY ? -ENOSPC : ret;
+	/* The index is never 0, so neither is the key. */
+	mr->key = mr->index << 8 | (get_random_u32() & SV_MR_KEY_VARIANT_MASK);
+	return 0;
 }
 
 /* The MR whose key is key on sdev, referenced (sv_mr_put()), or NULL. */
@@ -583,14 +599,9 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 		goto err_free;
 	}
 	/* Reserve the key index; the MR is published when complete. */
-	ret = xa_alloc_cyclic(&sv_mr_keys, &mr->index, NULL,
-			      XA_LIMIT(1, (1U << SV_MR_KEY_INDEX_BITS) - 1),
-			      &sv_mr_next_index, GFP_KERNEL);
-	if (ret < 0) {
-		ret = ret == -EBUSY ? -ENOSPC : ret;
+	ret = sv_mr_alloc_index(mr);
+	if (ret)
 		goto err_pd;
-	}
-	mr->key = sv_mr_new_key(mr->index);
 	mr->umem = sv_umem_get(cmd->addr, cmd->length,
 			       sv_access_writable(cmd->access));
 	if (IS_ERR(mr->umem)) {

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -925,6 +926,91 @@ TEST_F(mr, copy_races_rereg_dereg)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 	munmap((void *)shared, PG);
+}
+
+/*
+ * Keys are not a sequence: successive registrations do not step by a
+ * constant (they did, by 0x101, from 0x101 at load). 16 keys from random
+ * indexes and variants all at one distance: about 2^-360.
+ */
+TEST_F(mr, keys_unpredictable)
+{
+	enum { N = 16 };
+	__u32 mrs[N], keys[N];
+	int i, same = 0, adjacent = 0;
+
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf, PG, 0,
+					&mrs[i], &keys[i]));
+	for (i = 2; i < N; i++) {
+		same += keys[i] - keys[i - 1] == keys[1] - keys[0];
+		adjacent += (keys[i] >> 8) - (keys[i - 1] >> 8) == 1;
+	}
+	EXPECT_GT(N - 2, same) TH_LOG("keys step by %#x",
+				      keys[1] - keys[0]);
+	/* Nor are the indexes handed out one after the other. */
+	EXPECT_GT(N - 2, adjacent);
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mrs[i]));
+}
+
+static int sv_mod_load(const char *ko)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	return ret;
+}
+
+/* The first key after loading the module: 0 if it could not register. */
+static __u32 first_key_after_load(const char *ko)
+{
+	static char page[PG] __attribute__((aligned(4096)));
+	__u32 pd, mr, key = 0;
+	int fd;
+
+	if (sv_mod_load(ko))
+		return 0;
+	fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && !svt_alloc_pd(fd, &pd) &&
+	    svt_reg_mr(fd, pd, page, PG, 0, &mr, &key))
+		key = 0;
+	if (fd >= 0)
+		close(fd);
+	if (syscall(SYS_delete_module, "softverbs", O_NONBLOCK))
+		return 0;
+	return key;
+}
+
+/*
+ * The first MR on a freshly loaded module does not get a known key (it
+ * was 0x101 every time), and reloading does not repeat the keys.
+ */
+TEST(first_key_after_reload)
+{
+	const char *ko = getenv("SV_KO");
+	__u32 keys[4];
+	int i, distinct = 0;
+
+	if (!ko || geteuid())
+		SKIP(return, "needs root and SV_KO (run_tests.sh sets it)");
+	if (access("/sys/module/softverbs", F_OK) == 0 &&
+	    syscall(SYS_delete_module, "softverbs", O_NONBLOCK))
+		SKIP(return, "softverbs is in use: %s", strerror(errno));
+	for (i = 0; i < 4; i++)
+		keys[i] = first_key_after_load(ko);
+	/* Leave it loaded, as run_tests.sh had it. */
+	ASSERT_EQ(0, sv_mod_load(ko));
+	for (i = 0; i < 4; i++) {
+		ASSERT_NE(0, keys[i]) TH_LOG("load %d: no MR", i);
+		EXPECT_NE(0x101, keys[i]);
+		distinct += i == 0 || keys[i] != keys[0];
+	}
+	EXPECT_LT(1, distinct);
 }
 
 /*
