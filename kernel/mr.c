@@ -17,8 +17,9 @@
  * Keys: every MR owns a 24-bit index in sv_mr_keys for its whole life,
  * chosen at random among the free ones, and its lkey (== rkey) is the
  * index << 8 | a random 8-bit variant: keys are not a sequence one can
- * guess from one's own. Rereg changes the variant, so stale keys miss.
- * The data path takes spans of MRs by key with
+ * guess from one's own. The key stays the same across every rereg
+ * (access, PD, translation), as on rxe and mlx5: peers keep the rkey they
+ * were given. The data path takes spans of MRs by key with
  * sv_mr_span_get() (xa_load under RCU, the memory is freed after a grace
  * period; then enter and check key, PD, access and bounds once) and moves
  * bytes between spans and buffers with sv_mr_span_copy/read/write().
@@ -27,10 +28,11 @@
  * spans held plus one while the MR is open to them. Rereg and dereg close
  * it (drop that one and wait for the spans to be put; new ones fail),
  * change or unpin, and rereg reopens it. So a work request sees the MR
- * whole, never touches pages being unpinned, and once dereg (or rereg)
- * returns nobody uses the old pages any more. A work request holds its
- * spans while it executes; it may wait for a receive queue's mutex, never
- * for f->lock, the only lock rereg and dereg hold while they wait.
+ * whole (all old or all new), never touches pages being unpinned, and
+ * once dereg (or rereg) returns nobody uses the old pages any more. A work
+ * request holds its spans while it executes; it may wait for a receive
+ * queue's mutex, never for f->lock, the only lock rereg and dereg hold
+ * while they wait.
  *
  * Device limits: SV_MAX_MR MRs per device (max_mr; beyond: ENOMEM) of at
  * most SV_MAX_MR_SIZE bytes each (max_mr_size; beyond: EINVAL).
@@ -660,8 +662,8 @@ int sv_rereg_mr(struct sv_file *f, void *arg)
 	struct sv_rereg_mr *cmd = arg;
 	struct sv_umem *umem = NULL;
 	struct sv_pd *pd = NULL;
-	u32 access, key;
 	struct sv_uobj *u;
+	u32 access;
 	struct sv_mr *mr;
 	u64 iova;
 	int ret;
@@ -709,8 +711,7 @@ int sv_rereg_mr(struct sv_file *f, void *arg)
 		goto out;
 	}
 
-	key = (mr->key & ~SV_MR_KEY_VARIANT_MASK) |
-	      ((mr->key + 1) & SV_MR_KEY_VARIANT_MASK);
+	/* The key stays: peers keep the rkey they were given. */
 	sv_mr_close(mr);
 	if (umem)
 		swap(mr->umem, umem);
@@ -718,7 +719,6 @@ int sv_rereg_mr(struct sv_file *f, void *arg)
 		swap(mr->pd, pd);
 	mr->access = access;
 	mr->iova = iova;
-	WRITE_ONCE(mr->key, key);
 	sv_mr_open(mr);
 
 	/* What was swapped out is the old state. */
@@ -726,8 +726,8 @@ int sv_rereg_mr(struct sv_file *f, void *arg)
 		sv_umem_release(umem);
 	if (pd)
 		sv_pd_unpin(pd);
-	cmd->lkey = key;
-	cmd->rkey = key;
+	cmd->lkey = mr->key;
+	cmd->rkey = mr->key;
 out:
 	sv_uobj_put(u);
 	return ret;

@@ -378,9 +378,8 @@ TEST_F(mr, rereg_access)
 				&mr, &key));
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0, NULL,
 			   0, LW | RW | RA, &key2));
-	/* Same index, another variant. */
-	EXPECT_EQ(key >> 8, key2 >> 8);
-	EXPECT_NE(key, key2);
+	/* The keys stay: peers keep the rkey they were given. */
+	EXPECT_EQ(key, key2);
 	EXPECT_EQ(self->pin + 8, sv_vm_pin_kb());
 	EXPECT_EQ(-EINVAL, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0,
 				 NULL, 0, RW, NULL));
@@ -390,7 +389,7 @@ TEST_F(mr, rereg_access)
 				     0, NULL, 0, SV_ACCESS_ON_DEMAND, NULL));
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0, NULL,
 			   0, 0, &key3));
-	EXPECT_NE(key2, key3);
+	EXPECT_EQ(key2, key3);
 	EXPECT_EQ(self->pin + 8, sv_vm_pin_kb());
 	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
@@ -407,7 +406,7 @@ TEST_F(mr, rereg_translation)
 				&mr, &key));
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_TRANSLATION, 0,
 			   self->buf + 10, 4 * PG, 0, &key2));
-	EXPECT_NE(key, key2);
+	EXPECT_EQ(key, key2);
 	EXPECT_EQ(self->pin + 20, sv_vm_pin_kb());
 	/* Errors leave the MR as it was. */
 	EXPECT_EQ(-EINVAL, rereg(self->fd, mr, SV_REREG_MR_CHANGE_TRANSLATION,
@@ -421,7 +420,8 @@ TEST_F(mr, rereg_translation)
 	EXPECT_EQ(self->pin + 20, sv_vm_pin_kb());
 	/* Translation and access at once. */
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_TRANSLATION |
-			   SV_REREG_MR_CHANGE_ACCESS, 0, p, PG, RR, NULL));
+			   SV_REREG_MR_CHANGE_ACCESS, 0, p, PG, RR, &key2));
+	EXPECT_EQ(key, key2);
 	EXPECT_EQ(self->pin + 4, sv_vm_pin_kb());
 	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
@@ -443,7 +443,7 @@ TEST_F(mr, rereg_pd)
 				 NULL, 0, 0, NULL));
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_PD, pd2, NULL, 0,
 			   0, &key2));
-	EXPECT_NE(key, key2);
+	EXPECT_EQ(key, key2);
 	/* The MR moved: the old PD is free, the new one busy. */
 	EXPECT_EQ(-EBUSY, svt_dealloc_pd(self->fd, pd2));
 	ASSERT_EQ(0, svt_dealloc_pd(self->fd, self->pd));
@@ -841,16 +841,17 @@ TEST_F(mr, copy_helpers)
 	EXPECT_STREQ("-34", io_cmd("c %x 0 %llx %x 0 %llx %u", zbkey, 0ULL,
 				   key, (unsigned long long)a + 1, PG + 1));
 
-	/* Rereg: the old key dies, the new one sees the new range. */
+	/* Rereg: the key stays and sees the new range only. */
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_TRANSLATION, 0,
 			   self->buf + 10 * PG, PG, 0, &key2));
-	EXPECT_STREQ("-2", io_read(key, 0, a + 5, 1));
+	EXPECT_EQ(key, key2);
+	EXPECT_STREQ("-34", io_read(key, 0, a + 5, 1));
 	hex(want, self->buf + 10 * PG + 3, 2);
-	EXPECT_STREQ(want, io_read(key2, 0, a + 10 * PG + 3, 2));
-	EXPECT_STREQ("-34", io_read(key2, 0, a + 5, 1));
+	EXPECT_STREQ(want, io_read(key, 0, a + 10 * PG + 3, 2));
 	/* Access change: writes refused once LOCAL_WRITE is gone. */
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0, NULL, 0,
-			   RR, &key));
+			   RR, &key2));
+	EXPECT_EQ(key, key2);
 	EXPECT_STREQ("-13", io_cmd("w %x 0 %llx 00", key,
 				   (unsigned long long)a + 10 * PG));
 	hex(want, self->buf + 10 * PG, 1);
@@ -1011,6 +1012,78 @@ TEST(first_key_after_reload)
 		distinct += i == 0 || keys[i] != keys[0];
 	}
 	EXPECT_LT(1, distinct);
+}
+
+/*
+ * While rereg switches the translation between two buffers, a reader
+ * through the unchanged key sees either buffer whole (or a key that is
+ * switching: -ENOENT), never a mix of the two.
+ */
+TEST_F(mr, rereg_translation_never_half_seen)
+{
+	char *x = self->buf, *y = self->buf + 8 * PG;
+	volatile __u32 *shared;
+	__u32 mr, key;
+	int status, i;
+	pid_t pid;
+
+	if (access(SV_DEBUGFS0 "/mr_io", W_OK))
+		SKIP(return, "no debugfs mr_io (needs root)");
+	memset(x, 0x11, 4 * PG);
+	memset(y, 0x22, 4 * PG);
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, x, 4 * PG,
+				SV_ACCESS_ZERO_BASED, &mr, &key));
+	shared = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shared);
+	shared[0] = 0;		/* stop */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		unsigned long seen_x = 0, seen_y = 0;
+		const char *r;
+		size_t j, n;
+
+		while (!shared[0] || !seen_x || !seen_y) {
+			r = io_read(key, 0, 0, 2 * PG);
+			if (!strcmp(r, "-2"))
+				continue;
+			if (strncmp(r, "0 ", 2))
+				_exit(1);
+			n = strlen(r + 2);
+			if (n != 4 * PG)
+				_exit(2);
+			for (j = 1; j < n; j++)
+				if (r[2 + j] != r[2])
+					_exit(3);	/* half old, half new */
+			seen_x += r[2] == '1';
+			seen_y += r[2] == '2';
+			if (shared[0] > 1)
+				_exit(4);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < 400; i++) {
+		ASSERT_EQ(0, rereg(self->fd, mr,
+				   SV_REREG_MR_CHANGE_TRANSLATION, 0,
+				   i & 1 ? x : y, 4 * PG, 0, &key));
+		usleep(200);
+	}
+	shared[0] = 1;
+	/* The reader stops once it has seen both buffers. */
+	for (i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++) {
+		ASSERT_EQ(0, rereg(self->fd, mr,
+				   SV_REREG_MR_CHANGE_TRANSLATION, 0,
+				   i & 1 ? x : y, 4 * PG, 0, &key));
+		usleep(20000);
+	}
+	shared[0] = 2;
+	if (i == 100)
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	munmap((void *)shared, PG);
 }
 
 /*
