@@ -14,7 +14,12 @@ struct sv_ioctl_desc {
 	int (*handler)(struct sv_file *f, void *arg);
 	u32 min_size;	/* the command's first ABI version */
 	u32 size;	/* this kernel's struct */
-	bool unlocked;	/* runs without f->lock (the doorbell) */
+	/*
+	 * Runs without f->lock: the doorbell, and commands that sleep on
+	 * user memory (pinning), which take f->lock themselves for the
+	 * short part and check sdev->dead under it.
+	 */
+	bool unlocked;
 };
 
 static int sv_query_abi(struct sv_file *f, void *arg)
@@ -30,6 +35,9 @@ static int sv_query_abi(struct sv_file *f, void *arg)
 
 #define SV_IOCTL(nr, fn, type, ver0)					\
 	[nr] = { .handler = fn, .min_size = ver0, .size = sizeof(struct type) }
+#define SV_IOCTL_UNLOCKED(nr, fn, type, ver0)				\
+	[nr] = { .handler = fn, .min_size = ver0, .size = sizeof(struct type), \
+		 .unlocked = true }
 
 static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_QUERY_ABI, sv_query_abi, sv_query_abi,
@@ -38,9 +46,11 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_ALLOC_PD_SIZE_VER0),
 	SV_IOCTL(SV_NR_DEALLOC_PD, sv_dealloc_pd, sv_dealloc_pd,
 		 SV_DEALLOC_PD_SIZE_VER0),
-	SV_IOCTL(SV_NR_REG_MR, sv_reg_mr, sv_reg_mr, SV_REG_MR_SIZE_VER0),
-	SV_IOCTL(SV_NR_REREG_MR, sv_rereg_mr, sv_rereg_mr,
-		 SV_REREG_MR_SIZE_VER0),
+	/* They pin user pages: f->lock only around the commit (mr.c). */
+	SV_IOCTL_UNLOCKED(SV_NR_REG_MR, sv_reg_mr, sv_reg_mr,
+			  SV_REG_MR_SIZE_VER0),
+	SV_IOCTL_UNLOCKED(SV_NR_REREG_MR, sv_rereg_mr, sv_rereg_mr,
+			  SV_REREG_MR_SIZE_VER0),
 	SV_IOCTL(SV_NR_DEREG_MR, sv_dereg_mr, sv_dereg_mr,
 		 SV_DEREG_MR_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_DEVICE, sv_query_device, sv_query_device,

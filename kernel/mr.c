@@ -14,6 +14,12 @@
  * the MR goes, even after the process has exited and another one closes
  * the file.
  *
+ * Pinning can sleep for as long as userspace wants (a userfaultfd or FUSE
+ * page), so REG_MR and REREG_MR run without f->lock (file.c) and take it
+ * only to look at the file's objects and to commit: the lock that other
+ * control commands, device removal and the resource dumps wait for is
+ * never held across user-controlled sleeps here.
+ *
  * Keys: every MR owns a 24-bit index in sv_mr_keys for its whole life,
  * chosen at random among the free ones, and its lkey (== rkey) is the
  * index << 8 | a random 8-bit variant: keys are not a sequence one can
@@ -97,7 +103,8 @@ struct sv_mr {
 	u32 access;			/* SV_ACCESS_* */
 	u64 iova;			/* as requested; see sv_mr_base() */
 	struct sv_pd *pd;		/* pinned */
-	struct sv_umem *umem;
+	struct sv_umem *umem;		/* NULL once deregistered */
+	u32 generation;			/* bumped by every rereg */
 };
 
 /* Key index -> struct sv_mr, for every device (indexes are unique). */
@@ -318,6 +325,7 @@ static bool sv_mr_enter(struct sv_mr *mr)
 /* Close the MR to copies and wait for those in flight. Under f->lock. */
 static void sv_mr_close(struct sv_mr *mr)
 {
+	lockdep_assert_held(&mr->uobj.file->lock);
 	WRITE_ONCE(mr->closing, true);
 	sv_mr_exit(mr);
 	wait_for_completion(&mr->idle);
@@ -568,9 +576,16 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 	return 0;
 }
 
+/*
+ * SV_IOC_REG_MR runs without f->lock (file.c): the arguments are checked
+ * and the pages pinned first, then f->lock is taken for the PD and the
+ * handle table only.
+ */
 int sv_reg_mr(struct sv_file *f, void *arg)
 {
 	struct sv_reg_mr *cmd = arg;
+	struct sv_umem *umem;
+	struct sv_pd *pd;
 	struct sv_mr *mr;
 	void *old;
 	int ret;
@@ -586,6 +601,11 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	/* Fail early when full; the add below checks again, strictly. */
 	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
 		return -ENOMEM;
+	/* A bad PD handle fails before any pinning; pinned again below. */
+	pd = sv_pd_get(f, cmd->pd_handle);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	sv_pd_put(pd);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
@@ -595,20 +615,28 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	mr->sdev = f->sdev;
 	mr->access = cmd->access;
 	mr->iova = cmd->iova;
-	mr->pd = sv_pd_pin(f, cmd->pd_handle);
-	if (IS_ERR(mr->pd)) {
-		ret = PTR_ERR(mr->pd);
-		goto err_free;
-	}
 	/* Reserve the key index; the MR is published when complete. */
 	ret = sv_mr_alloc_index(mr);
 	if (ret)
-		goto err_pd;
-	mr->umem = sv_umem_get(cmd->addr, cmd->length,
-			       sv_access_writable(cmd->access));
-	if (IS_ERR(mr->umem)) {
-		ret = PTR_ERR(mr->umem);
+		goto err_free;
+	umem = sv_umem_get(cmd->addr, cmd->length,
+			   sv_access_writable(cmd->access));
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
 		goto err_index;
+	}
+	mr->umem = umem;
+
+	mutex_lock(&f->lock);
+	/* sv_device_kill() waits for f->lock holders that saw it alive. */
+	if (READ_ONCE(f->sdev->dead)) {
+		ret = -EIO;
+		goto err_unlock;
+	}
+	mr->pd = sv_pd_pin(f, cmd->pd_handle);
+	if (IS_ERR(mr->pd)) {
+		ret = PTR_ERR(mr->pd);
+		goto err_unlock;
 	}
 	mutex_lock(&sv_mr_limit_lock);
 	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
@@ -616,26 +644,28 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	else
 		ret = sv_uobj_add(f, &mr->uobj, SV_OBJ_MR, &sv_mr_ops);
 	mutex_unlock(&sv_mr_limit_lock);
-	if (ret)
-		goto err_umem;
-
-	old = xa_store(&sv_mr_keys, mr->index, mr, GFP_KERNEL);
+	if (ret) {
+		sv_pd_unpin(mr->pd);
+		goto err_unlock;
+	}
+	old = xa_store(&sv_mr_keys, mr->index, mr, GFP_KERNEL_ACCOUNT);
 	if (xa_is_err(old)) {
 		/* Cannot happen for a reserved index; unwind all the same. */
 		sv_uobj_destroy(f, mr->uobj.handle, SV_OBJ_MR);
+		mutex_unlock(&f->lock);
 		return xa_err(old);
 	}
 	cmd->mr_handle = mr->uobj.handle;
 	cmd->lkey = mr->key;
 	cmd->rkey = mr->key;
+	mutex_unlock(&f->lock);
 	return 0;
 
-err_umem:
-	sv_umem_release(mr->umem);
+err_unlock:
+	mutex_unlock(&f->lock);
+	sv_umem_release(umem);
 err_index:
 	xa_erase(&sv_mr_keys, mr->index);
-err_pd:
-	sv_pd_unpin(mr->pd);
 err_free:
 	kfree(mr);
 	return ret;
@@ -643,6 +673,8 @@ err_free:
 
 static int sv_rereg_check(const struct sv_rereg_mr *cmd)
 {
+	int ret;
+
 	if (!cmd->flags || cmd->flags & ~SV_REREG_MR_FLAGS || cmd->reserved)
 		return -EINVAL;
 	if (!(cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) &&
@@ -652,20 +684,65 @@ static int sv_rereg_check(const struct sv_rereg_mr *cmd)
 		return -EINVAL;
 	if (!(cmd->flags & SV_REREG_MR_CHANGE_ACCESS) && cmd->access)
 		return -EINVAL;
-	if (cmd->flags & SV_REREG_MR_CHANGE_ACCESS)
-		return sv_mr_check_access(cmd->access);
+	if (cmd->flags & SV_REREG_MR_CHANGE_ACCESS) {
+		ret = sv_mr_check_access(cmd->access);
+		if (ret)
+			return ret;
+	}
+	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION)
+		return sv_mr_check_range(cmd->addr, cmd->length);
 	return 0;
 }
 
+/* What a rereg makes of an MR, worked out from the MR as it is. */
+struct sv_rereg_plan {
+	u32 generation;			/* of the MR planned from */
+	u32 access;
+	u64 iova;
+	bool pin;			/* new pages: */
+	u64 addr;			/* [addr, addr + length) */
+	u64 length;
+	bool writable;
+};
+
+static int sv_rereg_plan(struct sv_mr *mr, const struct sv_rereg_mr *cmd,
+			 struct sv_rereg_plan *p)
+{
+	lockdep_assert_held(&mr->uobj.file->lock);
+	if (!mr->umem)
+		return -ENOENT;		/* deregistered meanwhile */
+	p->generation = mr->generation;
+	p->access = cmd->flags & SV_REREG_MR_CHANGE_ACCESS ? cmd->access :
+							     mr->access;
+	p->writable = sv_access_writable(p->access);
+	p->iova = mr->iova;
+	p->addr = mr->umem->addr;
+	p->length = mr->umem->length;
+	/* New pages for a new range, or to pin the old one for writing. */
+	p->pin = p->writable && !mr->umem->writable;
+	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) {
+		p->iova = cmd->iova;
+		p->addr = cmd->addr;
+		p->length = cmd->length;
+		p->pin = true;
+	}
+	return sv_mr_check_iova(p->access, p->iova, p->length);
+}
+
+/*
+ * SV_IOC_REREG_MR, all or nothing, keeping lkey and rkey. Runs without
+ * f->lock (file.c): the change is planned under it, new pages are pinned
+ * without it, and the swap is done under it again, if no other rereg
+ * changed the MR meanwhile (else plan again).
+ */
 int sv_rereg_mr(struct sv_file *f, void *arg)
 {
 	struct sv_rereg_mr *cmd = arg;
-	struct sv_umem *umem = NULL;
-	struct sv_pd *pd = NULL;
+	struct sv_rereg_plan plan;
+	struct sv_umem *umem;
 	struct sv_uobj *u;
-	u32 access;
+	struct sv_pd *pd;
 	struct sv_mr *mr;
-	u64 iova;
 	int ret;
 
 	ret = sv_rereg_check(cmd);
@@ -675,59 +752,70 @@ int sv_rereg_mr(struct sv_file *f, void *arg)
 	if (IS_ERR(u))
 		return PTR_ERR(u);
 	mr = to_sv_mr(u);
-
-	/* Only control commands change these, and they hold f->lock. */
-	access = cmd->flags & SV_REREG_MR_CHANGE_ACCESS ? cmd->access :
-							  mr->access;
-	iova = mr->iova;
-	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) {
-		ret = sv_mr_check_range(cmd->addr, cmd->length);
-		if (ret)
-			goto out;
-		iova = cmd->iova;
-	}
-	ret = sv_mr_check_iova(access, iova,
-			       cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION ?
-			       cmd->length : mr->umem->length);
-	if (ret)
-		goto out;
 	if (cmd->flags & SV_REREG_MR_CHANGE_PD) {
-		pd = sv_pd_pin(f, cmd->pd_handle);
+		/* A bad PD handle fails before any pinning. */
+		pd = sv_pd_get(f, cmd->pd_handle);
 		if (IS_ERR(pd)) {
 			ret = PTR_ERR(pd);
 			goto out;
 		}
+		sv_pd_put(pd);
 	}
-	/* New pages for a new range, or to pin the old one for writing. */
-	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION)
-		umem = sv_umem_get(cmd->addr, cmd->length,
-				   sv_access_writable(access));
-	else if (sv_access_writable(access) && !mr->umem->writable)
-		umem = sv_umem_get(mr->umem->addr, mr->umem->length, true);
-	if (IS_ERR(umem)) {
-		ret = PTR_ERR(umem);
-		if (pd)
-			sv_pd_unpin(pd);
+again:
+	mutex_lock(&f->lock);
+	ret = sv_rereg_plan(mr, cmd, &plan);
+	mutex_unlock(&f->lock);
+	if (ret)
 		goto out;
+	umem = NULL;
+	if (plan.pin) {
+		umem = sv_umem_get(plan.addr, plan.length, plan.writable);
+		if (IS_ERR(umem)) {
+			ret = PTR_ERR(umem);
+			goto out;
+		}
 	}
 
-	/* The key stays: peers keep the rkey they were given. */
+	mutex_lock(&f->lock);
+	pd = NULL;
+	if (READ_ONCE(f->sdev->dead)) {
+		ret = -EIO;
+	} else if (!mr->umem) {
+		ret = -ENOENT;
+	} else if (mr->generation != plan.generation) {
+		mutex_unlock(&f->lock);
+		if (umem)
+			sv_umem_release(umem);
+		goto again;
+	} else if (cmd->flags & SV_REREG_MR_CHANGE_PD) {
+		pd = sv_pd_pin(f, cmd->pd_handle);
+		if (IS_ERR(pd))
+			ret = PTR_ERR(pd);
+	}
+	if (ret) {
+		mutex_unlock(&f->lock);
+		if (umem)
+			sv_umem_release(umem);
+		goto out;
+	}
 	sv_mr_close(mr);
 	if (umem)
 		swap(mr->umem, umem);
 	if (pd)
 		swap(mr->pd, pd);
-	mr->access = access;
-	mr->iova = iova;
+	mr->access = plan.access;
+	mr->iova = plan.iova;
+	mr->generation++;
 	sv_mr_open(mr);
+	cmd->lkey = mr->key;
+	cmd->rkey = mr->key;
+	mutex_unlock(&f->lock);
 
 	/* What was swapped out is the old state. */
 	if (umem)
 		sv_umem_release(umem);
 	if (pd)
 		sv_pd_unpin(pd);
-	cmd->lkey = mr->key;
-	cmd->rkey = mr->key;
 out:
 	sv_uobj_put(u);
 	return ret;

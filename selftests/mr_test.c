@@ -3,6 +3,9 @@
  * Memory regions: access flags, ranges, pinning (VmPin), RLIMIT_MEMLOCK,
  * iova, rereg, keys, and cleanup when the file or the process goes.
  */
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -12,6 +15,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
 #include "sv_test.h"
@@ -1084,6 +1088,168 @@ TEST_F(mr, rereg_translation_never_half_seen)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
 	munmap((void *)shared, PG);
+}
+
+/*
+ * userfaultfd: a registration that faults on a missing page waits until
+ * the page is supplied. Meanwhile the file's other control commands must
+ * go on: pinning runs without f->lock.
+ */
+struct uffd_ctx {
+	int fd, uffd;
+	__u32 pd, mr;
+	char *area;
+	size_t len;
+	int ret;		/* of the blocked call */
+	int other_ret;		/* of the other thread's commands */
+	sem_t other_done;
+};
+
+static void *uffd_reg_thread(void *arg)
+{
+	struct uffd_ctx *c = arg;
+	__u32 key;
+
+	__atomic_store_n(&c->ret, svt_reg_mr(c->fd, c->pd, c->area, c->len, LW,
+					     &c->mr, &key), __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *uffd_rereg_thread(void *arg)
+{
+	struct uffd_ctx *c = arg;
+
+	__atomic_store_n(&c->ret, rereg(c->fd, c->mr,
+					SV_REREG_MR_CHANGE_TRANSLATION, 0,
+					c->area, c->len, 0, NULL),
+			 __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Commands on the same fd while the other thread is blocked. */
+static void *uffd_other_thread(void *arg)
+{
+	struct sv_query_device q = { .size = sizeof(q) };
+	static char page[PG] __attribute__((aligned(4096)));
+	struct uffd_ctx *c = arg;
+	__u32 pd, mr, key;
+
+	c->other_ret = svt_alloc_pd(c->fd, &pd);
+	if (!c->other_ret)
+		c->other_ret = ioctl(c->fd, SV_IOC_QUERY_DEVICE, &q) ? -errno :
+								       0;
+	if (!c->other_ret)
+		c->other_ret = svt_reg_mr(c->fd, pd, page, PG, 0, &mr, &key);
+	if (!c->other_ret)
+		c->other_ret = svt_dereg_mr(c->fd, mr);
+	if (!c->other_ret)
+		c->other_ret = svt_dealloc_pd(c->fd, pd);
+	sem_post(&c->other_done);
+	return NULL;
+}
+
+/*
+ * Run fn (which blocks on c->area) in a thread; once it waits for the
+ * page, check that other commands on the fd finish within 3 s, then
+ * supply the pages. Returns 1 if the other commands were prompt, 0 if
+ * they waited for the fault, -1 if fn never waited for userfaultfd.
+ */
+static int uffd_run(struct uffd_ctx *c, void *(*fn)(void *))
+{
+	struct pollfd pfd = { .fd = c->uffd, .events = POLLIN };
+	struct uffdio_zeropage z = {
+		.range = { (uintptr_t)c->area, c->len },
+	};
+	pthread_t t, o;
+	struct timespec dl;
+	int prompt;
+
+	int i;
+
+	c->ret = 1;
+	c->other_ret = 1;
+	sem_init(&c->other_done, 0, 0);
+	if (pthread_create(&t, NULL, fn, c))
+		return -2;
+	/* Up to 10 s for the fault, unless the call is over without one. */
+	for (i = 0; i < 100 && poll(&pfd, 1, 100) != 1; i++) {
+		if (__atomic_load_n(&c->ret, __ATOMIC_ACQUIRE) != 1)
+			break;
+	}
+	if (!(pfd.revents & POLLIN)) {
+		pthread_join(t, NULL);
+		return -1;
+	}
+	if (pthread_create(&o, NULL, uffd_other_thread, c))
+		return -2;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 3;
+	prompt = sem_timedwait(&c->other_done, &dl) == 0;
+	/* Supply every page; the waiting call goes on. */
+	if (ioctl(c->uffd, UFFDIO_ZEROPAGE, &z))
+		return -3;
+	pthread_join(t, NULL);
+	pthread_join(o, NULL);
+	sem_destroy(&c->other_done);
+	return prompt;
+}
+
+static int uffd_area(struct uffd_ctx *c)
+{
+	struct uffdio_register r = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	c->area = mmap(NULL, c->len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->area == MAP_FAILED)
+		return -1;
+	r.range.start = (uintptr_t)c->area;
+	r.range.len = c->len;
+	return ioctl(c->uffd, UFFDIO_REGISTER, &r);
+}
+
+TEST_F(mr, pin_blocked_on_userfaultfd_leaves_file_usable)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffd_ctx c = { .fd = self->fd, .pd = self->pd, .len = 4 * PG };
+	int ret;
+
+	/*
+	 * Faults from the kernel (GUP) need privilege when
+	 * vm.unprivileged_userfaultfd is 0: the test runs as root.
+	 */
+	c.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (c.uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(c.uffd, UFFDIO_API, &api));
+	ASSERT_EQ(0, uffd_area(&c));
+
+	ret = uffd_run(&c, uffd_reg_thread);
+	if (ret == -1) {
+		/*
+		 * Before 6.4 long-term GUP faults without FAULT_FLAG_ALLOW_RETRY,
+		 * and userfaultfd answers those with SIGBUS: EFAULT at once.
+		 */
+		EXPECT_EQ(-EFAULT, c.ret);
+		close(c.uffd);
+		SKIP(return, "long-term pinning does not wait for userfaultfd on this kernel");
+	}
+	EXPECT_EQ(1, ret) TH_LOG("a command waited for a blocked REG_MR");
+	EXPECT_EQ(0, c.other_ret);
+	ASSERT_EQ(0, c.ret);
+	EXPECT_EQ(self->pin + 16, sv_vm_pin_kb());
+
+	/* Rereg onto a missing range: the same. */
+	munmap(c.area, c.len);
+	ASSERT_EQ(0, uffd_area(&c));
+	ret = uffd_run(&c, uffd_rereg_thread);
+	EXPECT_EQ(1, ret) TH_LOG("a command waited for a blocked REREG_MR");
+	EXPECT_EQ(0, c.other_ret);
+	EXPECT_EQ(0, c.ret);
+	EXPECT_EQ(self->pin + 16, sv_vm_pin_kb());
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, c.mr));
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
+	munmap(c.area, c.len);
+	close(c.uffd);
 }
 
 /*
