@@ -25,6 +25,20 @@
 #endif
 
 /*
+ * GUP flags of a long-term pin for an MR, as the kernel's own RDMA core
+ * (ib_umem_get) uses them: before 6.2 it always pinned for writing, with
+ * FOLL_FORCE when the MR is read-only (the reliable R/O long-term pin of
+ * that time); since 6.2 FOLL_WRITE only when the MR can be written.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define SV_GUP_LONGTERM(writable) \
+	(FOLL_LONGTERM | ((writable) ? FOLL_WRITE : 0))
+#else
+#define SV_GUP_LONGTERM(writable) \
+	(FOLL_LONGTERM | FOLL_WRITE | ((writable) ? 0 : FOLL_FORCE))
+#endif
+
+/*
  * A dump's parsed attributes: genl_dumpit_info carries a struct genl_info
  * since 6.2 (split ops).
  */

@@ -15,7 +15,12 @@ struct sv_ioctl_desc {
 	int (*handler)(struct sv_file *f, void *arg);
 	u32 min_size;	/* the command's first ABI version */
 	u32 size;	/* this kernel's struct */
-	bool unlocked;	/* runs without f->lock (the doorbell) */
+	/*
+	 * Runs without f->lock: the doorbell, and commands that sleep on
+	 * user memory (pinning), which take f->lock themselves for the
+	 * short part and check sdev->dead under it.
+	 */
+	bool unlocked;
 	/* A create: the type and the offset of the new handle in the struct */
 	enum sv_obj_type creates;
 	u32 handle_off;
@@ -34,6 +39,9 @@ static int sv_query_abi(struct sv_file *f, void *arg)
 
 #define SV_IOCTL(nr, fn, type, ver0)					\
 	[nr] = { .handler = fn, .min_size = ver0, .size = sizeof(struct type) }
+#define SV_IOCTL_UNLOCKED(nr, fn, type, ver0)				\
+	[nr] = { .handler = fn, .min_size = ver0, .size = sizeof(struct type), \
+		 .unlocked = true }
 
 /* A create that returns the new object's handle in the field hfield. */
 #define SV_IOCTL_CREATE(nr, fn, type, ver0, otype, hfield)		\
@@ -48,10 +56,14 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 			SV_ALLOC_PD_SIZE_VER0, SV_OBJ_PD, pd_handle),
 	SV_IOCTL(SV_NR_DEALLOC_PD, sv_dealloc_pd, sv_dealloc_pd,
 		 SV_DEALLOC_PD_SIZE_VER0),
-	SV_IOCTL_CREATE(SV_NR_REG_MR, sv_reg_mr, sv_reg_mr,
-			SV_REG_MR_SIZE_VER0, SV_OBJ_MR, mr_handle),
-	SV_IOCTL(SV_NR_REREG_MR, sv_rereg_mr, sv_rereg_mr,
-		 SV_REREG_MR_SIZE_VER0),
+	/* They pin user pages: f->lock only around the commit (mr.c). */
+	[SV_NR_REG_MR] = { .handler = sv_reg_mr,
+			   .min_size = SV_REG_MR_SIZE_VER0,
+			   .size = sizeof(struct sv_reg_mr), .unlocked = true,
+			   .creates = SV_OBJ_MR,
+			   .handle_off = offsetof(struct sv_reg_mr, mr_handle) },
+	SV_IOCTL_UNLOCKED(SV_NR_REREG_MR, sv_rereg_mr, sv_rereg_mr,
+			  SV_REREG_MR_SIZE_VER0),
 	SV_IOCTL(SV_NR_DEREG_MR, sv_dereg_mr, sv_dereg_mr,
 		 SV_DEREG_MR_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_DEVICE, sv_query_device, sv_query_device,
@@ -225,7 +237,7 @@ static long sv_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	*(u32 *)karg = usize;
 
 	if (d->unlocked) {
-		/* The doorbell: its own locking. */
+		/* Its own locking (the doorbell, MR registration). */
 		ret = d->handler(f, karg);
 	} else {
 		mutex_lock(&f->lock);

@@ -2,16 +2,30 @@
 /*
  * softverbs memory regions.
  *
- * Registering pins the user pages long-term (FOLL_LONGTERM, with FOLL_WRITE
- * when any access can write them) and charges them to the registering
- * process's RLIMIT_MEMLOCK on mm->pinned_vm, as the RDMA core's umem does;
- * CAP_IPC_LOCK lifts the limit. The MR keeps a grab on that mm, so the
- * charge is returned when the MR goes, even after the process has exited
- * and another one closes the file.
+ * Registering pins the user pages long-term with the GUP flags the RDMA
+ * core's ib_umem_get() uses on the kernel we run on (SV_GUP_LONGTERM() in
+ * compat.h), and charges them to the registering process's RLIMIT_MEMLOCK
+ * on mm->pinned_vm, as ib_umem does; CAP_IPC_LOCK lifts the limit. The
+ * limits are checked before anything sized by the length is allocated,
+ * and the page list is built in chunks of one page of page pointers as
+ * the pages are pinned, so a huge registration costs memory only as it
+ * succeeds, is charged to the caller's memory cgroup, and a fatal signal
+ * stops it. The MR keeps a grab on that mm, so the charge is returned when
+ * the MR goes, even after the process has exited and another one closes
+ * the file.
  *
- * Keys: every MR owns a 24-bit index in sv_mr_keys for its whole life; its
- * lkey (== rkey) is the index << 8 | an 8-bit variant that changes on every
- * rereg, so stale keys miss. The data path takes spans of MRs by key with
+ * Pinning can sleep for as long as userspace wants (a userfaultfd or FUSE
+ * page), so REG_MR and REREG_MR run without f->lock (file.c) and take it
+ * only to look at the file's objects and to commit: the lock that other
+ * control commands, device removal and the resource dumps wait for is
+ * never held across user-controlled sleeps here.
+ *
+ * Keys: every MR owns a 24-bit index in sv_mr_keys for its whole life,
+ * chosen at random among the free ones, and its lkey (== rkey) is the
+ * index << 8 | a random 8-bit variant: keys are not a sequence one can
+ * guess from one's own. The key stays the same across every rereg
+ * (access, PD, translation), as on rxe and mlx5: peers keep the rkey they
+ * were given. The data path takes spans of MRs by key with
  * sv_mr_span_get() (xa_load under RCU, the memory is freed after a grace
  * period; then enter and check key, PD, access and bounds once) and moves
  * bytes between spans and buffers with sv_mr_span_copy/read/write().
@@ -20,10 +34,11 @@
  * spans held plus one while the MR is open to them. Rereg and dereg close
  * it (drop that one and wait for the spans to be put; new ones fail),
  * change or unpin, and rereg reopens it. So a work request sees the MR
- * whole, never touches pages being unpinned, and once dereg (or rereg)
- * returns nobody uses the old pages any more. A work request holds its
- * spans while it executes; it may wait for a receive queue's mutex, never
- * for f->lock, the only lock rereg and dereg hold while they wait.
+ * whole (all old or all new), never touches pages being unpinned, and
+ * once dereg (or rereg) returns nobody uses the old pages any more. A work
+ * request holds its spans while it executes; it may wait for a receive
+ * queue's mutex, never for f->lock, the only lock rereg and dereg hold
+ * while they wait.
  *
  * Device limits: SV_MAX_MR MRs per device (max_mr; beyond: ENOMEM) of at
  * most SV_MAX_MR_SIZE bytes each (max_mr_size; beyond: EINVAL).
@@ -33,14 +48,17 @@
 #include <linux/debugfs.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "sv.h"
 
 #define SV_MR_KEY_VARIANT_MASK	0xffU
+#define SV_MR_KEY_INDEX_MAX	((1U << SV_MR_KEY_INDEX_BITS) - 1)
 #define SV_ACCESS_WRITES	(SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE | \
 				 SV_ACCESS_REMOTE_ATOMIC | SV_ACCESS_MW_BIND)
 #define SV_ACCESS_RIGHTS	(SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE | \
@@ -51,13 +69,20 @@
 #define SV_REREG_MR_FLAGS	(SV_REREG_MR_CHANGE_TRANSLATION | \
 				 SV_REREG_MR_CHANGE_PD | \
 				 SV_REREG_MR_CHANGE_ACCESS)
-/* Pages pinned or unpinned per call: one page worth of page pointers. */
-#define SV_PIN_CHUNK		(PAGE_SIZE / sizeof(struct page *))
+/*
+ * Page pointers per chunk of the page list: one page worth. Pages are
+ * pinned and unpinned a chunk at a time, too.
+ */
+#define SV_PIN_CHUNK_SHIFT	(PAGE_SHIFT - ilog2(sizeof(struct page *)))
+#define SV_PIN_CHUNK		BIT(SV_PIN_CHUNK_SHIFT)
 
-/* Pinned, charged user memory: [addr, addr + length) of mm. */
+/*
+ * Pinned, charged user memory: [addr, addr + length) of mm. Page i is
+ * chunks[i / SV_PIN_CHUNK][i % SV_PIN_CHUNK].
+ */
 struct sv_umem {
 	struct mm_struct *mm;
-	struct page **pages;
+	struct page ***chunks;
 	unsigned long npages;
 	u64 addr;
 	u64 length;
@@ -78,15 +103,14 @@ struct sv_mr {
 	u32 access;			/* SV_ACCESS_* */
 	u64 iova;			/* as requested; see sv_mr_base() */
 	struct sv_pd *pd;		/* pinned */
-	struct sv_umem *umem;
+	struct sv_umem *umem;		/* NULL once deregistered */
+	u32 generation;			/* bumped by every rereg */
 };
 
 /* Key index -> struct sv_mr, for every device (indexes are unique). */
 static DEFINE_XARRAY_ALLOC1(sv_mr_keys);
-static u32 sv_mr_next_index;
 /* Makes the max_mr check and the add one step, across files. */
 static DEFINE_MUTEX(sv_mr_limit_lock);
-static atomic_t sv_mr_variant = ATOMIC_INIT(0);
 
 static struct sv_mr *to_sv_mr(struct sv_uobj *u)
 {
@@ -135,24 +159,37 @@ static int sv_mr_check_iova(u32 access, u64 iova, u64 length)
 	return base + (length - 1) < base ? -EINVAL : 0;
 }
 
-static void sv_unpin_pages(struct page **pages, unsigned long npages,
-			   bool dirty)
+static struct page *sv_umem_page(const struct sv_umem *umem, unsigned long i)
 {
-	unsigned long done, n;
+	return umem->chunks[i >> SV_PIN_CHUNK_SHIFT][i & (SV_PIN_CHUNK - 1)];
+}
 
-	for (done = 0; done < npages; done += n) {
-		n = min_t(unsigned long, npages - done, SV_PIN_CHUNK);
-		unpin_user_pages_dirty_lock(pages + done, n, dirty);
+/* Unpin the first npinned pages of umem and free the page list. */
+static void sv_umem_unpin(struct sv_umem *umem, unsigned long npinned,
+			  bool dirty)
+{
+	unsigned long c, n;
+
+	for (c = 0; c << SV_PIN_CHUNK_SHIFT < umem->npages; c++) {
+		if (!umem->chunks[c])
+			break;
+		n = 0;
+		if (npinned > c << SV_PIN_CHUNK_SHIFT)
+			n = min(npinned - (c << SV_PIN_CHUNK_SHIFT),
+				SV_PIN_CHUNK);
+		if (n)
+			unpin_user_pages_dirty_lock(umem->chunks[c], n, dirty);
+		kfree(umem->chunks[c]);
 		cond_resched();
 	}
+	kvfree(umem->chunks);
 }
 
 static void sv_umem_release(struct sv_umem *umem)
 {
-	sv_unpin_pages(umem->pages, umem->npages, umem->writable);
+	sv_umem_unpin(umem, umem->npages, umem->writable);
 	atomic64_sub(umem->npages, &umem->mm->pinned_vm);
 	mmdrop(umem->mm);
-	kvfree(umem->pages);
 	kfree(umem);
 }
 
@@ -169,50 +206,85 @@ static int sv_charge_pinned(struct mm_struct *mm, unsigned long npages)
 	return 0;
 }
 
-/* Pin [addr, addr + length) of current's memory; the range is checked. */
+/* Pin the pages of one chunk, starting at page first of the range. */
+static int sv_umem_pin_chunk(struct sv_umem *umem, unsigned long first,
+			     unsigned long n, unsigned int gup)
+{
+	u64 start = (umem->addr & PAGE_MASK) + ((u64)first << PAGE_SHIFT);
+	struct page **pages = umem->chunks[first >> SV_PIN_CHUNK_SHIFT];
+	unsigned long done = 0;
+	long ret;
+
+	while (done < n) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err;
+		}
+		ret = pin_user_pages_fast(start + (done << PAGE_SHIFT),
+					  n - done, gup, pages + done);
+		if (ret <= 0) {
+			ret = ret ? ret : -EFAULT;
+			goto err;
+		}
+		done += ret;
+	}
+	return 0;
+err:
+	unpin_user_pages(pages, done);
+	return ret;
+}
+
+/*
+ * Pin [addr, addr + length) of current's memory; the range is checked.
+ * May sleep for as long as the pages take to fault in: no locks held.
+ */
 static struct sv_umem *sv_umem_get(u64 addr, u64 length, bool writable)
 {
-	unsigned int gup = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
-	u64 start = addr & PAGE_MASK;
+	unsigned int gup = SV_GUP_LONGTERM(writable);
 	struct mm_struct *mm = current->mm;
-	unsigned long pinned = 0;
+	unsigned long pinned = 0, nchunks, n;
 	struct sv_umem *umem;
-	long ret;
+	int ret;
 
 	if (!mm)
 		return ERR_PTR(-EFAULT);
+	/* RLIMIT_MEMLOCK 0 without CAP_IPC_LOCK: EPERM, as in ib_umem_get. */
+	if (!can_do_mlock())
+		return ERR_PTR(-EPERM);
 	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
 	if (!umem)
 		return ERR_PTR(-ENOMEM);
 	umem->addr = addr;
 	umem->length = length;
 	umem->writable = writable;
-	umem->npages = (PAGE_ALIGN(addr + length) - start) >> PAGE_SHIFT;
+	umem->npages = (PAGE_ALIGN(addr + length) - (addr & PAGE_MASK)) >>
+		       PAGE_SHIFT;
 
+	/* Every limit before anything sized by the length. */
 	ret = sv_charge_pinned(mm, umem->npages);
 	if (ret)
 		goto err_free;
-	umem->pages = kvcalloc(umem->npages, sizeof(*umem->pages),
-			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!umem->pages) {
+	/* At most 4 MiB for max_mr_size; the chunks come as pages pin. */
+	nchunks = DIV_ROUND_UP(umem->npages, SV_PIN_CHUNK);
+	umem->chunks = kvcalloc(nchunks, sizeof(*umem->chunks),
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!umem->chunks) {
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
 	while (pinned < umem->npages) {
-		unsigned long n = min_t(unsigned long, umem->npages - pinned,
-					SV_PIN_CHUNK);
-
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
+		n = min(umem->npages - pinned, SV_PIN_CHUNK);
+		umem->chunks[pinned >> SV_PIN_CHUNK_SHIFT] =
+			kmalloc_array(n, sizeof(struct page *),
+				      GFP_KERNEL_ACCOUNT);
+		if (!umem->chunks[pinned >> SV_PIN_CHUNK_SHIFT]) {
+			ret = -ENOMEM;
 			goto err_unpin;
 		}
-		ret = pin_user_pages_fast(start + pinned * PAGE_SIZE, n, gup,
-					  umem->pages + pinned);
-		if (ret <= 0) {
-			ret = ret ? ret : -EFAULT;
+		ret = sv_umem_pin_chunk(umem, pinned, n, gup);
+		if (ret)
 			goto err_unpin;
-		}
-		pinned += ret;
+		pinned += n;
 		cond_resched();
 	}
 	mmgrab(mm);
@@ -220,8 +292,7 @@ static struct sv_umem *sv_umem_get(u64 addr, u64 length, bool writable)
 	return umem;
 
 err_unpin:
-	sv_unpin_pages(umem->pages, pinned, false);
-	kvfree(umem->pages);
+	sv_umem_unpin(umem, pinned, false);
 err_uncharge:
 	atomic64_sub(umem->npages, &mm->pinned_vm);
 err_free:
@@ -254,6 +325,7 @@ static bool sv_mr_enter(struct sv_mr *mr)
 /* Close the MR to copies and wait for those in flight. Under f->lock. */
 static void sv_mr_close(struct sv_mr *mr)
 {
+	lockdep_assert_held(&mr->uobj.file->lock);
 	WRITE_ONCE(mr->closing, true);
 	sv_mr_exit(mr);
 	wait_for_completion(&mr->idle);
@@ -299,11 +371,25 @@ static const struct sv_uobj_ops sv_mr_ops = {
 	.free = sv_mr_free,
 };
 
-static u32 sv_mr_new_key(u32 index)
+/*
+ * Reserve a key index for mr, at random among the free ones: the lowest
+ * free index from a random start, wrapping around once.
+ */
+static int sv_mr_alloc_index(struct sv_mr *mr)
 {
-	u32 variant = atomic_inc_return(&sv_mr_variant);
+	u32 start = get_random_u32_inclusive(1, SV_MR_KEY_INDEX_MAX);
+	int ret;
 
-	return index << 8 | (variant & SV_MR_KEY_VARIANT_MASK);
+	ret = xa_alloc(&sv_mr_keys, &mr->index, NULL,
+		       XA_LIMIT(start, SV_MR_KEY_INDEX_MAX), GFP_KERNEL_ACCOUNT);
+	if (ret == -EBUSY && start > 1)
+		ret = xa_alloc(&sv_mr_keys, &mr->index, NULL,
+			       XA_LIMIT(1, start - 1), GFP_KERNEL_ACCOUNT);
+	if (ret)
+		return ret == -EBUSY ? -ENOSPC : ret;
+	/* The index is never 0, so neither is the key. */
+	mr->key = mr->index << 8 | (get_random_u32() & SV_MR_KEY_VARIANT_MASK);
+	return 0;
 }
 
 /* The MR whose key is key on sdev, referenced (sv_mr_put()), or NULL. */
@@ -406,7 +492,7 @@ void sv_mr_span_put(struct sv_mr_span *sp)
 
 static void *sv_mr_map(struct sv_mr *mr, u64 off)
 {
-	return kmap_local_page(mr->umem->pages[off >> PAGE_SHIFT]) +
+	return kmap_local_page(sv_umem_page(mr->umem, off >> PAGE_SHIFT)) +
 	       (off & ~PAGE_MASK);
 }
 
@@ -490,9 +576,16 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 	return 0;
 }
 
+/*
+ * SV_IOC_REG_MR runs without f->lock (file.c): the arguments are checked
+ * and the pages pinned first, then f->lock is taken for the PD and the
+ * handle table only.
+ */
 int sv_reg_mr(struct sv_file *f, void *arg)
 {
 	struct sv_reg_mr *cmd = arg;
+	struct sv_umem *umem;
+	struct sv_pd *pd;
 	struct sv_mr *mr;
 	void *old;
 	int ret;
@@ -508,6 +601,11 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	/* Fail early when full; the add below checks again, strictly. */
 	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
 		return -ENOMEM;
+	/* A bad PD handle fails before any pinning; pinned again below. */
+	pd = sv_pd_get(f, cmd->pd_handle);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	sv_pd_put(pd);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
@@ -517,25 +615,28 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	mr->sdev = f->sdev;
 	mr->access = cmd->access;
 	mr->iova = cmd->iova;
+	/* Reserve the key index; the MR is published when complete. */
+	ret = sv_mr_alloc_index(mr);
+	if (ret)
+		goto err_free;
+	umem = sv_umem_get(cmd->addr, cmd->length,
+			   sv_access_writable(cmd->access));
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
+		goto err_index;
+	}
+	mr->umem = umem;
+
+	mutex_lock(&f->lock);
+	/* sv_device_kill() waits for f->lock holders that saw it alive. */
+	if (READ_ONCE(f->sdev->dead)) {
+		ret = -EIO;
+		goto err_unlock;
+	}
 	mr->pd = sv_pd_pin(f, cmd->pd_handle);
 	if (IS_ERR(mr->pd)) {
 		ret = PTR_ERR(mr->pd);
-		goto err_free;
-	}
-	/* Reserve the key index; the MR is published when complete. */
-	ret = xa_alloc_cyclic(&sv_mr_keys, &mr->index, NULL,
-			      XA_LIMIT(1, (1U << SV_MR_KEY_INDEX_BITS) - 1),
-			      &sv_mr_next_index, GFP_KERNEL);
-	if (ret < 0) {
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto err_pd;
-	}
-	mr->key = sv_mr_new_key(mr->index);
-	mr->umem = sv_umem_get(cmd->addr, cmd->length,
-			       sv_access_writable(cmd->access));
-	if (IS_ERR(mr->umem)) {
-		ret = PTR_ERR(mr->umem);
-		goto err_index;
+		goto err_unlock;
 	}
 	mutex_lock(&sv_mr_limit_lock);
 	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
@@ -543,26 +644,28 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	else
 		ret = sv_uobj_add(f, &mr->uobj, SV_OBJ_MR, &sv_mr_ops);
 	mutex_unlock(&sv_mr_limit_lock);
-	if (ret)
-		goto err_umem;
-
-	old = xa_store(&sv_mr_keys, mr->index, mr, GFP_KERNEL);
+	if (ret) {
+		sv_pd_unpin(mr->pd);
+		goto err_unlock;
+	}
+	old = xa_store(&sv_mr_keys, mr->index, mr, GFP_KERNEL_ACCOUNT);
 	if (xa_is_err(old)) {
 		/* Cannot happen for a reserved index; unwind all the same. */
 		sv_uobj_destroy(f, mr->uobj.handle, SV_OBJ_MR);
+		mutex_unlock(&f->lock);
 		return xa_err(old);
 	}
 	cmd->mr_handle = mr->uobj.handle;
 	cmd->lkey = mr->key;
 	cmd->rkey = mr->key;
+	mutex_unlock(&f->lock);
 	return 0;
 
-err_umem:
-	sv_umem_release(mr->umem);
+err_unlock:
+	mutex_unlock(&f->lock);
+	sv_umem_release(umem);
 err_index:
 	xa_erase(&sv_mr_keys, mr->index);
-err_pd:
-	sv_pd_unpin(mr->pd);
 err_free:
 	kfree(mr);
 	return ret;
@@ -570,6 +673,8 @@ err_free:
 
 static int sv_rereg_check(const struct sv_rereg_mr *cmd)
 {
+	int ret;
+
 	if (!cmd->flags || cmd->flags & ~SV_REREG_MR_FLAGS || cmd->reserved)
 		return -EINVAL;
 	if (!(cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) &&
@@ -579,20 +684,65 @@ static int sv_rereg_check(const struct sv_rereg_mr *cmd)
 		return -EINVAL;
 	if (!(cmd->flags & SV_REREG_MR_CHANGE_ACCESS) && cmd->access)
 		return -EINVAL;
-	if (cmd->flags & SV_REREG_MR_CHANGE_ACCESS)
-		return sv_mr_check_access(cmd->access);
+	if (cmd->flags & SV_REREG_MR_CHANGE_ACCESS) {
+		ret = sv_mr_check_access(cmd->access);
+		if (ret)
+			return ret;
+	}
+	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION)
+		return sv_mr_check_range(cmd->addr, cmd->length);
 	return 0;
 }
 
+/* What a rereg makes of an MR, worked out from the MR as it is. */
+struct sv_rereg_plan {
+	u32 generation;			/* of the MR planned from */
+	u32 access;
+	u64 iova;
+	bool pin;			/* new pages: */
+	u64 addr;			/* [addr, addr + length) */
+	u64 length;
+	bool writable;
+};
+
+static int sv_rereg_plan(struct sv_mr *mr, const struct sv_rereg_mr *cmd,
+			 struct sv_rereg_plan *p)
+{
+	lockdep_assert_held(&mr->uobj.file->lock);
+	if (!mr->umem)
+		return -ENOENT;		/* deregistered meanwhile */
+	p->generation = mr->generation;
+	p->access = cmd->flags & SV_REREG_MR_CHANGE_ACCESS ? cmd->access :
+							     mr->access;
+	p->writable = sv_access_writable(p->access);
+	p->iova = mr->iova;
+	p->addr = mr->umem->addr;
+	p->length = mr->umem->length;
+	/* New pages for a new range, or to pin the old one for writing. */
+	p->pin = p->writable && !mr->umem->writable;
+	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) {
+		p->iova = cmd->iova;
+		p->addr = cmd->addr;
+		p->length = cmd->length;
+		p->pin = true;
+	}
+	return sv_mr_check_iova(p->access, p->iova, p->length);
+}
+
+/*
+ * SV_IOC_REREG_MR, all or nothing, keeping lkey and rkey. Runs without
+ * f->lock (file.c): the change is planned under it, new pages are pinned
+ * without it, and the swap is done under it again, if no other rereg
+ * changed the MR meanwhile (else plan again).
+ */
 int sv_rereg_mr(struct sv_file *f, void *arg)
 {
 	struct sv_rereg_mr *cmd = arg;
-	struct sv_umem *umem = NULL;
-	struct sv_pd *pd = NULL;
-	u32 access, key;
+	struct sv_rereg_plan plan;
+	struct sv_umem *umem;
 	struct sv_uobj *u;
+	struct sv_pd *pd;
 	struct sv_mr *mr;
-	u64 iova;
 	int ret;
 
 	ret = sv_rereg_check(cmd);
@@ -602,61 +752,70 @@ int sv_rereg_mr(struct sv_file *f, void *arg)
 	if (IS_ERR(u))
 		return PTR_ERR(u);
 	mr = to_sv_mr(u);
-
-	/* Only control commands change these, and they hold f->lock. */
-	access = cmd->flags & SV_REREG_MR_CHANGE_ACCESS ? cmd->access :
-							  mr->access;
-	iova = mr->iova;
-	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) {
-		ret = sv_mr_check_range(cmd->addr, cmd->length);
-		if (ret)
-			goto out;
-		iova = cmd->iova;
-	}
-	ret = sv_mr_check_iova(access, iova,
-			       cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION ?
-			       cmd->length : mr->umem->length);
-	if (ret)
-		goto out;
 	if (cmd->flags & SV_REREG_MR_CHANGE_PD) {
-		pd = sv_pd_pin(f, cmd->pd_handle);
+		/* A bad PD handle fails before any pinning. */
+		pd = sv_pd_get(f, cmd->pd_handle);
 		if (IS_ERR(pd)) {
 			ret = PTR_ERR(pd);
 			goto out;
 		}
+		sv_pd_put(pd);
 	}
-	/* New pages for a new range, or to pin the old one for writing. */
-	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION)
-		umem = sv_umem_get(cmd->addr, cmd->length,
-				   sv_access_writable(access));
-	else if (sv_access_writable(access) && !mr->umem->writable)
-		umem = sv_umem_get(mr->umem->addr, mr->umem->length, true);
-	if (IS_ERR(umem)) {
-		ret = PTR_ERR(umem);
-		if (pd)
-			sv_pd_unpin(pd);
+again:
+	mutex_lock(&f->lock);
+	ret = sv_rereg_plan(mr, cmd, &plan);
+	mutex_unlock(&f->lock);
+	if (ret)
 		goto out;
+	umem = NULL;
+	if (plan.pin) {
+		umem = sv_umem_get(plan.addr, plan.length, plan.writable);
+		if (IS_ERR(umem)) {
+			ret = PTR_ERR(umem);
+			goto out;
+		}
 	}
 
-	key = (mr->key & ~SV_MR_KEY_VARIANT_MASK) |
-	      ((mr->key + 1) & SV_MR_KEY_VARIANT_MASK);
+	mutex_lock(&f->lock);
+	pd = NULL;
+	if (READ_ONCE(f->sdev->dead)) {
+		ret = -EIO;
+	} else if (!mr->umem) {
+		ret = -ENOENT;
+	} else if (mr->generation != plan.generation) {
+		mutex_unlock(&f->lock);
+		if (umem)
+			sv_umem_release(umem);
+		goto again;
+	} else if (cmd->flags & SV_REREG_MR_CHANGE_PD) {
+		pd = sv_pd_pin(f, cmd->pd_handle);
+		if (IS_ERR(pd))
+			ret = PTR_ERR(pd);
+	}
+	if (ret) {
+		mutex_unlock(&f->lock);
+		if (umem)
+			sv_umem_release(umem);
+		goto out;
+	}
 	sv_mr_close(mr);
 	if (umem)
 		swap(mr->umem, umem);
 	if (pd)
 		swap(mr->pd, pd);
-	mr->access = access;
-	mr->iova = iova;
-	WRITE_ONCE(mr->key, key);
+	mr->access = plan.access;
+	mr->iova = plan.iova;
+	mr->generation++;
 	sv_mr_open(mr);
+	cmd->lkey = mr->key;
+	cmd->rkey = mr->key;
+	mutex_unlock(&f->lock);
 
 	/* What was swapped out is the old state. */
 	if (umem)
 		sv_umem_release(umem);
 	if (pd)
 		sv_pd_unpin(pd);
-	cmd->lkey = key;
-	cmd->rkey = key;
 out:
 	sv_uobj_put(u);
 	return ret;

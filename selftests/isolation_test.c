@@ -502,6 +502,27 @@ TEST(create_undone_when_copy_out_fails)
 			EXPECT_EQ(before, live_objects(cmds[i].type));
 		EXPECT_EQ(fds, count_fds());
 	}
+	/* An MR: registered, then deregistered again. */
+	{
+		struct sv_alloc_pd pd = { .size = sizeof(pd) };
+		struct sv_reg_mr *mr = page;
+		static char buf[8192];
+
+		ASSERT_EQ(0, ioctl(fd, SV_IOC_ALLOC_PD, &pd));
+		ASSERT_EQ(0, mprotect(page, 4096, PROT_READ | PROT_WRITE));
+		memset(page, 0, 4096);
+		mr->size = sizeof(*mr);
+		mr->pd_handle = pd.pd_handle;
+		mr->addr = (uintptr_t)buf;
+		mr->length = sizeof(buf);
+		mr->access = SV_ACCESS_LOCAL_WRITE;
+		ASSERT_EQ(0, mprotect(page, 4096, PROT_READ));
+		before = live_objects("mr");
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(fd, SV_IOC_REG_MR, page));
+		EXPECT_EQ(EFAULT, errno);
+		EXPECT_EQ(before, live_objects("mr"));
+	}
 	/* And the file still works. */
 	ASSERT_EQ(0, mprotect(page, 4096, PROT_READ | PROT_WRITE));
 	memset(page, 0, 4096);

@@ -3,12 +3,19 @@
  * Memory regions: access flags, ranges, pinning (VmPin), RLIMIT_MEMLOCK,
  * iova, rereg, keys, and cleanup when the file or the process goes.
  */
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <linux/userfaultfd.h>
 
 #include "sv_harness.h"
 #include "sv_test.h"
@@ -18,6 +25,25 @@
 #define RW		SV_ACCESS_REMOTE_WRITE
 #define RR		SV_ACCESS_REMOTE_READ
 #define RA		SV_ACCESS_REMOTE_ATOMIC
+
+/* The running kernel is at least major.minor. */
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
 
 static int reg_iova(int fd, __u32 pd, const void *addr, __u64 len,
 		    __u64 iova, __u32 access, __u32 *mr, __u32 *key)
@@ -191,8 +217,21 @@ TEST_F(mr, unmapped_efault)
 	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, p, PG, LW, &mr, &key));
 	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
 	ASSERT_EQ(0, mprotect(p, PG, PROT_NONE));
-	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, PG, 0,
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, PG, LW,
 				      &mr, &key));
+	/*
+	 * Read-only: before 6.2 the RDMA core pins with FOLL_WRITE |
+	 * FOLL_FORCE, which takes a private PROT_NONE page (a COW copy);
+	 * since 6.2 it pins read-only, which does not.
+	 */
+	if (kernel_at_least(6, 2)) {
+		EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, PG, 0,
+					      &mr, &key));
+	} else {
+		ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, p, PG, 0,
+					&mr, &key));
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	}
 	EXPECT_EQ(0, sv_obj_count("mr"));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 	munmap(p, PG);
@@ -343,9 +382,8 @@ TEST_F(mr, rereg_access)
 				&mr, &key));
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0, NULL,
 			   0, LW | RW | RA, &key2));
-	/* Same index, another variant. */
-	EXPECT_EQ(key >> 8, key2 >> 8);
-	EXPECT_NE(key, key2);
+	/* The keys stay: peers keep the rkey they were given. */
+	EXPECT_EQ(key, key2);
 	EXPECT_EQ(self->pin + 8, sv_vm_pin_kb());
 	EXPECT_EQ(-EINVAL, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0,
 				 NULL, 0, RW, NULL));
@@ -355,7 +393,7 @@ TEST_F(mr, rereg_access)
 				     0, NULL, 0, SV_ACCESS_ON_DEMAND, NULL));
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0, NULL,
 			   0, 0, &key3));
-	EXPECT_NE(key2, key3);
+	EXPECT_EQ(key2, key3);
 	EXPECT_EQ(self->pin + 8, sv_vm_pin_kb());
 	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
@@ -372,7 +410,7 @@ TEST_F(mr, rereg_translation)
 				&mr, &key));
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_TRANSLATION, 0,
 			   self->buf + 10, 4 * PG, 0, &key2));
-	EXPECT_NE(key, key2);
+	EXPECT_EQ(key, key2);
 	EXPECT_EQ(self->pin + 20, sv_vm_pin_kb());
 	/* Errors leave the MR as it was. */
 	EXPECT_EQ(-EINVAL, rereg(self->fd, mr, SV_REREG_MR_CHANGE_TRANSLATION,
@@ -386,7 +424,8 @@ TEST_F(mr, rereg_translation)
 	EXPECT_EQ(self->pin + 20, sv_vm_pin_kb());
 	/* Translation and access at once. */
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_TRANSLATION |
-			   SV_REREG_MR_CHANGE_ACCESS, 0, p, PG, RR, NULL));
+			   SV_REREG_MR_CHANGE_ACCESS, 0, p, PG, RR, &key2));
+	EXPECT_EQ(key, key2);
 	EXPECT_EQ(self->pin + 4, sv_vm_pin_kb());
 	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
@@ -408,7 +447,7 @@ TEST_F(mr, rereg_pd)
 				 NULL, 0, 0, NULL));
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_PD, pd2, NULL, 0,
 			   0, &key2));
-	EXPECT_NE(key, key2);
+	EXPECT_EQ(key, key2);
 	/* The MR moved: the old PD is free, the new one busy. */
 	EXPECT_EQ(-EBUSY, svt_dealloc_pd(self->fd, pd2));
 	ASSERT_EQ(0, svt_dealloc_pd(self->fd, self->pd));
@@ -806,16 +845,17 @@ TEST_F(mr, copy_helpers)
 	EXPECT_STREQ("-34", io_cmd("c %x 0 %llx %x 0 %llx %u", zbkey, 0ULL,
 				   key, (unsigned long long)a + 1, PG + 1));
 
-	/* Rereg: the old key dies, the new one sees the new range. */
+	/* Rereg: the key stays and sees the new range only. */
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_TRANSLATION, 0,
 			   self->buf + 10 * PG, PG, 0, &key2));
-	EXPECT_STREQ("-2", io_read(key, 0, a + 5, 1));
+	EXPECT_EQ(key, key2);
+	EXPECT_STREQ("-34", io_read(key, 0, a + 5, 1));
 	hex(want, self->buf + 10 * PG + 3, 2);
-	EXPECT_STREQ(want, io_read(key2, 0, a + 10 * PG + 3, 2));
-	EXPECT_STREQ("-34", io_read(key2, 0, a + 5, 1));
+	EXPECT_STREQ(want, io_read(key, 0, a + 10 * PG + 3, 2));
 	/* Access change: writes refused once LOCAL_WRITE is gone. */
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0, NULL, 0,
-			   RR, &key));
+			   RR, &key2));
+	EXPECT_EQ(key, key2);
 	EXPECT_STREQ("-13", io_cmd("w %x 0 %llx 00", key,
 				   (unsigned long long)a + 10 * PG));
 	hex(want, self->buf + 10 * PG, 1);
@@ -891,6 +931,549 @@ TEST_F(mr, copy_races_rereg_dereg)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 	munmap((void *)shared, PG);
+}
+
+/*
+ * Keys are not a sequence: successive registrations do not step by a
+ * constant (they did, by 0x101, from 0x101 at load). 16 keys from random
+ * indexes and variants all at one distance: about 2^-360.
+ */
+TEST_F(mr, keys_unpredictable)
+{
+	enum { N = 16 };
+	__u32 mrs[N], keys[N];
+	int i, same = 0, adjacent = 0;
+
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf, PG, 0,
+					&mrs[i], &keys[i]));
+	for (i = 2; i < N; i++) {
+		same += keys[i] - keys[i - 1] == keys[1] - keys[0];
+		adjacent += (keys[i] >> 8) - (keys[i - 1] >> 8) == 1;
+	}
+	EXPECT_GT(N - 2, same) TH_LOG("keys step by %#x",
+				      keys[1] - keys[0]);
+	/* Nor are the indexes handed out one after the other. */
+	EXPECT_GT(N - 2, adjacent);
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mrs[i]));
+}
+
+static int sv_mod_load(const char *ko)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	return ret;
+}
+
+/* The first key after loading the module: 0 if it could not register. */
+static __u32 first_key_after_load(const char *ko)
+{
+	static char page[PG] __attribute__((aligned(4096)));
+	__u32 pd, mr, key = 0;
+	int fd;
+
+	if (sv_mod_load(ko))
+		return 0;
+	fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && !svt_alloc_pd(fd, &pd) &&
+	    svt_reg_mr(fd, pd, page, PG, 0, &mr, &key))
+		key = 0;
+	if (fd >= 0)
+		close(fd);
+	if (syscall(SYS_delete_module, "softverbs", O_NONBLOCK))
+		return 0;
+	return key;
+}
+
+/*
+ * The first MR on a freshly loaded module does not get a known key (it
+ * was 0x101 every time), and reloading does not repeat the keys.
+ */
+TEST(first_key_after_reload)
+{
+	const char *ko = getenv("SV_KO");
+	__u32 keys[4];
+	int i, distinct = 0;
+
+	if (!ko || geteuid())
+		SKIP(return, "needs root and SV_KO (run_tests.sh sets it)");
+	if (access("/sys/module/softverbs", F_OK) == 0 &&
+	    syscall(SYS_delete_module, "softverbs", O_NONBLOCK))
+		SKIP(return, "softverbs is in use: %s", strerror(errno));
+	for (i = 0; i < 4; i++)
+		keys[i] = first_key_after_load(ko);
+	/* Leave it loaded, as run_tests.sh had it. */
+	ASSERT_EQ(0, sv_mod_load(ko));
+	for (i = 0; i < 4; i++) {
+		ASSERT_NE(0, keys[i]) TH_LOG("load %d: no MR", i);
+		EXPECT_NE(0x101, keys[i]);
+		distinct += i == 0 || keys[i] != keys[0];
+	}
+	EXPECT_LT(1, distinct);
+}
+
+/*
+ * While rereg switches the translation between two buffers, a reader
+ * through the unchanged key sees either buffer whole (or a key that is
+ * switching: -ENOENT), never a mix of the two.
+ */
+TEST_F(mr, rereg_translation_never_half_seen)
+{
+	char *x = self->buf, *y = self->buf + 8 * PG;
+	volatile __u32 *shared;
+	__u32 mr, key;
+	int status, i;
+	pid_t pid;
+
+	if (access(SV_DEBUGFS0 "/mr_io", W_OK))
+		SKIP(return, "no debugfs mr_io (needs root)");
+	memset(x, 0x11, 4 * PG);
+	memset(y, 0x22, 4 * PG);
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, x, 4 * PG,
+				SV_ACCESS_ZERO_BASED, &mr, &key));
+	shared = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shared);
+	shared[0] = 0;		/* stop */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		unsigned long seen_x = 0, seen_y = 0;
+		const char *r;
+		size_t j, n;
+
+		while (!shared[0] || !seen_x || !seen_y) {
+			r = io_read(key, 0, 0, 2 * PG);
+			if (!strcmp(r, "-2"))
+				continue;
+			if (strncmp(r, "0 ", 2))
+				_exit(1);
+			n = strlen(r + 2);
+			if (n != 4 * PG)
+				_exit(2);
+			for (j = 1; j < n; j++)
+				if (r[2 + j] != r[2])
+					_exit(3);	/* half old, half new */
+			seen_x += r[2] == '1';
+			seen_y += r[2] == '2';
+			if (shared[0] > 1)
+				_exit(4);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < 400; i++) {
+		ASSERT_EQ(0, rereg(self->fd, mr,
+				   SV_REREG_MR_CHANGE_TRANSLATION, 0,
+				   i & 1 ? x : y, 4 * PG, 0, &key));
+		usleep(200);
+	}
+	shared[0] = 1;
+	/* The reader stops once it has seen both buffers. */
+	for (i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++) {
+		ASSERT_EQ(0, rereg(self->fd, mr,
+				   SV_REREG_MR_CHANGE_TRANSLATION, 0,
+				   i & 1 ? x : y, 4 * PG, 0, &key));
+		usleep(20000);
+	}
+	shared[0] = 2;
+	if (i == 100)
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	munmap((void *)shared, PG);
+}
+
+/*
+ * userfaultfd: a registration that faults on a missing page waits until
+ * the page is supplied. Meanwhile the file's other control commands must
+ * go on: pinning runs without f->lock.
+ */
+struct uffd_ctx {
+	int fd, uffd;
+	__u32 pd, mr;
+	char *area;
+	size_t len;
+	int ret;		/* of the blocked call */
+	int other_ret;		/* of the other thread's commands */
+	sem_t other_done;
+};
+
+static void *uffd_reg_thread(void *arg)
+{
+	struct uffd_ctx *c = arg;
+	__u32 key;
+
+	__atomic_store_n(&c->ret, svt_reg_mr(c->fd, c->pd, c->area, c->len, LW,
+					     &c->mr, &key), __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *uffd_rereg_thread(void *arg)
+{
+	struct uffd_ctx *c = arg;
+
+	__atomic_store_n(&c->ret, rereg(c->fd, c->mr,
+					SV_REREG_MR_CHANGE_TRANSLATION, 0,
+					c->area, c->len, 0, NULL),
+			 __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Commands on the same fd while the other thread is blocked. */
+static void *uffd_other_thread(void *arg)
+{
+	struct sv_query_device q = { .size = sizeof(q) };
+	static char page[PG] __attribute__((aligned(4096)));
+	struct uffd_ctx *c = arg;
+	__u32 pd, mr, key;
+
+	c->other_ret = svt_alloc_pd(c->fd, &pd);
+	if (!c->other_ret)
+		c->other_ret = ioctl(c->fd, SV_IOC_QUERY_DEVICE, &q) ? -errno :
+								       0;
+	if (!c->other_ret)
+		c->other_ret = svt_reg_mr(c->fd, pd, page, PG, 0, &mr, &key);
+	if (!c->other_ret)
+		c->other_ret = svt_dereg_mr(c->fd, mr);
+	if (!c->other_ret)
+		c->other_ret = svt_dealloc_pd(c->fd, pd);
+	sem_post(&c->other_done);
+	return NULL;
+}
+
+/*
+ * Run fn (which blocks on c->area) in a thread; once it waits for the
+ * page, check that other commands on the fd finish within 3 s, then
+ * supply the pages. Returns 1 if the other commands were prompt, 0 if
+ * they waited for the fault, -1 if fn never waited for userfaultfd.
+ */
+static int uffd_run(struct uffd_ctx *c, void *(*fn)(void *))
+{
+	struct pollfd pfd = { .fd = c->uffd, .events = POLLIN };
+	struct uffdio_zeropage z = {
+		.range = { (uintptr_t)c->area, c->len },
+	};
+	pthread_t t, o;
+	struct timespec dl;
+	int prompt;
+
+	int i;
+
+	c->ret = 1;
+	c->other_ret = 1;
+	sem_init(&c->other_done, 0, 0);
+	if (pthread_create(&t, NULL, fn, c))
+		return -2;
+	/* Up to 10 s for the fault, unless the call is over without one. */
+	for (i = 0; i < 100 && poll(&pfd, 1, 100) != 1; i++) {
+		if (__atomic_load_n(&c->ret, __ATOMIC_ACQUIRE) != 1)
+			break;
+	}
+	if (!(pfd.revents & POLLIN)) {
+		pthread_join(t, NULL);
+		return -1;
+	}
+	if (pthread_create(&o, NULL, uffd_other_thread, c))
+		return -2;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 3;
+	prompt = sem_timedwait(&c->other_done, &dl) == 0;
+	/* Supply every page; the waiting call goes on. */
+	if (ioctl(c->uffd, UFFDIO_ZEROPAGE, &z))
+		return -3;
+	pthread_join(t, NULL);
+	pthread_join(o, NULL);
+	sem_destroy(&c->other_done);
+	return prompt;
+}
+
+static int uffd_area(struct uffd_ctx *c)
+{
+	struct uffdio_register r = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	c->area = mmap(NULL, c->len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->area == MAP_FAILED)
+		return -1;
+	r.range.start = (uintptr_t)c->area;
+	r.range.len = c->len;
+	return ioctl(c->uffd, UFFDIO_REGISTER, &r);
+}
+
+TEST_F(mr, pin_blocked_on_userfaultfd_leaves_file_usable)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffd_ctx c = { .fd = self->fd, .pd = self->pd, .len = 4 * PG };
+	int ret;
+
+	/*
+	 * Faults from the kernel (GUP) need privilege when
+	 * vm.unprivileged_userfaultfd is 0: the test runs as root.
+	 */
+	c.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (c.uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(c.uffd, UFFDIO_API, &api));
+	ASSERT_EQ(0, uffd_area(&c));
+
+	ret = uffd_run(&c, uffd_reg_thread);
+	if (ret == -1) {
+		/*
+		 * Before 6.4 long-term GUP faults without FAULT_FLAG_ALLOW_RETRY,
+		 * and userfaultfd answers those with SIGBUS: EFAULT at once.
+		 */
+		EXPECT_EQ(-EFAULT, c.ret);
+		close(c.uffd);
+		SKIP(return, "long-term pinning does not wait for userfaultfd on this kernel");
+	}
+	EXPECT_EQ(1, ret) TH_LOG("a command waited for a blocked REG_MR");
+	EXPECT_EQ(0, c.other_ret);
+	ASSERT_EQ(0, c.ret);
+	EXPECT_EQ(self->pin + 16, sv_vm_pin_kb());
+
+	/* Rereg onto a missing range: the same. */
+	munmap(c.area, c.len);
+	ASSERT_EQ(0, uffd_area(&c));
+	ret = uffd_run(&c, uffd_rereg_thread);
+	EXPECT_EQ(1, ret) TH_LOG("a command waited for a blocked REREG_MR");
+	EXPECT_EQ(0, c.other_ret);
+	EXPECT_EQ(0, c.ret);
+	EXPECT_EQ(self->pin + 16, sv_vm_pin_kb());
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, c.mr));
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
+	munmap(c.area, c.len);
+	close(c.uffd);
+}
+
+/*
+ * A registration near max_mr_size over memory that cannot be pinned
+ * fails as the RDMA core does (EFAULT), at once: nothing sized by the
+ * length is allocated up front (it was a 2 GiB page array: the OOM
+ * killer in a 2 GiB VM).
+ */
+TEST_F(mr, huge_over_unpinnable_fails_fast)
+{
+	__u64 len = SV_MAX_MR_SIZE - PG;
+	__u32 mr, key;
+	double t;
+	char *p;
+
+	if (geteuid())
+		SKIP(return, "needs CAP_IPC_LOCK (root)");
+	p = mmap(NULL, SV_MAX_MR_SIZE, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	t = now_s();
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, LW,
+				      &mr, &key));
+	EXPECT_GT(5.0, now_s() - t);
+	/* The first 64 pages are there, the rest is PROT_NONE. */
+	ASSERT_EQ(0, mprotect(p, 64 * PG, PROT_READ | PROT_WRITE));
+	t = now_s();
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, LW | RW,
+				      &mr, &key));
+	EXPECT_GT(5.0, now_s() - t);
+	/* Unmapped. */
+	ASSERT_EQ(0, munmap(p, SV_MAX_MR_SIZE));
+	t = now_s();
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, 0,
+				      &mr, &key));
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, LW,
+				      &mr, &key));
+	EXPECT_GT(5.0, now_s() - t);
+	EXPECT_EQ(0, sv_obj_count("mr"));
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
+}
+
+/*
+ * Unprivileged, with a small RLIMIT_MEMLOCK: a huge registration over
+ * memory that could be faulted in is ENOMEM before any pinning; with
+ * RLIMIT_MEMLOCK 0 it is EPERM, as in the RDMA core (can_do_mlock()).
+ * Exit code: 0, or the failed step.
+ */
+static int huge_unprivileged_child(void)
+{
+	struct rlimit rl = { 16 * PG, 16 * PG };
+	__u64 len = SV_MAX_MR_SIZE - PG;
+	__u32 pd, mr, key;
+	long pin, rss;
+	double t;
+	char *p;
+	int fd;
+
+	p = mmap(NULL, SV_MAX_MR_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 2;
+	/* From root to nobody: every capability goes (no keepcaps). */
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return 3;
+	fd = open(SV_DEV0, O_RDWR);
+	if (fd < 0 || svt_alloc_pd(fd, &pd))
+		return 4;
+	pin = sv_vm_pin_kb();
+	rss = sv_proc_status_kb(getpid(), "VmRSS");
+	t = now_s();
+	if (svt_reg_mr(fd, pd, p, len, LW | RW, &mr, &key) != -ENOMEM)
+		return 5;
+	if (svt_reg_mr(fd, pd, p, len, 0, &mr, &key) != -ENOMEM)
+		return 6;
+	if (now_s() - t > 2.0)
+		return 7;
+	/* Nothing was faulted in, nothing stays charged. */
+	if (sv_vm_pin_kb() != pin ||
+	    sv_proc_status_kb(getpid(), "VmRSS") > rss + 1024)
+		return 8;
+	if (svt_reg_mr(fd, pd, p, 16 * PG, LW, &mr, &key))
+		return 9;
+	if (sv_vm_pin_kb() != pin + 64 || svt_dereg_mr(fd, mr))
+		return 10;
+	rl.rlim_cur = 0;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 11;
+	if (svt_reg_mr(fd, pd, p, PG, LW, &mr, &key) != -EPERM)
+		return 12;
+	if (sv_vm_pin_kb() != pin)
+		return 13;
+	close(fd);
+	return 0;
+}
+
+TEST(huge_unprivileged_memlock_first)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid())
+		SKIP(return, "needs root to drop to an unprivileged user");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(huge_unprivileged_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("failed step %d",
+						 WEXITSTATUS(status));
+	EXPECT_EQ(0, sv_obj_count("mr"));
+}
+
+/*
+ * A file of 4 pages in dir, mapped twice: shared read-write, and shared
+ * read-only from an O_RDONLY open. 0, or -1 with errno.
+ */
+static int map_file(const char *dir, char **rw, char **ro)
+{
+	char path[256], page[PG];
+	int f, g;
+
+	snprintf(path, sizeof(path), "%s/sv-mr-test-%d", dir, getpid());
+	f = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (f < 0)
+		return -1;
+	memset(page, 0x5a, sizeof(page));
+	for (g = 0; g < 4; g++)
+		if (write(f, page, PG) != (ssize_t)PG)
+			return -1;
+	g = open(path, O_RDONLY);
+	unlink(path);
+	if (g < 0)
+		return -1;
+	*rw = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	*ro = mmap(NULL, 4 * PG, PROT_READ, MAP_SHARED, g, 0);
+	close(f);
+	close(g);
+	return *rw == MAP_FAILED || *ro == MAP_FAILED ? -1 : 0;
+}
+
+/*
+ * What the RDMA core's ib_umem_get() accepts over file mappings, on the
+ * kernel running: rw_write is what a writable MR over the read-write
+ * shared mapping gives.
+ */
+static void file_mapping_cases(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(mr) *self, const char *dir,
+			       int rw_write)
+{
+	__u32 mr, key;
+	char *rw, *ro;
+
+	ASSERT_EQ(0, map_file(dir, &rw, &ro)) TH_LOG("%s: %s", dir,
+						     strerror(errno));
+	EXPECT_EQ(rw_write, svt_reg_mr(self->fd, self->pd, rw, 4 * PG,
+				       LW | RW | RR, &mr, &key)) TH_LOG("%s", dir);
+	if (!rw_write) {
+		/* The MR writes the file's pages. */
+		ASSERT_EQ(0, strncmp("0", io_cmd("w %x 0 %llx 0102", key,
+				     (unsigned long long)(uintptr_t)rw + 5),
+				     1));
+		EXPECT_EQ(1, rw[5]);
+		EXPECT_EQ(2, ro[6]);
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	}
+	/* Read-only over the read-write mapping: pinned either way. */
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, rw, 4 * PG, RR, &mr,
+				&key)) TH_LOG("%s", dir);
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	/*
+	 * Read-only over a read-only shared mapping: before 6.2 the core
+	 * pins for writing (FOLL_FORCE cannot write a shared mapping).
+	 */
+	EXPECT_EQ(kernel_at_least(6, 2) ? 0 : -EFAULT,
+		  svt_reg_mr(self->fd, self->pd, ro, 4 * PG, 0, &mr, &key))
+		TH_LOG("%s", dir);
+	if (kernel_at_least(6, 2))
+		ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
+	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, ro, 4 * PG, LW,
+				      &mr, &key)) TH_LOG("%s", dir);
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
+	munmap(rw, 4 * PG);
+	munmap(ro, 4 * PG);
+}
+
+/* tmpfs (shmem) pages need no writeback: pinned on every kernel. */
+TEST_F(mr, file_mapping_tmpfs)
+{
+	if (access(SV_DEBUGFS0 "/mr_io", W_OK))
+		SKIP(return, "no debugfs mr_io (needs root)");
+	file_mapping_cases(_metadata, self, "/dev/shm", 0);
+}
+
+/*
+ * A disk file system (ext4 on a loop device): a writable long-term pin
+ * of its page cache is what 6.5+ refuses in GUP itself (EFAULT) and what
+ * 6.1's RDMA core still accepts.
+ */
+TEST_F(mr, file_mapping_ext4)
+{
+	char dir[] = "/tmp/sv-mr-ext4.XXXXXX", cmd[512];
+
+	if (access(SV_DEBUGFS0 "/mr_io", W_OK))
+		SKIP(return, "no debugfs mr_io (needs root)");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "modprobe -q loop; modprobe -q ext4; "
+		 "truncate -s 16M %s.img && mkfs.ext4 -q -F %s.img && "
+		 "mount -o loop %s.img %s", dir, dir, dir, dir);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s %s.img", dir, dir);
+		if (system(cmd))
+			TH_LOG("cleanup failed");
+		SKIP(return, "no ext4 on a loop device here");
+	}
+	file_mapping_cases(_metadata, self, dir,
+			   kernel_at_least(6, 5) ? -EFAULT : 0);
+	snprintf(cmd, sizeof(cmd), "umount %s && rm -rf %s %s.img", dir, dir,
+		 dir);
+	EXPECT_EQ(0, system(cmd));
 }
 
 TEST_HARNESS_MAIN

@@ -154,8 +154,9 @@ TEST_F(verbs, rereg)
 	key = mr->lkey;
 	ASSERT_EQ(0, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0));
 	EXPECT_EQ(pd2, mr->pd);
-	EXPECT_NE(key, mr->lkey);
-	EXPECT_EQ(mr->lkey, mr->rkey);
+	/* The keys stay across a rereg, as on rxe and mlx5. */
+	EXPECT_EQ(key, mr->lkey);
+	EXPECT_EQ(key, mr->rkey);
 	EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
 	self->pd = NULL;
 
@@ -166,6 +167,8 @@ TEST_F(verbs, rereg)
 				  IBV_ACCESS_REMOTE_ATOMIC));
 	EXPECT_EQ(self->buf + 1, mr->addr);
 	EXPECT_EQ(3 * 4096, mr->length);
+	EXPECT_EQ(key, mr->lkey);
+	EXPECT_EQ(key, mr->rkey);
 
 	/* Rejected before the kernel: IBV_REREG_MR_ERR_INPUT, EINVAL. */
 	errno = 0;
@@ -193,6 +196,98 @@ TEST_F(verbs, rereg)
 
 	EXPECT_EQ(EBUSY, ibv_dealloc_pd(pd2));
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd2));
+}
+
+/* An RDMA WRITE of len bytes from src through rkey at raddr; its status. */
+static int write_through(struct ibv_qp *qp, struct ibv_cq *cq,
+			 struct ibv_mr *smr, char *src, uint32_t len,
+			 void *raddr, uint32_t rkey)
+{
+	struct ibv_wc wc;
+
+	if (post_send(qp, IBV_WR_RDMA_WRITE, smr->lkey, src, len, 1,
+		      IBV_SEND_SIGNALED, (uintptr_t)raddr, rkey))
+		return -1;
+	if (poll1(cq, &wc) != 1)
+		return -2;
+	return wc.status;
+}
+
+/*
+ * A peer that was given the rkey once keeps using it across every rereg
+ * (PD, access, translation): they used to change the keys, and the
+ * peer's next RDMA WRITE completed with IBV_WC_REM_ACCESS_ERR.
+ */
+TEST_F(verbs, rereg_keeps_rkey_for_peer)
+{
+	int all = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_REMOTE_READ;
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_pd *pd2 = ibv_alloc_pd(self->ctx);
+	struct ibv_mr *smr, *mr;
+	struct ibv_qp *a, *b;
+	struct ibv_cq *cq;
+	union ibv_gid gid;
+	char *src = self->buf + 3 * 4096;
+	uint32_t rkey, lkey;
+
+	ASSERT_NE(NULL, pd2);
+	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 1, &gid));
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	a = ibv_create_qp(self->pd, &ia);
+	b = ibv_create_qp(self->pd, &ia);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, qp_init(a, all));
+	ASSERT_EQ(0, qp_init(b, all));
+	ASSERT_EQ(0, qp_rtr_rts(a, b->qp_num, &gid, 7, 1, 7));
+	ASSERT_EQ(0, qp_rtr_rts(b, a->qp_num, &gid, 7, 1, 7));
+	smr = ibv_reg_mr(self->pd, src, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, smr);
+
+	/* b's MR starts in another PD, without remote write. */
+	mr = ibv_reg_mr(pd2, self->buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	rkey = mr->rkey;
+	lkey = mr->lkey;
+	ASSERT_EQ(0, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, self->pd, NULL,
+				  0, 0));
+	EXPECT_EQ(rkey, mr->rkey);
+	ASSERT_EQ(0, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL,
+				  0, all));
+	EXPECT_EQ(rkey, mr->rkey);
+	EXPECT_EQ(lkey, mr->lkey);
+	sv_fill(src, 4096, 3);
+	memset(self->buf, 0, 4096);
+	EXPECT_EQ(IBV_WC_SUCCESS, write_through(a, cq, smr, src, 100,
+						self->buf + 8, rkey));
+	EXPECT_EQ(0, memcmp(self->buf + 8, src, 100));
+
+	/* New pages behind the same rkey: the write lands there. */
+	memset(self->buf + 4096, 0, 2 * 4096);
+	ASSERT_EQ(0, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+				  self->buf + 4096, 2 * 4096, 0));
+	EXPECT_EQ(rkey, mr->rkey);
+	EXPECT_EQ(lkey, mr->lkey);
+	sv_fill(src, 4096, 9);
+	EXPECT_EQ(IBV_WC_SUCCESS, write_through(a, cq, smr, src, 4096,
+						self->buf + 4096 + 2000,
+						rkey));
+	EXPECT_EQ(0, memcmp(self->buf + 4096 + 2000, src, 4096));
+
+	EXPECT_EQ(0, ibv_destroy_qp(a));
+	EXPECT_EQ(0, ibv_destroy_qp(b));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_dereg_mr(smr));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
 	EXPECT_EQ(0, ibv_dealloc_pd(pd2));
 }
 

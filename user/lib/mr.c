@@ -80,7 +80,8 @@ SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
  * Returns 0, or an enum ibv_rereg_mr_err_code with errno set:
  * IBV_REREG_MR_ERR_INPUT (EINVAL) for arguments rejected before the
  * kernel sees them, IBV_REREG_MR_ERR_CMD when the kernel refused (the MR
- * is then unchanged: the kernel applies a rereg all or nothing).
+ * is then unchanged: the kernel applies a rereg all or nothing). The
+ * kernel keeps lkey and rkey across every rereg, as rxe and mlx5 do.
  */
 SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
