@@ -8,6 +8,11 @@
  * Dumps keep no pointers between calls: cb->args[] hold a cursor (device
  * index, file id, object handle) and every call looks things up again, so
  * devices, files and objects may come and go while a dump runs.
+ *
+ * Isolation, as the RDMA core's nldev in netns exclusive mode: a device
+ * lives in one network namespace (sdev->net) and every command sees only
+ * the devices of the caller's namespace (others are ENODEV, as if absent;
+ * names are still global, so a name taken elsewhere is EEXIST).
  */
 #include <linux/if_arp.h>
 #include <linux/pid.h>
@@ -75,14 +80,16 @@ static struct genl_family sv_nl_family;
 })
 
 /*
- * Device names: 1 to 31 characters of [A-Za-z0-9_-], a letter first,
- * so they are a file name in /dev/infiniband and in sysfs.
+ * Device names: up to 31 characters of [A-Za-z0-9_-] that start with "sv"
+ * or "softverbs", so they are a file name in /dev/infiniband and in sysfs
+ * and never one of the RDMA core's (uverbsN, rdma_cm, umadN, issmN) or of
+ * another driver's devices.
  */
 static bool sv_nl_name_ok(const char *name)
 {
 	const char *p;
 
-	if (!isalpha(name[0]))
+	if (strncmp(name, "sv", 2) && strncmp(name, "softverbs", 9))
 		return false;
 	for (p = name; *p; p++)
 		if (!isalnum(*p) && *p != '_' && *p != '-')
@@ -91,15 +98,45 @@ static bool sv_nl_name_ok(const char *name)
 }
 
 /*
- * Changing a device needs CAP_NET_ADMIN over the namespace of its netdev,
- * or in the initial namespace for a device without one.
+ * Devices that the namespaces under one child of the initial user
+ * namespace (a container, with every user namespace it nests) may have at
+ * once; the initial user namespace has only the global SV_MAX_DEVICES.
+ */
+static unsigned int sv_max_userns_devices = 8;
+module_param_named(max_userns_devices, sv_max_userns_devices, uint, 0644);
+MODULE_PARM_DESC(max_userns_devices,
+		 "Devices the network namespaces of one container (a user namespace below the initial one, nested ones included) may have (default 8)");
+
+/* The user namespace a limit is counted in: a child of the initial one. */
+static struct user_namespace *sv_nl_userns_top(struct user_namespace *ns)
+{
+	while (ns != &init_user_ns && ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns;
+}
+
+/* Devices whose namespace is under @top. sv_devices_lock held. */
+static unsigned int sv_nl_userns_devices(struct user_namespace *top)
+{
+	struct sv_device *sdev;
+	unsigned long index;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&sv_devices_lock);
+	xa_for_each(&sv_devices, index, sdev)
+		if (sv_nl_userns_top(read_pnet(&sdev->net)->user_ns) == top)
+			n++;
+	return n;
+}
+
+/*
+ * Changing a device needs CAP_NET_ADMIN over the namespace it lives in
+ * (its netdev's, or the initial one for a device without a netdev).
  */
 static bool sv_nl_may_change(struct sk_buff *skb, struct sv_device *sdev)
 {
-	if (sdev->ndev)
-		return netlink_ns_capable(skb, dev_net(sdev->ndev)->user_ns,
-					  CAP_NET_ADMIN);
-	return netlink_capable(skb, CAP_NET_ADMIN);
+	return netlink_ns_capable(skb, read_pnet(&sdev->net)->user_ns,
+				  CAP_NET_ADMIN);
 }
 
 /*
@@ -172,11 +209,13 @@ err:
 	return -EMSGSIZE;
 }
 
+/* The device DEV_NAME names in the caller's namespace. sv_devices_lock. */
 static struct sv_device *sv_nl_find(struct genl_info *info)
 {
 	struct sv_device *sdev;
 
-	sdev = sv_device_find(nla_data(info->attrs[SV_NL_ATTR_DEV_NAME]));
+	sdev = sv_device_find_net(genl_info_net(info),
+				  nla_data(info->attrs[SV_NL_ATTR_DEV_NAME]));
 	if (!sdev)
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[SV_NL_ATTR_DEV_NAME],
@@ -232,13 +271,15 @@ static int sv_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int sv_nl_link_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
+	struct net *net = sock_net(skb->sk);
 	struct sv_device *sdev;
 	unsigned long index;
 
 	rtnl_lock();
 	mutex_lock(&sv_devices_lock);
 	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
-		if (sv_nl_fill_link(skb, sdev, cb, NULL))
+		if (sv_device_in_net(sdev, net) &&
+		    sv_nl_fill_link(skb, sdev, cb, NULL))
 			break;
 		cb->args[0] = index + 1;
 	}
@@ -251,6 +292,7 @@ static int sv_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct net *net = genl_info_net(info);
+	struct user_namespace *userns;
 	struct net_device *ndev;
 	struct sv_device *sdev;
 	const char *name;
@@ -263,7 +305,7 @@ static int sv_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 	name = nla_data(tb[SV_NL_ATTR_DEV_NAME]);
 	if (!sv_nl_name_ok(name)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[SV_NL_ATTR_DEV_NAME],
-				    "Device name must be a letter and then letters, digits, '_' or '-'");
+				    "Device name must start with \"sv\" or \"softverbs\" and have only letters, digits, '_' or '-'");
 		return -EINVAL;
 	}
 	if (!tb[SV_NL_ATTR_NDEV_NAME] && !tb[SV_NL_ATTR_NDEV_INDEX]) {
@@ -305,7 +347,22 @@ static int sv_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 		ret = -EBUSY;
 		goto out;
 	}
-	sdev = sv_device_create(name, ndev->dev_addr);
+	/* Routing by GID needs one device per GID in a namespace. */
+	ret = sv_netdev_gids_free(net, ndev);
+	if (ret) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Another softverbs device in this network namespace has a GID of this netdev");
+		goto out;
+	}
+	userns = sv_nl_userns_top(net->user_ns);
+	if (userns != &init_user_ns &&
+	    sv_nl_userns_devices(userns) >= READ_ONCE(sv_max_userns_devices)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Too many softverbs devices for this user namespace");
+		ret = -ENOSPC;
+		goto out;
+	}
+	sdev = sv_device_create(name, ndev->dev_addr, net);
 	if (IS_ERR(sdev)) {
 		ret = PTR_ERR(sdev);
 		if (ret == -ENOSPC)
@@ -487,6 +544,7 @@ static int sv_nl_res_dev(struct sk_buff *skb, struct netlink_callback *cb,
 static int sv_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr **tb = sv_genl_dump_attrs(cb);
+	struct net *net = sock_net(skb->sk);
 	const char *filter = NULL;
 	struct sv_device *sdev;
 	unsigned long index;
@@ -503,7 +561,7 @@ static int sv_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	mutex_lock(&sv_devices_lock);
 	/* args[3]: not the first call. A missing device is an error once. */
-	if (!cb->args[3] && filter && !sv_device_find(filter)) {
+	if (!cb->args[3] && filter && !sv_device_find_net(net, filter)) {
 		mutex_unlock(&sv_devices_lock);
 		NL_SET_ERR_MSG_ATTR(cb->extack, tb[SV_NL_ATTR_DEV_NAME],
 				    "No softverbs device of that name");
@@ -511,7 +569,8 @@ static int sv_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	cb->args[3] = 1;
 	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
-		if (filter && strcmp(dev_name(&sdev->dev), filter))
+		if (!sv_device_in_net(sdev, net) ||
+		    (filter && strcmp(dev_name(&sdev->dev), filter)))
 			continue;
 		if (index != cb->args[0]) {
 			cb->args[0] = index;
@@ -589,12 +648,14 @@ static int sv_nl_stat_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int sv_nl_stat_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
+	struct net *net = sock_net(skb->sk);
 	struct sv_device *sdev;
 	unsigned long index;
 
 	mutex_lock(&sv_devices_lock);
 	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
-		if (sv_nl_fill_stats(skb, sdev, cb, NULL))
+		if (sv_device_in_net(sdev, net) &&
+		    sv_nl_fill_stats(skb, sdev, cb, NULL))
 			break;
 		cb->args[0] = index + 1;
 	}
