@@ -17,9 +17,14 @@
  * later is left out of the table (sv_gid_claim()). First come, first
  * served: the GID is not added when the other device lets it go.
  *
- * The netdev and IPv4 notifiers run under rtnl; the IPv6 one may run in
- * atomic context, so it finds the device under RCU, changes the GID table
- * under its BH-safe lock and leaves the event to a work item.
+ * Every notifier runs for every netdev of the host, so for a netdev that
+ * is not bound it must cost nothing and wait for nothing of ours: the
+ * device of a netdev is found under RCU (sv_device_by_netdev()), and only
+ * the unregistration of a bound netdev takes sv_devices_lock. The netdev
+ * and IPv4 notifiers run under rtnl, which every unbinding holds, so the
+ * device they found stays bound while they use it; the IPv6 one may run
+ * in atomic context, so it changes the GID table under RCU and the GID
+ * locks and leaves the event to a work item.
  */
 #include <linux/etherdevice.h>
 #include <linux/inetdevice.h>
@@ -47,16 +52,36 @@ static u8 sv_mtu_from_netdev(unsigned int mtu)
 	return SV_MTU_256;
 }
 
-/* The device bound to @ndev, or NULL. RCU or sv_devices_lock held. */
+/*
+ * The device bound to @ndev, or NULL. Under RCU (the device stays readable
+ * for a grace period after it left the registry), or with rtnl or
+ * sv_devices_lock held (it stays registered and bound).
+ */
 struct sv_device *sv_device_by_netdev(const struct net_device *ndev)
 {
 	struct sv_device *sdev;
 	unsigned long index;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rtnl_is_locked() &&
+			 !lockdep_is_held(&sv_devices_lock),
+			 "device lookup by netdev without RCU or a lock");
 	xa_for_each(&sv_devices, index, sdev)
 		if (READ_ONCE(sdev->ndev) == ndev)
 			return sdev;
 	return NULL;
+}
+
+/* The device a notifier is about, if @ndev is bound. rtnl held. */
+static struct sv_device *sv_device_by_netdev_rtnl(const struct net_device *ndev)
+{
+	struct sv_device *sdev;
+
+	ASSERT_RTNL();
+	rcu_read_lock();
+	sdev = sv_device_by_netdev(ndev);
+	rcu_read_unlock();
+	/* Unbinding takes rtnl: sdev stays bound until we return. */
+	return sdev;
 }
 
 /*
@@ -267,13 +292,26 @@ static int sv_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct sv_device *sdev;
 
-	mutex_lock(&sv_devices_lock);
-	sdev = sv_device_by_netdev(ndev);
-	if (!sdev)
-		goto out;
 	switch (event) {
 	case NETDEV_UNREGISTER:
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+	case NETDEV_CHANGEADDR:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	sdev = sv_device_by_netdev_rtnl(ndev);
+	if (!sdev)
+		return NOTIFY_DONE;
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* Deleted, or leaving its namespace: the device goes. */
+		mutex_lock(&sv_devices_lock);
 		sv_device_remove(sdev);
+		mutex_unlock(&sv_devices_lock);
 		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
@@ -285,8 +323,6 @@ static int sv_netdev_event(struct notifier_block *nb, unsigned long event,
 		sv_mac_changed(sdev, ndev);
 		break;
 	}
-out:
-	mutex_unlock(&sv_devices_lock);
 	return NOTIFY_DONE;
 }
 
@@ -296,21 +332,16 @@ static int sv_inetaddr_event(struct notifier_block *nb, unsigned long event,
 	struct in_ifaddr *ifa = ptr;
 	struct net_device *ndev = ifa->ifa_dev->dev;
 	struct sv_device *sdev;
-	bool changed = false;
 	u8 gid[16];
 
 	if (event != NETDEV_UP && event != NETDEV_DOWN)
 		return NOTIFY_DONE;
-	mutex_lock(&sv_devices_lock);
-	sdev = sv_device_by_netdev(ndev);
-	if (sdev) {
-		sv_gid_from_ipv4(gid, ifa->ifa_local);
-		changed = sv_gid_update(sdev, gid, ndev->ifindex,
-					event == NETDEV_UP);
-		if (changed)
-			sv_device_event(sdev, SV_EVENT_GID_CHANGE);
-	}
-	mutex_unlock(&sv_devices_lock);
+	sdev = sv_device_by_netdev_rtnl(ndev);
+	if (!sdev)
+		return NOTIFY_DONE;
+	sv_gid_from_ipv4(gid, ifa->ifa_local);
+	if (sv_gid_update(sdev, gid, ndev->ifindex, event == NETDEV_UP))
+		sv_device_event(sdev, SV_EVENT_GID_CHANGE);
 	return NOTIFY_DONE;
 }
 

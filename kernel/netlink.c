@@ -12,10 +12,24 @@
  * Isolation, as the RDMA core's nldev in netns exclusive mode: a device
  * lives in one network namespace (sdev->net) and every command sees only
  * the devices of the caller's namespace (others are ENODEV, as if absent;
- * names are still global, so a name taken elsewhere is EEXIST).
+ * names are still global, so a name taken elsewhere is EEXIST). Resource
+ * dumps show only objects made by processes of the caller's pid
+ * namespace, with their pids as it sees them, and MR keys and addresses
+ * only to CAP_NET_ADMIN (in the initial user namespace).
+ *
+ * A resource dump never sleeps on a file's lock (f->lock, held by the
+ * file's control commands, which may wait for user memory) while it holds
+ * a lock the host's network configuration needs (sv_devices_lock, which
+ * the unregistration of a bound netdev takes under rtnl, and
+ * sdev->files_lock, which port events take under rtnl): it holds no
+ * sv_devices_lock at all, takes objects by reference out of the file's
+ * table under its xarray lock, and only tries f->lock (for MR keys),
+ * dropping every lock between tries.
  */
+#include <linux/delay.h>
 #include <linux/if_arp.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -440,10 +454,25 @@ static const enum sv_obj_type sv_nl_res_obj[] = {
 	[SV_NL_RES_QP] = SV_OBJ_QP,
 };
 
-/* One object; its file's lock is held, so it is in the table. */
+/* What a resource dump may show its caller. */
+struct sv_nl_res_ctx {
+	struct net *net;		/* devices of this namespace */
+	struct pid_namespace *pid_ns;	/* objects of its processes */
+	bool admin;			/* keys and addresses */
+	u8 type;			/* SV_NL_RES_* */
+	u64 busy_file;			/* shown without keys: f->lock busy */
+	bool busy;
+};
+
+/*
+ * One object, referenced. @locked: its file's lock is held (MR keys and
+ * addresses need it; with CAP_NET_ADMIN only).
+ */
 static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
-			  struct sv_device *sdev, struct sv_uobj *u, u8 type)
+			  struct sv_device *sdev, struct sv_uobj *u,
+			  const struct sv_nl_res_ctx *ctx, bool locked)
 {
+	u8 type = ctx->type;
 	void *hdr;
 	int ret;
 
@@ -453,7 +482,8 @@ static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
 	ret = sv_nl_put_dev(msg, sdev) ||
 	      nla_put_u8(msg, SV_NL_ATTR_RES_TYPE, type) ||
 	      nla_put_u32(msg, SV_NL_ATTR_RES_HANDLE, u->handle) ||
-	      nla_put_u32(msg, SV_NL_ATTR_RES_PID, pid_vnr(u->owner)) ||
+	      nla_put_u32(msg, SV_NL_ATTR_RES_PID,
+			  pid_nr_ns(u->owner, ctx->pid_ns)) ||
 	      nla_put_string(msg, SV_NL_ATTR_RES_COMM, u->comm) ||
 	      nla_put_u32(msg, SV_NL_ATTR_RES_USECNT,
 			  atomic_read(&u->usecnt));
@@ -464,6 +494,8 @@ static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
 		u64 iova, length;
 		u32 key;
 
+		if (!locked)
+			break;
 		sv_mr_res_info(u, &key, &iova, &length);
 		ret = nla_put_u32(msg, SV_NL_ATTR_RES_LKEY, key) ||
 		      nla_put_u32(msg, SV_NL_ATTR_RES_RKEY, key) ||
@@ -476,7 +508,8 @@ static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
 	case SV_NL_RES_CQ: {
 		struct sv_cq *cq = container_of(u, struct sv_cq, uobj);
 
-		ret = nla_put_u32(msg, SV_NL_ATTR_RES_CQE, cq->entries);
+		ret = nla_put_u32(msg, SV_NL_ATTR_RES_CQE,
+				  READ_ONCE(cq->entries));
 		break;
 	}
 	case SV_NL_RES_QP: {
@@ -501,17 +534,79 @@ err:
 	return -EMSGSIZE;
 }
 
+/* Objects filled per trip into a file's table. */
+#define SV_NL_RES_BATCH	16
+
+/*
+ * The objects of one file from the cursor cb->args[2] on. They are taken
+ * by reference under the table's lock (an object in the table holds a
+ * reference), filled without it. -EMSGSIZE when the message is full,
+ * -EAGAIN when MR keys need f->lock and it is busy.
+ * sdev->files_lock held: the file stays open.
+ */
+static int sv_nl_res_file(struct sk_buff *skb, struct netlink_callback *cb,
+			  struct sv_device *sdev, struct sv_file *f,
+			  struct sv_nl_res_ctx *ctx)
+{
+	enum sv_obj_type otype = sv_nl_res_obj[ctx->type];
+	struct sv_uobj *batch[SV_NL_RES_BATCH];
+	unsigned long handle;
+	struct sv_uobj *u;
+	bool locked = false;
+	int i, n, ret = 0;
+
+	lockdep_assert_held(&sdev->files_lock);
+	do {
+		n = 0;
+		xa_lock(&f->objs);
+		xa_for_each_start(&f->objs, handle, u, cb->args[2]) {
+			if (u->type != otype)
+				continue;
+			/* As rdma_is_visible_in_pid_ns(): no pid, not shown. */
+			if (!pid_nr_ns(u->owner, ctx->pid_ns))
+				continue;
+			kref_get(&u->ref);
+			batch[n++] = u;
+			if (n == SV_NL_RES_BATCH)
+				break;
+		}
+		xa_unlock(&f->objs);
+		if (!n)
+			break;
+
+		/* Never wait for f->lock here: see the top of the file. */
+		if (otype == SV_OBJ_MR && ctx->admin &&
+		    !(ctx->busy && ctx->busy_file == f->id)) {
+			locked = mutex_trylock(&f->lock);
+			if (!locked)
+				ret = -EAGAIN;
+		}
+		for (i = 0; i < n; i++) {
+			u = batch[i];
+			/* Under f->lock: skip what was destroyed meanwhile. */
+			if (!ret && (!locked || xa_load(&f->objs, u->handle) == u))
+				ret = sv_nl_fill_res(skb, cb, sdev, u, ctx,
+						     locked);
+			if (!ret)
+				cb->args[2] = u->handle + 1;
+			sv_uobj_put(u);
+		}
+		if (locked)
+			mutex_unlock(&f->lock);
+		locked = false;
+	} while (!ret && n == SV_NL_RES_BATCH);
+	return ret;
+}
+
 /*
  * The objects of one device from the cursor on: cb->args[1] is a file id,
- * cb->args[2] a handle in that file. -EMSGSIZE when the message is full.
+ * cb->args[2] a handle in that file. -EMSGSIZE when the message is full,
+ * -EAGAIN as sv_nl_res_file(); the cursor is where to go on.
  */
 static int sv_nl_res_dev(struct sk_buff *skb, struct netlink_callback *cb,
-			 struct sv_device *sdev, u8 type)
+			 struct sv_device *sdev, struct sv_nl_res_ctx *ctx)
 {
-	enum sv_obj_type otype = sv_nl_res_obj[type];
-	unsigned long handle;
 	struct sv_file *f;
-	struct sv_uobj *u;
 	int ret = 0;
 
 	mutex_lock(&sdev->files_lock);
@@ -522,16 +617,7 @@ static int sv_nl_res_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			cb->args[1] = f->id;
 			cb->args[2] = 0;
 		}
-		mutex_lock(&f->lock);
-		xa_for_each_start(&f->objs, handle, u, cb->args[2]) {
-			if (u->type != otype)
-				continue;
-			ret = sv_nl_fill_res(skb, cb, sdev, u, type);
-			if (ret)
-				break;
-			cb->args[2] = handle + 1;
-		}
-		mutex_unlock(&f->lock);
+		ret = sv_nl_res_file(skb, cb, sdev, f, ctx);
 		if (ret)
 			break;
 		cb->args[1] = f->id + 1;
@@ -541,49 +627,101 @@ static int sv_nl_res_dev(struct sk_buff *skb, struct netlink_callback *cb,
 	return ret;
 }
 
+/*
+ * The next device of @net (named @name, if not NULL) from index *@index
+ * on, referenced; NULL when there is none. No lock but RCU: the registry
+ * holds its reference until a grace period after the device left it.
+ */
+static struct sv_device *sv_nl_next_dev(struct net *net, const char *name,
+					unsigned long *index)
+{
+	struct sv_device *sdev;
+
+	rcu_read_lock();
+	xa_for_each_start(&sv_devices, *index, sdev, *index) {
+		if (!sv_device_in_net(sdev, net) ||
+		    (name && strcmp(dev_name(&sdev->dev), name)))
+			continue;
+		get_device(&sdev->dev);
+		rcu_read_unlock();
+		return sdev;
+	}
+	rcu_read_unlock();
+	return NULL;
+}
+
+/* How long a dump waits for a busy file before it shows MRs keyless. */
+#define SV_NL_BUSY_TRIES	50
+#define SV_NL_BUSY_WAIT_MS	10
+
 static int sv_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr **tb = sv_genl_dump_attrs(cb);
-	struct net *net = sock_net(skb->sk);
+	struct sv_nl_res_ctx ctx = {
+		.net = sock_net(skb->sk),
+		.pid_ns = task_active_pid_ns(current),
+		.admin = netlink_capable(cb->skb, CAP_NET_ADMIN),
+	};
 	const char *filter = NULL;
 	struct sv_device *sdev;
 	unsigned long index;
-	u8 type;
+	int tries = 0, ret;
 
 	if (!tb[SV_NL_ATTR_RES_TYPE]) {
 		NL_SET_ERR_MSG(cb->extack, "Resource type missing");
 		NL_SET_ERR_ATTR_MISS(cb->extack, NULL, SV_NL_ATTR_RES_TYPE);
 		return -EINVAL;
 	}
-	type = nla_get_u8(tb[SV_NL_ATTR_RES_TYPE]);
+	ctx.type = nla_get_u8(tb[SV_NL_ATTR_RES_TYPE]);
 	if (tb[SV_NL_ATTR_DEV_NAME])
 		filter = nla_data(tb[SV_NL_ATTR_DEV_NAME]);
 
-	mutex_lock(&sv_devices_lock);
 	/* args[3]: not the first call. A missing device is an error once. */
-	if (!cb->args[3] && filter && !sv_device_find_net(net, filter)) {
+	if (!cb->args[3] && filter) {
+		mutex_lock(&sv_devices_lock);
+		sdev = sv_device_find_net(ctx.net, filter);
 		mutex_unlock(&sv_devices_lock);
-		NL_SET_ERR_MSG_ATTR(cb->extack, tb[SV_NL_ATTR_DEV_NAME],
-				    "No softverbs device of that name");
-		return -ENODEV;
+		if (!sdev) {
+			NL_SET_ERR_MSG_ATTR(cb->extack,
+					    tb[SV_NL_ATTR_DEV_NAME],
+					    "No softverbs device of that name");
+			return -ENODEV;
+		}
 	}
 	cb->args[3] = 1;
-	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
-		if (!sv_device_in_net(sdev, net) ||
-		    (filter && strcmp(dev_name(&sdev->dev), filter)))
-			continue;
+	for (;;) {
+		index = cb->args[0];
+		sdev = sv_nl_next_dev(ctx.net, filter, &index);
+		if (!sdev)
+			break;
 		if (index != cb->args[0]) {
 			cb->args[0] = index;
 			cb->args[1] = 0;
 			cb->args[2] = 0;
 		}
-		if (sv_nl_res_dev(skb, cb, sdev, type))
+		ret = sv_nl_res_dev(skb, cb, sdev, &ctx);
+		put_device(&sdev->dev);
+		if (ret == -EAGAIN) {
+			/*
+			 * A file's lock is busy: wait outside every lock and
+			 * go on from the cursor; after a while, show that
+			 * file's MRs without their keys.
+			 */
+			if (++tries >= SV_NL_BUSY_TRIES) {
+				ctx.busy = true;
+				ctx.busy_file = cb->args[1];
+				tries = 0;
+			} else if (msleep_interruptible(SV_NL_BUSY_WAIT_MS)) {
+				return skb->len ?: -EINTR;
+			}
+			continue;
+		}
+		if (ret)
 			break;
 		cb->args[0] = index + 1;
 		cb->args[1] = 0;
 		cb->args[2] = 0;
 	}
-	mutex_unlock(&sv_devices_lock);
 	return skb->len;
 }
 
