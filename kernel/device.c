@@ -130,10 +130,11 @@ static void sv_device_release(struct device *dev)
 
 /*
  * A new registered device named @name (NULL: softverbsN) with the MAC @mac
- * (NULL: a random one). Caller holds sv_devices_lock and has checked that
- * the name is free.
+ * (NULL: a random one), living in the network namespace @net. Caller holds
+ * sv_devices_lock and has checked that the name is free.
  */
-struct sv_device *sv_device_create(const char *name, const u8 *mac)
+struct sv_device *sv_device_create(const char *name, const u8 *mac,
+				   struct net *net)
 {
 	struct sv_device *sdev;
 	int index, ret;
@@ -149,6 +150,7 @@ struct sv_device *sv_device_create(const char *name, const u8 *mac)
 		return ERR_PTR(-ENOMEM);
 	}
 	sdev->index = index;
+	write_pnet(&sdev->net, net);
 	mutex_init(&sdev->files_lock);
 	INIT_LIST_HEAD(&sdev->files);
 	sdev->port_state = SV_PORT_ACTIVE;
@@ -195,7 +197,11 @@ err_put:
 	return ERR_PTR(ret);
 }
 
-/* The registered device named @name, or NULL. sv_devices_lock held. */
+/*
+ * The registered device named @name, in any network namespace, or NULL:
+ * names are global (they are /dev/infiniband and sysfs names), so a new
+ * device's name must be free everywhere. sv_devices_lock held.
+ */
 struct sv_device *sv_device_find(const char *name)
 {
 	struct sv_device *sdev;
@@ -206,6 +212,18 @@ struct sv_device *sv_device_find(const char *name)
 		if (!strcmp(dev_name(&sdev->dev), name))
 			return sdev;
 	return NULL;
+}
+
+/*
+ * The registered device named @name if it lives in @net, else NULL: a
+ * device of another network namespace is absent for management.
+ * sv_devices_lock held.
+ */
+struct sv_device *sv_device_find_net(const struct net *net, const char *name)
+{
+	struct sv_device *sdev = sv_device_find(name);
+
+	return sdev && sv_device_in_net(sdev, net) ? sdev : NULL;
 }
 
 /* Queue an async event about port 1 on every open file of the device. */

@@ -16,9 +16,12 @@ static int __init sv_init(void)
 	if (ret)
 		return ret;
 
-	/* softverbs0: the device without a netdev, always there. */
+	/*
+	 * softverbs0: the device without a netdev, always there, in the
+	 * initial network namespace.
+	 */
 	mutex_lock(&sv_devices_lock);
-	sdev = sv_device_create(NULL, NULL);
+	sdev = sv_device_create(NULL, NULL, &init_net);
 	mutex_unlock(&sv_devices_lock);
 	if (IS_ERR(sdev)) {
 		ret = PTR_ERR(sdev);

@@ -9,9 +9,22 @@
  * the netdev unregisters (deleted, or moved to another namespace) the
  * device is removed (sv_device_remove()).
  *
- * The netdev and IPv4 notifiers run under rtnl; the IPv6 one may run in
- * atomic context, so it finds the device under RCU, changes the GID table
- * under its BH-safe lock and leaves the event to a work item.
+ * A device lives in its netdev's network namespace (sdev->net); it is
+ * deleted, not moved, when the netdev leaves the namespace. In a namespace
+ * a GID belongs to one device: a link add that would give a device a GID
+ * another device of the namespace holds is refused (EADDRINUSE,
+ * sv_netdev_gids_free()), and an address (or MAC) that would do the same
+ * later is left out of the table (sv_gid_claim()). First come, first
+ * served: the GID is not added when the other device lets it go.
+ *
+ * Every notifier runs for every netdev of the host, so for a netdev that
+ * is not bound it must cost nothing and wait for nothing of ours: the
+ * device of a netdev is found under RCU (sv_device_by_netdev()), and only
+ * the unregistration of a bound netdev takes sv_devices_lock. The netdev
+ * and IPv4 notifiers run under rtnl, which every unbinding holds, so the
+ * device they found stays bound while they use it; the IPv6 one may run
+ * in atomic context, so it changes the GID table under RCU and the GID
+ * locks and leaves the event to a work item.
  */
 #include <linux/etherdevice.h>
 #include <linux/inetdevice.h>
@@ -39,16 +52,74 @@ static u8 sv_mtu_from_netdev(unsigned int mtu)
 	return SV_MTU_256;
 }
 
-/* The device bound to @ndev, or NULL. RCU or sv_devices_lock held. */
+/*
+ * The device bound to @ndev, or NULL. Under RCU (the device stays readable
+ * for a grace period after it left the registry), or with rtnl or
+ * sv_devices_lock held (it stays registered and bound).
+ */
 struct sv_device *sv_device_by_netdev(const struct net_device *ndev)
 {
 	struct sv_device *sdev;
 	unsigned long index;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rtnl_is_locked() &&
+			 !lockdep_is_held(&sv_devices_lock),
+			 "device lookup by netdev without RCU or a lock");
 	xa_for_each(&sv_devices, index, sdev)
 		if (READ_ONCE(sdev->ndev) == ndev)
 			return sdev;
 	return NULL;
+}
+
+/* The device a notifier is about, if @ndev is bound. rtnl held. */
+static struct sv_device *sv_device_by_netdev_rtnl(const struct net_device *ndev)
+{
+	struct sv_device *sdev;
+
+	ASSERT_RTNL();
+	rcu_read_lock();
+	sdev = sv_device_by_netdev(ndev);
+	rcu_read_unlock();
+	/* Unbinding takes rtnl: sdev stays bound until we return. */
+	return sdev;
+}
+
+/*
+ * Serializes "does another device of the namespace hold this GID?" with
+ * adding it, across devices. BH-safe (the IPv6 notifier); nests outside
+ * sdev->gid_lock.
+ */
+static DEFINE_SPINLOCK(sv_gid_claim_lock);
+
+/* Does a device of @net other than @self hold @gid? RCU held. */
+static struct sv_device *sv_gid_holder(const struct net *net,
+				       struct sv_device *self,
+				       const u8 gid[16])
+{
+	struct sv_device *sdev;
+	unsigned long index;
+
+	xa_for_each(&sv_devices, index, sdev)
+		if (sdev != self && sv_device_in_net(sdev, net) &&
+		    sv_gid_present(sdev, gid))
+			return sdev;
+	return NULL;
+}
+
+/* Add @gid to the device's table unless another device of its net has it. */
+static int sv_gid_claim(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
+{
+	int ret;
+
+	spin_lock_bh(&sv_gid_claim_lock);
+	rcu_read_lock();
+	if (sv_gid_holder(read_pnet(&sdev->net), sdev, gid))
+		ret = -EADDRINUSE;
+	else
+		ret = sv_gid_add(sdev, gid, ifindex);
+	rcu_read_unlock();
+	spin_unlock_bh(&sv_gid_claim_lock);
+	return ret;
 }
 
 /* fe80::<EUI-64 of mac> */
@@ -83,7 +154,9 @@ static bool sv_gid_update(struct sv_device *sdev, const u8 gid[16],
 	if (!memcmp(gid, mac_gid, 16))
 		return false;
 	if (add)
-		return !sv_gid_add(sdev, gid, ifindex);
+		return !sv_gid_claim(sdev, gid, ifindex);
+	if (!sv_gid_present(sdev, gid))
+		return false;
 	sv_gid_del(sdev, gid, ifindex);
 	return true;
 }
@@ -100,7 +173,7 @@ static void sv_gid_fill(struct sv_device *sdev, struct net_device *ndev)
 	memset(sdev->gids, 0, sizeof(sdev->gids));
 	spin_unlock_bh(&sdev->gid_lock);
 	sv_gid_from_mac(gid, sdev->mac);
-	sv_gid_add(sdev, gid, ndev->ifindex);
+	sv_gid_claim(sdev, gid, ndev->ifindex);
 
 	in = __in_dev_get_rtnl(ndev);
 	if (in) {
@@ -119,6 +192,46 @@ static void sv_gid_fill(struct sv_device *sdev, struct net_device *ndev)
 				      true);
 		read_unlock_bh(&idev->lock);
 	}
+}
+
+/*
+ * 0 if no device of @net holds a GID that @ndev would give a new device
+ * (its MAC's link-local GID, its IPv4 and IPv6 addresses), -EADDRINUSE if
+ * one does. rtnl held.
+ */
+int sv_netdev_gids_free(struct net *net, struct net_device *ndev)
+{
+	struct inet6_dev *idev;
+	struct in_device *in;
+	struct in_ifaddr *ifa;
+	int ret = 0;
+	u8 gid[16];
+
+	ASSERT_RTNL();
+	rcu_read_lock();
+	sv_gid_from_mac(gid, ndev->dev_addr);
+	if (sv_gid_holder(net, NULL, gid))
+		ret = -EADDRINUSE;
+	in = __in_dev_get_rtnl(ndev);
+	if (in && !ret) {
+		in_dev_for_each_ifa_rtnl(ifa, in) {
+			sv_gid_from_ipv4(gid, ifa->ifa_local);
+			if (sv_gid_holder(net, NULL, gid))
+				ret = -EADDRINUSE;
+		}
+	}
+	idev = __in6_dev_get(ndev);
+	if (idev && !ret) {
+		struct inet6_ifaddr *ifp;
+
+		read_lock_bh(&idev->lock);
+		list_for_each_entry(ifp, &idev->addr_list, if_list)
+			if (sv_gid_holder(net, NULL, ifp->addr.s6_addr))
+				ret = -EADDRINUSE;
+		read_unlock_bh(&idev->lock);
+	}
+	rcu_read_unlock();
+	return ret;
 }
 
 /* Port state and MTU from the netdev; events on a state change. rtnl. */
@@ -179,13 +292,26 @@ static int sv_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct sv_device *sdev;
 
-	mutex_lock(&sv_devices_lock);
-	sdev = sv_device_by_netdev(ndev);
-	if (!sdev)
-		goto out;
 	switch (event) {
 	case NETDEV_UNREGISTER:
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+	case NETDEV_CHANGEADDR:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	sdev = sv_device_by_netdev_rtnl(ndev);
+	if (!sdev)
+		return NOTIFY_DONE;
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* Deleted, or leaving its namespace: the device goes. */
+		mutex_lock(&sv_devices_lock);
 		sv_device_remove(sdev);
+		mutex_unlock(&sv_devices_lock);
 		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
@@ -197,8 +323,6 @@ static int sv_netdev_event(struct notifier_block *nb, unsigned long event,
 		sv_mac_changed(sdev, ndev);
 		break;
 	}
-out:
-	mutex_unlock(&sv_devices_lock);
 	return NOTIFY_DONE;
 }
 
@@ -208,21 +332,16 @@ static int sv_inetaddr_event(struct notifier_block *nb, unsigned long event,
 	struct in_ifaddr *ifa = ptr;
 	struct net_device *ndev = ifa->ifa_dev->dev;
 	struct sv_device *sdev;
-	bool changed = false;
 	u8 gid[16];
 
 	if (event != NETDEV_UP && event != NETDEV_DOWN)
 		return NOTIFY_DONE;
-	mutex_lock(&sv_devices_lock);
-	sdev = sv_device_by_netdev(ndev);
-	if (sdev) {
-		sv_gid_from_ipv4(gid, ifa->ifa_local);
-		changed = sv_gid_update(sdev, gid, ndev->ifindex,
-					event == NETDEV_UP);
-		if (changed)
-			sv_device_event(sdev, SV_EVENT_GID_CHANGE);
-	}
-	mutex_unlock(&sv_devices_lock);
+	sdev = sv_device_by_netdev_rtnl(ndev);
+	if (!sdev)
+		return NOTIFY_DONE;
+	sv_gid_from_ipv4(gid, ifa->ifa_local);
+	if (sv_gid_update(sdev, gid, ndev->ifindex, event == NETDEV_UP))
+		sv_device_event(sdev, SV_EVENT_GID_CHANGE);
 	return NOTIFY_DONE;
 }
 

@@ -8,9 +8,28 @@
  * Dumps keep no pointers between calls: cb->args[] hold a cursor (device
  * index, file id, object handle) and every call looks things up again, so
  * devices, files and objects may come and go while a dump runs.
+ *
+ * Isolation, as the RDMA core's nldev in netns exclusive mode: a device
+ * lives in one network namespace (sdev->net) and every command sees only
+ * the devices of the caller's namespace (others are ENODEV, as if absent;
+ * names are still global, so a name taken elsewhere is EEXIST). Resource
+ * dumps show only objects made by processes of the caller's pid
+ * namespace, with their pids as it sees them, and MR keys and addresses
+ * only to CAP_NET_ADMIN (in the initial user namespace).
+ *
+ * A resource dump never sleeps on a file's lock (f->lock, held by the
+ * file's control commands, which may wait for user memory) while it holds
+ * a lock the host's network configuration needs (sv_devices_lock, which
+ * the unregistration of a bound netdev takes under rtnl, and
+ * sdev->files_lock, which port events take under rtnl): it holds no
+ * sv_devices_lock at all, takes objects by reference out of the file's
+ * table under its xarray lock, and only tries f->lock (for MR keys),
+ * dropping every lock between tries.
  */
+#include <linux/delay.h>
 #include <linux/if_arp.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -75,14 +94,16 @@ static struct genl_family sv_nl_family;
 })
 
 /*
- * Device names: 1 to 31 characters of [A-Za-z0-9_-], a letter first,
- * so they are a file name in /dev/infiniband and in sysfs.
+ * Device names: up to 31 characters of [A-Za-z0-9_-] that start with "sv"
+ * or "softverbs", so they are a file name in /dev/infiniband and in sysfs
+ * and never one of the RDMA core's (uverbsN, rdma_cm, umadN, issmN) or of
+ * another driver's devices.
  */
 static bool sv_nl_name_ok(const char *name)
 {
 	const char *p;
 
-	if (!isalpha(name[0]))
+	if (strncmp(name, "sv", 2) && strncmp(name, "softverbs", 9))
 		return false;
 	for (p = name; *p; p++)
 		if (!isalnum(*p) && *p != '_' && *p != '-')
@@ -91,15 +112,45 @@ static bool sv_nl_name_ok(const char *name)
 }
 
 /*
- * Changing a device needs CAP_NET_ADMIN over the namespace of its netdev,
- * or in the initial namespace for a device without one.
+ * Devices that the namespaces under one child of the initial user
+ * namespace (a container, with every user namespace it nests) may have at
+ * once; the initial user namespace has only the global SV_MAX_DEVICES.
+ */
+static unsigned int sv_max_userns_devices = 8;
+module_param_named(max_userns_devices, sv_max_userns_devices, uint, 0644);
+MODULE_PARM_DESC(max_userns_devices,
+		 "Devices the network namespaces of one container (a user namespace below the initial one, nested ones included) may have (default 8)");
+
+/* The user namespace a limit is counted in: a child of the initial one. */
+static struct user_namespace *sv_nl_userns_top(struct user_namespace *ns)
+{
+	while (ns != &init_user_ns && ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns;
+}
+
+/* Devices whose namespace is under @top. sv_devices_lock held. */
+static unsigned int sv_nl_userns_devices(struct user_namespace *top)
+{
+	struct sv_device *sdev;
+	unsigned long index;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&sv_devices_lock);
+	xa_for_each(&sv_devices, index, sdev)
+		if (sv_nl_userns_top(read_pnet(&sdev->net)->user_ns) == top)
+			n++;
+	return n;
+}
+
+/*
+ * Changing a device needs CAP_NET_ADMIN over the namespace it lives in
+ * (its netdev's, or the initial one for a device without a netdev).
  */
 static bool sv_nl_may_change(struct sk_buff *skb, struct sv_device *sdev)
 {
-	if (sdev->ndev)
-		return netlink_ns_capable(skb, dev_net(sdev->ndev)->user_ns,
-					  CAP_NET_ADMIN);
-	return netlink_capable(skb, CAP_NET_ADMIN);
+	return netlink_ns_capable(skb, read_pnet(&sdev->net)->user_ns,
+				  CAP_NET_ADMIN);
 }
 
 /*
@@ -172,11 +223,13 @@ err:
 	return -EMSGSIZE;
 }
 
+/* The device DEV_NAME names in the caller's namespace. sv_devices_lock. */
 static struct sv_device *sv_nl_find(struct genl_info *info)
 {
 	struct sv_device *sdev;
 
-	sdev = sv_device_find(nla_data(info->attrs[SV_NL_ATTR_DEV_NAME]));
+	sdev = sv_device_find_net(genl_info_net(info),
+				  nla_data(info->attrs[SV_NL_ATTR_DEV_NAME]));
 	if (!sdev)
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[SV_NL_ATTR_DEV_NAME],
@@ -232,13 +285,15 @@ static int sv_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int sv_nl_link_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
+	struct net *net = sock_net(skb->sk);
 	struct sv_device *sdev;
 	unsigned long index;
 
 	rtnl_lock();
 	mutex_lock(&sv_devices_lock);
 	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
-		if (sv_nl_fill_link(skb, sdev, cb, NULL))
+		if (sv_device_in_net(sdev, net) &&
+		    sv_nl_fill_link(skb, sdev, cb, NULL))
 			break;
 		cb->args[0] = index + 1;
 	}
@@ -251,6 +306,7 @@ static int sv_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct net *net = genl_info_net(info);
+	struct user_namespace *userns;
 	struct net_device *ndev;
 	struct sv_device *sdev;
 	const char *name;
@@ -263,7 +319,7 @@ static int sv_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 	name = nla_data(tb[SV_NL_ATTR_DEV_NAME]);
 	if (!sv_nl_name_ok(name)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[SV_NL_ATTR_DEV_NAME],
-				    "Device name must be a letter and then letters, digits, '_' or '-'");
+				    "Device name must start with \"sv\" or \"softverbs\" and have only letters, digits, '_' or '-'");
 		return -EINVAL;
 	}
 	if (!tb[SV_NL_ATTR_NDEV_NAME] && !tb[SV_NL_ATTR_NDEV_INDEX]) {
@@ -305,7 +361,22 @@ static int sv_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 		ret = -EBUSY;
 		goto out;
 	}
-	sdev = sv_device_create(name, ndev->dev_addr);
+	/* Routing by GID needs one device per GID in a namespace. */
+	ret = sv_netdev_gids_free(net, ndev);
+	if (ret) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Another softverbs device in this network namespace has a GID of this netdev");
+		goto out;
+	}
+	userns = sv_nl_userns_top(net->user_ns);
+	if (userns != &init_user_ns &&
+	    sv_nl_userns_devices(userns) >= READ_ONCE(sv_max_userns_devices)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "Too many softverbs devices for this user namespace");
+		ret = -ENOSPC;
+		goto out;
+	}
+	sdev = sv_device_create(name, ndev->dev_addr, net);
 	if (IS_ERR(sdev)) {
 		ret = PTR_ERR(sdev);
 		if (ret == -ENOSPC)
@@ -383,10 +454,25 @@ static const enum sv_obj_type sv_nl_res_obj[] = {
 	[SV_NL_RES_QP] = SV_OBJ_QP,
 };
 
-/* One object; its file's lock is held, so it is in the table. */
+/* What a resource dump may show its caller. */
+struct sv_nl_res_ctx {
+	struct net *net;		/* devices of this namespace */
+	struct pid_namespace *pid_ns;	/* objects of its processes */
+	bool admin;			/* keys and addresses */
+	u8 type;			/* SV_NL_RES_* */
+	u64 busy_file;			/* shown without keys: f->lock busy */
+	bool busy;
+};
+
+/*
+ * One object, referenced. @locked: its file's lock is held (MR keys and
+ * addresses need it; with CAP_NET_ADMIN only).
+ */
 static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
-			  struct sv_device *sdev, struct sv_uobj *u, u8 type)
+			  struct sv_device *sdev, struct sv_uobj *u,
+			  const struct sv_nl_res_ctx *ctx, bool locked)
 {
+	u8 type = ctx->type;
 	void *hdr;
 	int ret;
 
@@ -396,7 +482,8 @@ static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
 	ret = sv_nl_put_dev(msg, sdev) ||
 	      nla_put_u8(msg, SV_NL_ATTR_RES_TYPE, type) ||
 	      nla_put_u32(msg, SV_NL_ATTR_RES_HANDLE, u->handle) ||
-	      nla_put_u32(msg, SV_NL_ATTR_RES_PID, pid_vnr(u->owner)) ||
+	      nla_put_u32(msg, SV_NL_ATTR_RES_PID,
+			  pid_nr_ns(u->owner, ctx->pid_ns)) ||
 	      nla_put_string(msg, SV_NL_ATTR_RES_COMM, u->comm) ||
 	      nla_put_u32(msg, SV_NL_ATTR_RES_USECNT,
 			  atomic_read(&u->usecnt));
@@ -407,6 +494,8 @@ static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
 		u64 iova, length;
 		u32 key;
 
+		if (!locked)
+			break;
 		sv_mr_res_info(u, &key, &iova, &length);
 		ret = nla_put_u32(msg, SV_NL_ATTR_RES_LKEY, key) ||
 		      nla_put_u32(msg, SV_NL_ATTR_RES_RKEY, key) ||
@@ -419,7 +508,8 @@ static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
 	case SV_NL_RES_CQ: {
 		struct sv_cq *cq = container_of(u, struct sv_cq, uobj);
 
-		ret = nla_put_u32(msg, SV_NL_ATTR_RES_CQE, cq->entries);
+		ret = nla_put_u32(msg, SV_NL_ATTR_RES_CQE,
+				  READ_ONCE(cq->entries));
 		break;
 	}
 	case SV_NL_RES_QP: {
@@ -444,17 +534,79 @@ err:
 	return -EMSGSIZE;
 }
 
+/* Objects filled per trip into a file's table. */
+#define SV_NL_RES_BATCH	16
+
+/*
+ * The objects of one file from the cursor cb->args[2] on. They are taken
+ * by reference under the table's lock (an object in the table holds a
+ * reference), filled without it. -EMSGSIZE when the message is full,
+ * -EAGAIN when MR keys need f->lock and it is busy.
+ * sdev->files_lock held: the file stays open.
+ */
+static int sv_nl_res_file(struct sk_buff *skb, struct netlink_callback *cb,
+			  struct sv_device *sdev, struct sv_file *f,
+			  struct sv_nl_res_ctx *ctx)
+{
+	enum sv_obj_type otype = sv_nl_res_obj[ctx->type];
+	struct sv_uobj *batch[SV_NL_RES_BATCH];
+	unsigned long handle;
+	struct sv_uobj *u;
+	bool locked = false;
+	int i, n, ret = 0;
+
+	lockdep_assert_held(&sdev->files_lock);
+	do {
+		n = 0;
+		xa_lock(&f->objs);
+		xa_for_each_start(&f->objs, handle, u, cb->args[2]) {
+			if (u->type != otype)
+				continue;
+			/* As rdma_is_visible_in_pid_ns(): no pid, not shown. */
+			if (!pid_nr_ns(u->owner, ctx->pid_ns))
+				continue;
+			kref_get(&u->ref);
+			batch[n++] = u;
+			if (n == SV_NL_RES_BATCH)
+				break;
+		}
+		xa_unlock(&f->objs);
+		if (!n)
+			break;
+
+		/* Never wait for f->lock here: see the top of the file. */
+		if (otype == SV_OBJ_MR && ctx->admin &&
+		    !(ctx->busy && ctx->busy_file == f->id)) {
+			locked = mutex_trylock(&f->lock);
+			if (!locked)
+				ret = -EAGAIN;
+		}
+		for (i = 0; i < n; i++) {
+			u = batch[i];
+			/* Under f->lock: skip what was destroyed meanwhile. */
+			if (!ret && (!locked || xa_load(&f->objs, u->handle) == u))
+				ret = sv_nl_fill_res(skb, cb, sdev, u, ctx,
+						     locked);
+			if (!ret)
+				cb->args[2] = u->handle + 1;
+			sv_uobj_put(u);
+		}
+		if (locked)
+			mutex_unlock(&f->lock);
+		locked = false;
+	} while (!ret && n == SV_NL_RES_BATCH);
+	return ret;
+}
+
 /*
  * The objects of one device from the cursor on: cb->args[1] is a file id,
- * cb->args[2] a handle in that file. -EMSGSIZE when the message is full.
+ * cb->args[2] a handle in that file. -EMSGSIZE when the message is full,
+ * -EAGAIN as sv_nl_res_file(); the cursor is where to go on.
  */
 static int sv_nl_res_dev(struct sk_buff *skb, struct netlink_callback *cb,
-			 struct sv_device *sdev, u8 type)
+			 struct sv_device *sdev, struct sv_nl_res_ctx *ctx)
 {
-	enum sv_obj_type otype = sv_nl_res_obj[type];
-	unsigned long handle;
 	struct sv_file *f;
-	struct sv_uobj *u;
 	int ret = 0;
 
 	mutex_lock(&sdev->files_lock);
@@ -465,16 +617,7 @@ static int sv_nl_res_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			cb->args[1] = f->id;
 			cb->args[2] = 0;
 		}
-		mutex_lock(&f->lock);
-		xa_for_each_start(&f->objs, handle, u, cb->args[2]) {
-			if (u->type != otype)
-				continue;
-			ret = sv_nl_fill_res(skb, cb, sdev, u, type);
-			if (ret)
-				break;
-			cb->args[2] = handle + 1;
-		}
-		mutex_unlock(&f->lock);
+		ret = sv_nl_res_file(skb, cb, sdev, f, ctx);
 		if (ret)
 			break;
 		cb->args[1] = f->id + 1;
@@ -484,47 +627,101 @@ static int sv_nl_res_dev(struct sk_buff *skb, struct netlink_callback *cb,
 	return ret;
 }
 
+/*
+ * The next device of @net (named @name, if not NULL) from index *@index
+ * on, referenced; NULL when there is none. No lock but RCU: the registry
+ * holds its reference until a grace period after the device left it.
+ */
+static struct sv_device *sv_nl_next_dev(struct net *net, const char *name,
+					unsigned long *index)
+{
+	struct sv_device *sdev;
+
+	rcu_read_lock();
+	xa_for_each_start(&sv_devices, *index, sdev, *index) {
+		if (!sv_device_in_net(sdev, net) ||
+		    (name && strcmp(dev_name(&sdev->dev), name)))
+			continue;
+		get_device(&sdev->dev);
+		rcu_read_unlock();
+		return sdev;
+	}
+	rcu_read_unlock();
+	return NULL;
+}
+
+/* How long a dump waits for a busy file before it shows MRs keyless. */
+#define SV_NL_BUSY_TRIES	50
+#define SV_NL_BUSY_WAIT_MS	10
+
 static int sv_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr **tb = sv_genl_dump_attrs(cb);
+	struct sv_nl_res_ctx ctx = {
+		.net = sock_net(skb->sk),
+		.pid_ns = task_active_pid_ns(current),
+		.admin = netlink_capable(cb->skb, CAP_NET_ADMIN),
+	};
 	const char *filter = NULL;
 	struct sv_device *sdev;
 	unsigned long index;
-	u8 type;
+	int tries = 0, ret;
 
 	if (!tb[SV_NL_ATTR_RES_TYPE]) {
 		NL_SET_ERR_MSG(cb->extack, "Resource type missing");
 		NL_SET_ERR_ATTR_MISS(cb->extack, NULL, SV_NL_ATTR_RES_TYPE);
 		return -EINVAL;
 	}
-	type = nla_get_u8(tb[SV_NL_ATTR_RES_TYPE]);
+	ctx.type = nla_get_u8(tb[SV_NL_ATTR_RES_TYPE]);
 	if (tb[SV_NL_ATTR_DEV_NAME])
 		filter = nla_data(tb[SV_NL_ATTR_DEV_NAME]);
 
-	mutex_lock(&sv_devices_lock);
 	/* args[3]: not the first call. A missing device is an error once. */
-	if (!cb->args[3] && filter && !sv_device_find(filter)) {
+	if (!cb->args[3] && filter) {
+		mutex_lock(&sv_devices_lock);
+		sdev = sv_device_find_net(ctx.net, filter);
 		mutex_unlock(&sv_devices_lock);
-		NL_SET_ERR_MSG_ATTR(cb->extack, tb[SV_NL_ATTR_DEV_NAME],
-				    "No softverbs device of that name");
-		return -ENODEV;
+		if (!sdev) {
+			NL_SET_ERR_MSG_ATTR(cb->extack,
+					    tb[SV_NL_ATTR_DEV_NAME],
+					    "No softverbs device of that name");
+			return -ENODEV;
+		}
 	}
 	cb->args[3] = 1;
-	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
-		if (filter && strcmp(dev_name(&sdev->dev), filter))
-			continue;
+	for (;;) {
+		index = cb->args[0];
+		sdev = sv_nl_next_dev(ctx.net, filter, &index);
+		if (!sdev)
+			break;
 		if (index != cb->args[0]) {
 			cb->args[0] = index;
 			cb->args[1] = 0;
 			cb->args[2] = 0;
 		}
-		if (sv_nl_res_dev(skb, cb, sdev, type))
+		ret = sv_nl_res_dev(skb, cb, sdev, &ctx);
+		put_device(&sdev->dev);
+		if (ret == -EAGAIN) {
+			/*
+			 * A file's lock is busy: wait outside every lock and
+			 * go on from the cursor; after a while, show that
+			 * file's MRs without their keys.
+			 */
+			if (++tries >= SV_NL_BUSY_TRIES) {
+				ctx.busy = true;
+				ctx.busy_file = cb->args[1];
+				tries = 0;
+			} else if (msleep_interruptible(SV_NL_BUSY_WAIT_MS)) {
+				return skb->len ?: -EINTR;
+			}
+			continue;
+		}
+		if (ret)
 			break;
 		cb->args[0] = index + 1;
 		cb->args[1] = 0;
 		cb->args[2] = 0;
 	}
-	mutex_unlock(&sv_devices_lock);
 	return skb->len;
 }
 
@@ -589,12 +786,14 @@ static int sv_nl_stat_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int sv_nl_stat_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
+	struct net *net = sock_net(skb->sk);
 	struct sv_device *sdev;
 	unsigned long index;
 
 	mutex_lock(&sv_devices_lock);
 	xa_for_each_start(&sv_devices, index, sdev, cb->args[0]) {
-		if (sv_nl_fill_stats(skb, sdev, cb, NULL))
+		if (sv_device_in_net(sdev, net) &&
+		    sv_nl_fill_stats(skb, sdev, cb, NULL))
 			break;
 		cb->args[0] = index + 1;
 	}

@@ -52,25 +52,37 @@ struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn)
 
 /*
  * The QP a message to (@dgid, @qpn) reaches: on the softverbs device of
- * this host whose GID table holds @dgid (the sender's own device first),
- * referenced; NULL if there is none. Devices that left the registry stay
- * readable for a grace period, and a QP keeps its device alive.
+ * this host and of the sender's network namespace whose GID table holds
+ * @dgid (the sender's own device first), referenced; NULL if there is
+ * none. A GID is held by at most one device of a namespace (netdev.c).
+ * Devices that left the registry stay readable for a grace period, and a
+ * QP keeps its device alive; an unregistered sender reaches nobody (its
+ * namespace may be gone: sdev->net is only compared while it is alive).
  */
 struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn)
 {
 	struct sv_device *sdev;
 	unsigned long index;
 	struct sv_qp *qp = NULL;
+	const struct net *net;
 
-	if (sv_gid_present(own, dgid))
-		return sv_qp_get(own, qpn);
 	rcu_read_lock();
+	/* sv_device_remove() sets dead, then waits for a grace period. */
+	if (READ_ONCE(own->dead))
+		goto out;
+	if (sv_gid_present(own, dgid)) {
+		qp = sv_qp_get(own, qpn);
+		goto out;
+	}
+	net = read_pnet(&own->net);
 	xa_for_each(&sv_devices, index, sdev) {
-		if (sdev != own && sv_gid_present(sdev, dgid)) {
+		if (sdev != own && sv_device_in_net(sdev, net) &&
+		    sv_gid_present(sdev, dgid)) {
 			qp = sv_qp_get(sdev, qpn);
 			break;
 		}
 	}
+out:
 	rcu_read_unlock();
 	return qp;
 }

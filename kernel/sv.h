@@ -16,6 +16,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
+#include <net/net_namespace.h>
 
 #include "../uapi/softverbs-abi.h"
 #include "../uapi/softverbs-netlink.h"
@@ -78,6 +79,12 @@ struct sv_device {
 	bool dead;			/* unregistered: see sv_ioctl() */
 	bool removable;			/* made by "link add" */
 	struct net_device *ndev;	/* bound netdev; rtnl + sv_devices_lock */
+	/*
+	 * The network namespace the device lives in: its netdev's, or
+	 * init_net. Set at creation; meaningful while the device is
+	 * registered (a netdev leaving its namespace removes the device).
+	 */
+	possible_net_t net;
 	netdevice_tracker ndev_tracker;
 	u8 port_state;			/* SV_PORT_ACTIVE or SV_PORT_DOWN */
 	u8 active_mtu;			/* SV_MTU_* */
@@ -145,7 +152,8 @@ static inline struct sv_device *to_sv_device(struct device *dev)
 /* device.c */
 int sv_device_class_init(void);
 void sv_device_class_exit(void);
-struct sv_device *sv_device_create(const char *name, const u8 *mac);
+struct sv_device *sv_device_create(const char *name, const u8 *mac,
+				   struct net *net);
 
 /* uobj.c */
 const char *sv_obj_name(enum sv_obj_type type);
@@ -456,6 +464,15 @@ extern struct xarray sv_devices;	/* index -> sv_device; RCU readers */
 #define SV_IDLE_US_MAX		SV_NL_IDLE_US_MAX
 
 struct sv_device *sv_device_find(const char *name);
+struct sv_device *sv_device_find_net(const struct net *net, const char *name);
+
+/* Does the device live in @net? (Registered devices; see sdev->net.) */
+static inline bool sv_device_in_net(struct sv_device *sdev,
+				    const struct net *net)
+{
+	return net_eq(read_pnet(&sdev->net), net);
+}
+
 void sv_device_remove(struct sv_device *sdev);
 void sv_device_event(struct sv_device *sdev, u32 event_type);
 void sv_device_remove_all(void);
@@ -463,6 +480,7 @@ void sv_device_remove_all(void);
 int sv_netdev_bind(struct sv_device *sdev, struct net_device *ndev);
 void sv_netdev_unbind(struct sv_device *sdev);
 void sv_gid_work(struct work_struct *work);
+int sv_netdev_gids_free(struct net *net, struct net_device *ndev);
 struct sv_device *sv_device_by_netdev(const struct net_device *ndev);
 int sv_netdev_init(void);
 void sv_netdev_exit(void);

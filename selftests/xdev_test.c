@@ -2,15 +2,18 @@
 /*
  * Traffic across softverbs devices: softverbs0 and a second device bound to
  * a dummy netdev (svctl link add). A QP's messages go to the device whose
- * GID table holds the destination GID; a GID no device has reaches nobody.
+ * GID table holds the destination GID; a GID no device has reaches nobody,
+ * and neither does one only a device of another network namespace has.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "sv_harness.h"
 #include "sv_dp_test.h"
+#include "softverbs-abi.h"
 
 #define LEN	8192
 #define NETDEV	"svxd0"
@@ -208,6 +211,59 @@ TEST_F(xdev, link_del_flushes_at_once)
 	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NETDEV,
 		 self->svctl);
 	ASSERT_EQ(0, system(cmd));
+}
+
+/*
+ * A device in another network namespace is out of reach, even with the
+ * right GID and QPN; so is this namespace from there.
+ */
+TEST_F(xdev, other_netns_unreachable)
+{
+	char cmd[PATH_MAX + 256];
+	struct ibv_device **list;
+	struct side c = { 0 };
+	struct ibv_wc wc;
+	int i;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns add svxns && ip -n svxns link add svxd9 type dummy && "
+		 "ip -n svxns link set svxd9 up && "
+		 "ip netns exec svxns %s link add svx9 netdev svxd9",
+		 self->svctl);
+	ASSERT_EQ(0, system(cmd));
+	list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, list);
+	EXPECT_EQ(0, side_open(&c, list, "svx9"));
+	ibv_free_device_list(list);
+	if (c.qp) {
+		ASSERT_EQ(0, qp_rtr_rts(self->a.qp, c.qp->qp_num, &c.gid,
+					0, 1, 1));
+		ASSERT_EQ(0, qp_rtr_rts(c.qp, self->a.qp->qp_num,
+					&self->a.gid, 0, 1, 1));
+		ASSERT_EQ(0, post_recv(c.qp, c.mr, c.buf, LEN, 2));
+		ASSERT_EQ(0, post_recv(self->a.qp, self->a.mr, self->a.buf,
+				       LEN, 2));
+		ASSERT_EQ(0, post_send(self->a.qp, IBV_WR_SEND,
+				       self->a.mr->lkey, self->a.buf, LEN, 1,
+				       IBV_SEND_SIGNALED, 0, 0));
+		ASSERT_EQ(1, poll1(self->a.cq, &wc));
+		EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, wc.status);
+		ASSERT_EQ(0, post_send(c.qp, IBV_WR_SEND, c.mr->lkey, c.buf,
+				       LEN, 1, IBV_SEND_SIGNALED, 0, 0));
+		ASSERT_EQ(1, poll1(c.cq, &wc));
+		EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, wc.status);
+		usleep(10000);
+		/* nothing arrived: the receives are only flushed (ERR) */
+		while (ibv_poll_cq(self->a.cq, 1, &wc) == 1)
+			EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+		while (ibv_poll_cq(c.cq, 1, &wc) == 1)
+			EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+	}
+	side_close(&c);
+	ASSERT_EQ(0, system("ip netns del svxns"));
+	for (i = 0; i < 100 && !access(SV_DEV_DIR "/svx9", F_OK); i++)
+		usleep(100000);
+	EXPECT_NE(0, access(SV_DEV_DIR "/svx9", F_OK));
 }
 
 TEST_HARNESS_MAIN

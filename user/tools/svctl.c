@@ -581,16 +581,24 @@ static int cb_res(const struct nlmsghdr *nlh, void *data)
 	rec_num(&r, "handle", get_num(SV_NL_ATTR_RES_HANDLE));
 	switch (type) {
 	case SV_NL_RES_MR:
-		snprintf(s, sizeof(s), "0x%" PRIx64,
-			 get_num(SV_NL_ATTR_RES_LKEY));
-		rec_str(&r, "lkey", s);
-		snprintf(s, sizeof(s), "0x%" PRIx64,
-			 get_num(SV_NL_ATTR_RES_RKEY));
-		rec_str(&r, "rkey", s);
-		snprintf(s, sizeof(s), "0x%" PRIx64,
-			 get_num(SV_NL_ATTR_RES_IOVA));
-		rec_str(&r, "iova", s);
-		rec_num(&r, "length", get_num(SV_NL_ATTR_RES_LENGTH));
+		/* Keys and addresses come only to CAP_NET_ADMIN. */
+		if (tb[SV_NL_ATTR_RES_LKEY]) {
+			snprintf(s, sizeof(s), "0x%" PRIx64,
+				 get_num(SV_NL_ATTR_RES_LKEY));
+			rec_str(&r, "lkey", s);
+		}
+		if (tb[SV_NL_ATTR_RES_RKEY]) {
+			snprintf(s, sizeof(s), "0x%" PRIx64,
+				 get_num(SV_NL_ATTR_RES_RKEY));
+			rec_str(&r, "rkey", s);
+		}
+		if (tb[SV_NL_ATTR_RES_IOVA]) {
+			snprintf(s, sizeof(s), "0x%" PRIx64,
+				 get_num(SV_NL_ATTR_RES_IOVA));
+			rec_str(&r, "iova", s);
+		}
+		if (tb[SV_NL_ATTR_RES_LENGTH])
+			rec_num(&r, "length", get_num(SV_NL_ATTR_RES_LENGTH));
 		break;
 	case SV_NL_RES_CQ:
 		rec_num(&r, "cqe", get_num(SV_NL_ATTR_RES_CQE));
