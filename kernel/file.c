@@ -6,6 +6,7 @@
  */
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -267,7 +268,13 @@ static int sv_open(struct inode *inode, struct file *filp)
 					      struct sv_device, cdev);
 	struct sv_file *f;
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	/*
+	 * A device is for its network namespace only, as in the RDMA core's
+	 * exclusive mode: its node may be visible elsewhere, not usable.
+	 */
+	if (!sv_device_in_net(sdev, current->nsproxy->net_ns))
+		return -EPERM;
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
 	if (sv_event_file_init(f)) {

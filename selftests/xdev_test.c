@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <infiniband/verbs.h>
 
 #include "sv_harness.h"
@@ -233,7 +236,23 @@ TEST_F(xdev, other_netns_unreachable)
 	ASSERT_EQ(0, system(cmd));
 	list = ibv_get_device_list(NULL);
 	ASSERT_NE(NULL, list);
-	EXPECT_EQ(0, side_open(&c, list, "svx9"));
+	/* Not usable from here, as the RDMA core's exclusive mode... */
+	errno = 0;
+	EXPECT_EQ(NULL, sv_open_named(list, "svx9"));
+	EXPECT_EQ(EPERM, errno);
+	/* ... but from there; and its QPs still cannot reach us. */
+	{
+		int here = open("/proc/self/ns/net", O_RDONLY);
+		int there = open("/run/netns/svxns", O_RDONLY);
+
+		ASSERT_LE(0, here);
+		ASSERT_LE(0, there);
+		ASSERT_EQ(0, setns(there, CLONE_NEWNET));
+		EXPECT_EQ(0, side_open(&c, list, "svx9"));
+		ASSERT_EQ(0, setns(here, CLONE_NEWNET));
+		close(here);
+		close(there);
+	}
 	ibv_free_device_list(list);
 	if (c.qp) {
 		ASSERT_EQ(0, qp_rtr_rts(self->a.qp, c.qp->qp_num, &c.gid,
