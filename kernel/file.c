@@ -190,7 +190,7 @@ static int sv_open(struct inode *inode, struct file *filp)
 					      struct sv_device, cdev);
 	struct sv_file *f;
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
 	if (sv_event_file_init(f)) {

@@ -223,8 +223,11 @@ int sv_dereg_mr(struct sv_file *f, void *arg);
 /* mmap.c: a buffer shared with userspace, alive until its last user. */
 struct sv_mbuf {
 	struct kref ref;
-	void *vaddr;		/* vmalloc_user(), zeroed */
+	void *vaddr;		/* vmap() of pages, zeroed */
 	size_t size;		/* page aligned */
+	struct page **pages;	/* charged to the creator's memory cgroup */
+	unsigned long npages;
+	struct mm_struct *mm;	/* charged npages of pinned_vm; grabbed */
 };
 
 struct vm_area_struct;

@@ -62,7 +62,8 @@ int sv_uobj_add(struct sv_file *f, struct sv_uobj *u, enum sv_obj_type type,
 	/* Who made it, for the management plane's resource dumps. */
 	u->owner = get_task_pid(current, PIDTYPE_TGID);
 	get_task_comm(u->comm, current);
-	ret = xa_alloc(&f->objs, &u->handle, u, xa_limit_31b, GFP_KERNEL);
+	ret = xa_alloc(&f->objs, &u->handle, u, xa_limit_31b,
+		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		put_pid(u->owner);
 		u->owner = NULL;
