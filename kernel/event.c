@@ -344,6 +344,9 @@ int sv_create_comp_channel(struct sv_file *f, void *arg)
 	ch = kzalloc(sizeof(*ch), GFP_KERNEL_ACCOUNT);
 	if (!ch)
 		return -ENOMEM;
+	ret = sv_charge(f, SV_OBJ_COMP_CHANNEL, &ch->uobj.charge);
+	if (ret)
+		goto err_free;
 	ch->evq = sv_evq_alloc(false);
 	if (!ch->evq) {
 		ret = -ENOMEM;
@@ -370,6 +373,7 @@ err_file:
 err_evq:
 	sv_evq_put(ch->evq);
 err_free:
+	sv_uncharge(&ch->uobj.charge);
 	kfree(ch);
 	return ret;
 }

@@ -21,6 +21,8 @@
 #include "../uapi/softverbs-netlink.h"
 
 #define SV_MAX_DEVICES	64
+/* Completion channels per device (limits.c); verbs does not report it. */
+#define SV_MAX_COMP_CHANNEL	SV_MAX_CQ
 
 enum sv_obj_type {
 	SV_OBJ_NONE,
@@ -57,7 +59,8 @@ struct sv_device {
 	u8 mac[6];
 	__be64 node_guid;
 	struct dentry *debugfs;
-	atomic_t nobjs[SV_OBJ_MAX];	/* live objects of each type */
+	atomic_t nobjs[SV_OBJ_MAX];	/* charged objects of each type */
+	struct sv_dev_limits *limits;	/* limits.c */
 	/* query.c: the RoCE GID table of port 1 */
 	spinlock_t gid_lock;		/* protects gids[]; BH-safe */
 	struct sv_gid_entry gids[SV_GID_TBL_LEN];
@@ -65,7 +68,6 @@ struct sv_device {
 	/* QPs and multicast (qp.c, mcast.c) */
 	struct xarray qps;		/* qpn -> struct sv_qp, RCU lookups */
 	u32 next_qpn;			/* cyclic QPN allocation */
-	atomic_t nqps;
 	struct mutex mcast_lock;	/* the multicast groups and attachments */
 	struct list_head mcast_groups;	/* struct sv_mcast_grp */
 	u32 mcast_ngroups;
@@ -111,9 +113,20 @@ struct sv_file {
 	struct list_head dev_node;	/* sdev->files, under files_lock */
 	u64 id;				/* resource dump cursor */
 	struct sv_engine *engine;	/* data path (engine.c), or NULL */
+	struct rdma_cgroup *rdmacg;	/* charged an hca_handle (limits.c) */
 };
 
 struct sv_uobj;
+struct sv_user_objs;
+struct rdma_cgroup;
+
+/* limits.c: what creating one object was charged; zeroed: nothing. */
+struct sv_charge {
+	struct sv_device *sdev;		/* sdev->nobjs[type] */
+	struct sv_user_objs *user;	/* the uid's share, or NULL: exempt */
+	struct rdma_cgroup *rdmacg;	/* hca_object, or NULL */
+	enum sv_obj_type type;
+};
 
 struct sv_uobj_ops {
 	/* The handle left the table: tear down, drop parents' usecnt. */
@@ -132,6 +145,7 @@ struct sv_uobj {
 	const struct sv_uobj_ops *ops;
 	struct pid *owner;		/* creator's thread group (dumps) */
 	char comm[TASK_COMM_LEN];	/* creator's command */
+	struct sv_charge charge;	/* returned when the handle goes */
 };
 
 static inline struct sv_device *to_sv_device(struct device *dev)
@@ -153,6 +167,15 @@ struct sv_uobj *sv_uobj_get(struct sv_file *f, u32 handle,
 void sv_uobj_put(struct sv_uobj *u);
 int sv_uobj_destroy(struct sv_file *f, u32 handle, enum sv_obj_type type);
 void sv_uobj_destroy_all(struct sv_file *f);
+
+/* limits.c */
+u32 sv_obj_limit(enum sv_obj_type type);
+int sv_charge(struct sv_file *f, enum sv_obj_type type, struct sv_charge *c);
+void sv_uncharge(struct sv_charge *c);
+int sv_limits_file_open(struct sv_file *f);
+void sv_limits_file_release(struct sv_file *f);
+int sv_limits_device_init(struct sv_device *sdev);
+void sv_limits_device_fini(struct sv_device *sdev);
 
 /* debugfs.c */
 void sv_debugfs_init(void);
