@@ -287,12 +287,18 @@ struct sv_comp_channel {
 void sv_event_obj_init(struct sv_event_obj *eo);
 int sv_event_file_init(struct sv_file *f);
 void sv_event_file_cleanup(struct sv_file *f);
-/* Any context. element: the object's user_handle, or a port number. */
+/*
+ * Any context. element: the object's user_handle, or a port number. An
+ * event the owner (NULL: the file) has unread already is merged into it.
+ */
 void sv_async_event(struct sv_file *f, u32 event_type, u64 element,
 		    struct sv_event_obj *owner);
 /* Drop owner's unread async events; owner->async_reported is final. */
 void sv_async_event_detach(struct sv_file *f, struct sv_event_obj *owner);
-/* Any context: queue a completion event; false if out of memory. */
+/*
+ * Any context: queue a completion event, or merge it into the CQ's unread
+ * one; false if out of memory or the channel is closed.
+ */
 bool sv_comp_event(struct sv_comp_channel *ch, u64 user_handle,
 		   u32 cq_handle, struct sv_event_obj *owner);
 void sv_comp_event_detach(struct sv_comp_channel *ch,
