@@ -79,8 +79,6 @@ int sv_create_ah(struct sv_file *f, void *arg)
 	ret = sv_ah_attr_check(f->sdev, &c->attr);
 	if (ret)
 		return ret;
-	if (atomic_read(&f->sdev->nobjs[SV_OBJ_AH]) >= SV_MAX_AH)
-		return -ENOMEM;
 
 	pd = sv_uobj_get(f, c->pd_handle, SV_OBJ_PD);
 	if (IS_ERR(pd))
@@ -90,12 +88,20 @@ int sv_create_ah(struct sv_file *f, void *arg)
 		sv_uobj_put(pd);
 		return -ENOMEM;
 	}
+	/* max_ah (ENOMEM), the user's share and the rdma cgroup (EAGAIN) */
+	ret = sv_charge(f, SV_OBJ_AH, &ah->uobj.charge);
+	if (ret) {
+		sv_uobj_put(pd);
+		kfree(ah);
+		return ret;
+	}
 	ah->pd = pd;
 	ah->attr = c->attr;
 	atomic_inc(&pd->usecnt);
 	ret = sv_uobj_add(f, &ah->uobj, SV_OBJ_AH, &sv_ah_ops);
 	if (ret) {
 		atomic_dec(&pd->usecnt);
+		sv_uncharge(&ah->uobj.charge);
 		sv_uobj_put(pd);
 		kfree(ah);
 		return ret;

@@ -195,6 +195,10 @@ int sv_create_cq(struct sv_file *f, void *arg)
 		ret = -ENOMEM;
 		goto err_channel;
 	}
+	/* max_cq (ENOMEM), the user's share and the rdma cgroup (EAGAIN) */
+	ret = sv_charge(f, SV_OBJ_CQ, &cq->uobj.charge);
+	if (ret)
+		goto err_cq;
 	spin_lock_init(&cq->lock);
 	sv_event_obj_init(&cq->events);
 	cq->entries = entries;
@@ -232,6 +236,7 @@ err_mmap:
 err_buf:
 	sv_mbuf_put(cq->ring_buf);
 err_cq:
+	sv_uncharge(&cq->uobj.charge);
 	kfree(cq);
 err_channel:
 	if (ch)

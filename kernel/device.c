@@ -122,6 +122,7 @@ static void sv_device_release(struct device *dev)
 	struct sv_device *sdev = to_sv_device(dev);
 
 	sv_qp_device_fini(sdev);
+	sv_limits_device_fini(sdev);
 	sv_stats_free(sdev);
 	mutex_destroy(&sdev->files_lock);
 	ida_free(&sv_index_ida, sdev->index);
@@ -176,6 +177,9 @@ struct sv_device *sv_device_create(const char *name, const u8 *mac,
 		ret = dev_set_name(&sdev->dev, "%s", name);
 	else
 		ret = dev_set_name(&sdev->dev, "softverbs%d", index);
+	if (ret)
+		goto err_put;
+	ret = sv_limits_device_init(sdev);	/* by name: the rdma cgroup */
 	if (ret)
 		goto err_put;
 

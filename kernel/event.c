@@ -10,10 +10,22 @@
  * EIO once it is empty.
  *
  * Events are produced from any context (the execution engine), so the
- * queue is a spinlock-protected list of GFP_ATOMIC records. A record that
- * names an object is also linked on the object's struct sv_event_obj, so
- * the object's destroy can drop what was not read and report how many
- * were (comp_events_reported / async_events_reported).
+ * queue is a spinlock-protected list of GFP_ATOMIC records, charged to
+ * the producing task's memory cgroup. A record that names an object is
+ * also linked on the object's struct sv_event_obj, so the object's destroy
+ * can drop what was not read and report how many were
+ * (comp_events_reported / async_events_reported).
+ *
+ * The queues are bounded: an event is merged into an unread one that says
+ * the same thing. A CQ has at most one unread completion event on its
+ * channel (a hardware EQ has one per arm, and a reader learns the same
+ * from one: "this CQ has new completions"); an object, or the file for
+ * port and device events, has at most one unread async event of each
+ * type. So a queue holds at most (objects x event types) records, however
+ * long nobody reads it. uverbs queues a record per event without a bound
+ * and does not report drops; softverbs does not report merges either:
+ * the counts the destroy ioctls return are of records read, so they stay
+ * what the library acknowledges.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
@@ -33,6 +45,7 @@ struct sv_evq {
 	wait_queue_head_t wait;
 	bool closed;			/* the producer side is gone */
 	bool async;			/* which record and counter */
+	u32 ownerless;			/* async types queued without owner */
 };
 
 struct sv_event {
@@ -88,27 +101,60 @@ static void sv_evq_close(struct sv_evq *q)
 	sv_evq_put(q);
 }
 
-static bool sv_evq_push(struct sv_evq *q, struct sv_event *ev,
+/* Async event types fit in sv_evq::ownerless. */
+#define SV_EVENT_TYPES	32
+
+/* Would an event of type from owner repeat an unread one? q->lock held. */
+static bool sv_evq_queued(struct sv_evq *q, struct sv_event_obj *owner,
+			  u32 type)
+{
+	struct sv_event *ev;
+
+	lockdep_assert_held(&q->lock);
+	if (!q->async)
+		return owner && !list_empty(&owner->comp_events);
+	if (!owner)
+		return type < SV_EVENT_TYPES && (q->ownerless & BIT(type));
+	list_for_each_entry(ev, &owner->async_events, obj_list)
+		if (ev->async.event_type == type)
+			return true;
+	return false;
+}
+
+/*
+ * Queue a record of what @ev says, unless an unread one says it already.
+ * Any context. False if the queue is closed or out of memory.
+ */
+static bool sv_evq_push(struct sv_evq *q, const struct sv_event *ev,
 			struct sv_event_obj *owner)
 {
+	u32 type = q->async ? ev->async.event_type : 0;
+	struct sv_event *rec;
 	unsigned long flags;
-	bool queued = false;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (!q->closed) {
-		list_add_tail(&ev->list, &q->events);
-		ev->owner = owner;
-		if (owner)
-			list_add_tail(&ev->obj_list, q->async ?
-				      &owner->async_events :
-				      &owner->comp_events);
-		queued = true;
-	}
-	spin_unlock_irqrestore(&q->lock, flags);
-	if (!queued) {
-		kfree(ev);
+	if (q->closed) {
+		spin_unlock_irqrestore(&q->lock, flags);
 		return false;
 	}
+	if (sv_evq_queued(q, owner, type)) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return true;	/* merged: the reader is not woken again */
+	}
+	rec = kmemdup(ev, sizeof(*ev), GFP_ATOMIC | __GFP_ACCOUNT |
+		      __GFP_NOWARN);
+	if (!rec) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return false;
+	}
+	list_add_tail(&rec->list, &q->events);
+	rec->owner = owner;
+	if (owner)
+		list_add_tail(&rec->obj_list, q->async ?
+			      &owner->async_events : &owner->comp_events);
+	else if (q->async && type < SV_EVENT_TYPES)
+		q->ownerless |= BIT(type);
+	spin_unlock_irqrestore(&q->lock, flags);
 	wake_up_interruptible(&q->wait);
 	return true;
 }
@@ -166,6 +212,8 @@ static ssize_t sv_evq_read(struct file *filp, char __user *buf, size_t count,
 			ev->owner->async_reported++;
 		else
 			ev->owner->comp_reported++;
+	} else if (q->async && ev->async.event_type < SV_EVENT_TYPES) {
+		q->ownerless &= ~BIT(ev->async.event_type);
 	}
 	spin_unlock_irq(&q->lock);
 
@@ -252,14 +300,11 @@ void sv_event_file_cleanup(struct sv_file *f)
 void sv_async_event(struct sv_file *f, u32 event_type, u64 element,
 		    struct sv_event_obj *owner)
 {
-	struct sv_event *ev;
+	struct sv_event ev = {
+		.async = { .element = element, .event_type = event_type },
+	};
 
-	ev = kzalloc(sizeof(*ev), GFP_ATOMIC);
-	if (!ev)
-		return;
-	ev->async.element = element;
-	ev->async.event_type = event_type;
-	sv_evq_push(f->async_evq, ev, owner);
+	sv_evq_push(f->async_evq, &ev, owner);
 }
 
 void sv_async_event_detach(struct sv_file *f, struct sv_event_obj *owner)
@@ -288,14 +333,11 @@ int sv_get_async_fd(struct sv_file *f, void *arg)
 bool sv_comp_event(struct sv_comp_channel *ch, u64 user_handle,
 		   u32 cq_handle, struct sv_event_obj *owner)
 {
-	struct sv_event *ev;
+	struct sv_event ev = {
+		.comp = { .user_handle = user_handle, .cq_handle = cq_handle },
+	};
 
-	ev = kzalloc(sizeof(*ev), GFP_ATOMIC);
-	if (!ev)
-		return false;
-	ev->comp.user_handle = user_handle;
-	ev->comp.cq_handle = cq_handle;
-	return sv_evq_push(ch->evq, ev, owner);
+	return sv_evq_push(ch->evq, &ev, owner);
 }
 
 void sv_comp_event_detach(struct sv_comp_channel *ch,
@@ -344,6 +386,9 @@ int sv_create_comp_channel(struct sv_file *f, void *arg)
 	ch = kzalloc(sizeof(*ch), GFP_KERNEL_ACCOUNT);
 	if (!ch)
 		return -ENOMEM;
+	ret = sv_charge(f, SV_OBJ_COMP_CHANNEL, &ch->uobj.charge);
+	if (ret)
+		goto err_free;
 	ch->evq = sv_evq_alloc(false);
 	if (!ch->evq) {
 		ret = -ENOMEM;
@@ -370,6 +415,7 @@ err_file:
 err_evq:
 	sv_evq_put(ch->evq);
 err_free:
+	sv_uncharge(&ch->uobj.charge);
 	kfree(ch);
 	return ret;
 }

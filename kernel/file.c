@@ -267,6 +267,7 @@ static int sv_open(struct inode *inode, struct file *filp)
 	struct sv_device *sdev = container_of(inode->i_cdev,
 					      struct sv_device, cdev);
 	struct sv_file *f;
+	int ret;
 
 	/*
 	 * A device is for its network namespace only, as in the RDMA core's
@@ -277,7 +278,15 @@ static int sv_open(struct inode *inode, struct file *filp)
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
+	/* The rdma cgroup's hca_handle: EAGAIN beyond rdma.max. */
+	f->sdev = sdev;
+	ret = sv_limits_file_open(f);
+	if (ret) {
+		kfree(f);
+		return ret;
+	}
 	if (sv_event_file_init(f)) {
+		sv_limits_file_release(f);
 		kfree(f);
 		return -ENOMEM;
 	}
@@ -314,6 +323,7 @@ static int sv_release(struct inode *inode, struct file *filp)
 	xa_destroy(&f->objs);
 	sv_mmap_file_cleanup(f);
 	sv_event_file_cleanup(f);
+	sv_limits_file_release(f);
 	mutex_destroy(&f->lock);
 	put_device(&f->sdev->dev);
 	kfree(f);

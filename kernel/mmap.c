@@ -3,8 +3,16 @@
  * softverbs mmap: memory the module shares with the library (CQ rings, and
  * the QP/SRQ rings and doorbell pages of other objects).
  *
- * A shared buffer is a struct sv_mbuf: vmalloc_user() memory with a
- * reference count. An object that wants userspace to map a buffer
+ * A shared buffer is a struct sv_mbuf: zeroed pages, vmap()ed for the
+ * kernel, with a reference count. The buffer is charged to whoever made
+ * it, as memory it pins for RDMA: its pages to the caller's memory cgroup
+ * (__GFP_ACCOUNT; the charge goes with each page when it is freed) and
+ * their number to the caller's mm->pinned_vm against RLIMIT_MEMLOCK, as
+ * ib_umem_get() charges an mlx5 CQ buffer (unlimited with CAP_IPC_LOCK).
+ * The buffer grabs that mm and returns the pinned_vm charge when it is
+ * freed, which may be after the file and the creating process are gone.
+ *
+ * An object that wants userspace to map a buffer
  * registers it in its file's mmap table with sv_mmap_entry_add(), which
  * returns the offset to pass to mmap(2); the table holds one reference.
  * Every VMA mapping the buffer holds another (vm_ops open/close), so a
@@ -13,8 +21,12 @@
  *
  * The offset is a key, not a position: entry N is mapped at offset
  * N << PAGE_SHIFT, always whole, with MAP_SHARED and never executable.
+ * The pages are inserted into the VMA (vm_map_pages_zero()): a mapping
+ * holds a reference on each page besides the one on the buffer.
  */
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -28,33 +40,111 @@ struct sv_mmap_entry {
 	struct sv_mbuf *buf;
 };
 
+/*
+ * Ring pages: charged to the caller's memory cgroup. Past its limit the
+ * allocation fails (ENOMEM) instead of calling the cgroup's OOM killer
+ * on the caller's behalf: a ring is a request the caller can retry smaller.
+ */
+#define SV_MBUF_GFP	(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_RETRY_MAYFAIL | \
+			 __GFP_NOWARN)
+
+/* Charge npages to mm's pinned_vm against RLIMIT_MEMLOCK, as mr.c does. */
+static int sv_mbuf_charge(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void sv_mbuf_free_pages(struct sv_mbuf *b, unsigned long n)
+{
+	while (n)
+		__free_page(b->pages[--n]);
+	kvfree(b->pages);
+}
+
+/**
+ * sv_mbuf_alloc - a zeroed buffer to share with userspace
+ * @size: bytes; rounded up to whole pages
+ *
+ * Process context, on behalf of current (an ioctl). Returns the buffer
+ * with one reference, or ERR_PTR(-EINVAL) for size 0, -ENOMEM when the
+ * memory cgroup or RLIMIT_MEMLOCK refuses it, -EFAULT without an mm.
+ */
 struct sv_mbuf *sv_mbuf_alloc(size_t size)
 {
+	struct mm_struct *mm = current->mm;
 	struct sv_mbuf *b;
+	unsigned long i;
+	int ret;
 
 	if (!size)
 		return ERR_PTR(-EINVAL);
+	if (!mm)
+		return ERR_PTR(-EFAULT);
 	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b)
 		return ERR_PTR(-ENOMEM);
 	b->size = PAGE_ALIGN(size);
-	b->vaddr = vmalloc_user(b->size);	/* zeroed */
-	if (!b->vaddr) {
-		kfree(b);
-		return ERR_PTR(-ENOMEM);
+	b->npages = b->size >> PAGE_SHIFT;
+	ret = sv_mbuf_charge(mm, b->npages);
+	if (ret)
+		goto err_free;
+	b->pages = kvcalloc(b->npages, sizeof(*b->pages),
+			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!b->pages) {
+		ret = -ENOMEM;
+		goto err_uncharge;
 	}
+	for (i = 0; i < b->npages; i++) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err_pages;
+		}
+		b->pages[i] = alloc_page(SV_MBUF_GFP);
+		if (!b->pages[i]) {
+			ret = -ENOMEM;
+			goto err_pages;
+		}
+		cond_resched();
+	}
+	b->vaddr = vmap(b->pages, b->npages, VM_MAP, PAGE_KERNEL);
+	if (!b->vaddr) {
+		ret = -ENOMEM;
+		goto err_pages;
+	}
+	mmgrab(mm);
+	b->mm = mm;
 	kref_init(&b->ref);
 	return b;
+
+err_pages:
+	sv_mbuf_free_pages(b, i);
+err_uncharge:
+	atomic64_sub(b->npages, &mm->pinned_vm);
+err_free:
+	kfree(b);
+	return ERR_PTR(ret);
 }
 
+/* The last reference: no mapping and no object uses the buffer. */
 static void sv_mbuf_release(struct kref *ref)
 {
 	struct sv_mbuf *b = container_of(ref, struct sv_mbuf, ref);
 
-	vfree(b->vaddr);
+	vunmap(b->vaddr);
+	sv_mbuf_free_pages(b, b->npages);
+	atomic64_sub(b->npages, &b->mm->pinned_vm);
+	mmdrop(b->mm);
 	kfree(b);
 }
 
+/* Process context: freeing unmaps the kernel's view (vunmap sleeps). */
 void sv_mbuf_put(struct sv_mbuf *b)
 {
 	kref_put(&b->ref, sv_mbuf_release);
@@ -84,7 +174,7 @@ int sv_mmap_entry_add(struct sv_file *f, struct sv_mbuf *b, u64 *offset)
 	kref_get(&b->ref);
 	e->buf = b;
 	ret = xa_alloc(&f->mmaps, &key, e, XA_LIMIT(1, SV_MMAP_MAX_KEY - 1),
-		       GFP_KERNEL);
+		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		sv_mbuf_put(b);
 		kfree(e);
@@ -146,13 +236,14 @@ int sv_mmap(struct file *filp, struct vm_area_struct *vma)
 	if (!b)
 		return -EINVAL;
 
-	ret = remap_vmalloc_range(vma, b->vaddr, 0);
+	sv_vm_flags_clear(vma, VM_MAYEXEC);
+	sv_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	/* On error, the caller unmaps what was inserted. */
+	ret = vm_map_pages_zero(vma, b->pages, b->npages);
 	if (ret) {
 		sv_mbuf_put(b);
 		return ret;
 	}
-	sv_vm_flags_clear(vma, VM_MAYEXEC);
-	sv_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = b;
 	vma->vm_ops = &sv_vm_ops;
 	return 0;

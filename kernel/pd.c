@@ -7,14 +7,11 @@
  * such child lives, the PD's usecnt is non-zero and dealloc is EBUSY.
  * Children take the PD with sv_pd_pin() (a reference and a usecnt) when
  * they are created and give it back with sv_pd_unpin() in their destroy.
- * A device has at most SV_MAX_PD (max_pd) PDs; beyond: ENOMEM.
+ * A device has at most SV_MAX_PD (max_pd) PDs; beyond: ENOMEM (limits.c).
  */
 #include <linux/slab.h>
 
 #include "sv.h"
-
-/* Makes the max_pd check and the add one step, across files. */
-static DEFINE_MUTEX(sv_pd_limit_lock);
 
 static struct sv_pd *to_sv_pd(struct sv_uobj *u)
 {
@@ -83,18 +80,20 @@ int sv_alloc_pd(struct sv_file *f, void *arg)
 	pd = kzalloc(sizeof(*pd), GFP_KERNEL_ACCOUNT);
 	if (!pd)
 		return -ENOMEM;
-	mutex_lock(&sv_pd_limit_lock);
-	if (atomic_read(&f->sdev->nobjs[SV_OBJ_PD]) >= SV_MAX_PD)
-		ret = -ENOMEM;
-	else
-		ret = sv_uobj_add(f, &pd->uobj, SV_OBJ_PD, &sv_pd_ops);
-	mutex_unlock(&sv_pd_limit_lock);
-	if (ret) {
-		kfree(pd);
-		return ret;
-	}
+	ret = sv_charge(f, SV_OBJ_PD, &pd->uobj.charge);
+	if (ret)
+		goto err_free;
+	ret = sv_uobj_add(f, &pd->uobj, SV_OBJ_PD, &sv_pd_ops);
+	if (ret)
+		goto err_uncharge;
 	cmd->pd_handle = pd->uobj.handle;
 	return 0;
+
+err_uncharge:
+	sv_uncharge(&pd->uobj.charge);
+err_free:
+	kfree(pd);
+	return ret;
 }
 
 int sv_dealloc_pd(struct sv_file *f, void *arg)

@@ -21,7 +21,6 @@
 void sv_qp_device_init(struct sv_device *sdev)
 {
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
-	atomic_set(&sdev->nqps, 0);
 	mutex_init(&sdev->mcast_lock);
 	INIT_LIST_HEAD(&sdev->mcast_groups);
 }
@@ -111,7 +110,6 @@ static void sv_qp_destroy(struct sv_uobj *u)
 	sv_parent_release(qp->send_cq);
 	sv_parent_release(qp->recv_cq);
 	sv_parent_release(qp->srq);
-	atomic_dec(&qp->sdev->nqps);
 }
 
 static void sv_qp_free(struct sv_uobj *u)
@@ -205,6 +203,12 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL_ACCOUNT);
 	if (!qp)
 		return -ENOMEM;
+	/* max_qp (ENOMEM), the user's share and the rdma cgroup (EAGAIN) */
+	ret = sv_charge(f, SV_OBJ_QP, &qp->uobj.charge);
+	if (ret) {
+		kfree(qp);
+		return ret;
+	}
 	qp->sdev = sdev;
 	qp->qp_type = c->qp_type;
 	qp->flags = c->flags;
@@ -243,10 +247,6 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	ret = sv_dp_qp_create(f, qp);
 	if (ret)
 		goto err_parents;
-	if (atomic_inc_return(&sdev->nqps) > SV_MAX_QP) {
-		ret = -ENOMEM;
-		goto err_count;
-	}
 	/*
 	 * QP0 and QP1 are the special QPs and 0xffffff the multicast QPN:
 	 * never handed out.
@@ -276,13 +276,13 @@ int sv_create_qp(struct sv_file *f, void *arg)
 err_qpn:
 	xa_erase(&sdev->qps, qp->qpn);
 err_count:
-	atomic_dec(&sdev->nqps);
 	sv_dp_qp_abort(f, qp);
 err_parents:
 	sv_parent_put(qp->pd);
 	sv_parent_put(qp->send_cq);
 	sv_parent_put(qp->recv_cq);
 	sv_parent_put(qp->srq);
+	sv_uncharge(&qp->uobj.charge);
 	kfree(qp);
 	return ret;
 }

@@ -51,8 +51,6 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	if (!c->max_wr || c->max_wr > SV_MAX_SRQ_WR ||
 	    c->max_sge > SV_MAX_SRQ_SGE)
 		return -EINVAL;
-	if (atomic_read(&f->sdev->nobjs[SV_OBJ_SRQ]) >= SV_MAX_SRQ)
-		return -ENOMEM;
 
 	pd = sv_uobj_get(f, c->pd_handle, SV_OBJ_PD);
 	if (IS_ERR(pd))
@@ -61,6 +59,13 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	if (!srq) {
 		sv_uobj_put(pd);
 		return -ENOMEM;
+	}
+	/* max_srq (ENOMEM), the user's share and the rdma cgroup (EAGAIN) */
+	ret = sv_charge(f, SV_OBJ_SRQ, &srq->uobj.charge);
+	if (ret) {
+		sv_uobj_put(pd);
+		kfree(srq);
+		return ret;
 	}
 	srq->pd = pd;
 	srq->user_handle = c->user_handle;
@@ -73,6 +78,7 @@ int sv_create_srq(struct sv_file *f, void *arg)
 			 sizeof(struct sv_recv_wqe) +
 			 srq->max_sge * sizeof(struct sv_sge));
 	if (ret) {
+		sv_uncharge(&srq->uobj.charge);
 		sv_uobj_put(pd);
 		kfree(srq);
 		return ret;
@@ -83,6 +89,7 @@ int sv_create_srq(struct sv_file *f, void *arg)
 		sv_wq_fini(f, &srq->rq);
 		sv_wq_free(&srq->rq);
 		atomic_dec(&pd->usecnt);
+		sv_uncharge(&srq->uobj.charge);
 		sv_uobj_put(pd);
 		kfree(srq);
 		return ret;

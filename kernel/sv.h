@@ -22,6 +22,8 @@
 #include "../uapi/softverbs-netlink.h"
 
 #define SV_MAX_DEVICES	64
+/* Completion channels per device (limits.c); verbs does not report it. */
+#define SV_MAX_COMP_CHANNEL	SV_MAX_CQ
 
 enum sv_obj_type {
 	SV_OBJ_NONE,
@@ -58,7 +60,8 @@ struct sv_device {
 	u8 mac[6];
 	__be64 node_guid;
 	struct dentry *debugfs;
-	atomic_t nobjs[SV_OBJ_MAX];	/* live objects of each type */
+	atomic_t nobjs[SV_OBJ_MAX];	/* charged objects of each type */
+	struct sv_dev_limits *limits;	/* limits.c */
 	/* query.c: the RoCE GID table of port 1 */
 	spinlock_t gid_lock;		/* protects gids[]; BH-safe */
 	struct sv_gid_entry gids[SV_GID_TBL_LEN];
@@ -66,7 +69,6 @@ struct sv_device {
 	/* QPs and multicast (qp.c, mcast.c) */
 	struct xarray qps;		/* qpn -> struct sv_qp, RCU lookups */
 	u32 next_qpn;			/* cyclic QPN allocation */
-	atomic_t nqps;
 	struct mutex mcast_lock;	/* the multicast groups and attachments */
 	struct list_head mcast_groups;	/* struct sv_mcast_grp */
 	u32 mcast_ngroups;
@@ -121,9 +123,20 @@ struct sv_file {
 	/* file.c: an fd to install once a command's result is out */
 	struct file *new_filp;		/* under lock */
 	int new_fd;
+	struct rdma_cgroup *rdmacg;	/* charged an hca_handle (limits.c) */
 };
 
 struct sv_uobj;
+struct sv_user_objs;
+struct rdma_cgroup;
+
+/* limits.c: what creating one object was charged; zeroed: nothing. */
+struct sv_charge {
+	struct sv_device *sdev;		/* sdev->nobjs[type] */
+	struct sv_user_objs *user;	/* the uid's share, or NULL: exempt */
+	struct rdma_cgroup *rdmacg;	/* hca_object, or NULL */
+	enum sv_obj_type type;
+};
 
 struct sv_uobj_ops {
 	/* The handle left the table: tear down, drop parents' usecnt. */
@@ -142,6 +155,7 @@ struct sv_uobj {
 	const struct sv_uobj_ops *ops;
 	struct pid *owner;		/* creator's thread group (dumps) */
 	char comm[TASK_COMM_LEN];	/* creator's command */
+	struct sv_charge charge;	/* returned when the handle goes */
 };
 
 static inline struct sv_device *to_sv_device(struct device *dev)
@@ -164,6 +178,15 @@ struct sv_uobj *sv_uobj_get(struct sv_file *f, u32 handle,
 void sv_uobj_put(struct sv_uobj *u);
 int sv_uobj_destroy(struct sv_file *f, u32 handle, enum sv_obj_type type);
 void sv_uobj_destroy_all(struct sv_file *f);
+
+/* limits.c */
+u32 sv_obj_limit(enum sv_obj_type type);
+int sv_charge(struct sv_file *f, enum sv_obj_type type, struct sv_charge *c);
+void sv_uncharge(struct sv_charge *c);
+int sv_limits_file_open(struct sv_file *f);
+void sv_limits_file_release(struct sv_file *f);
+int sv_limits_device_init(struct sv_device *sdev);
+void sv_limits_device_fini(struct sv_device *sdev);
 
 /* debugfs.c */
 void sv_debugfs_init(void);
@@ -234,8 +257,11 @@ int sv_dereg_mr(struct sv_file *f, void *arg);
 /* mmap.c: a buffer shared with userspace, alive until its last user. */
 struct sv_mbuf {
 	struct kref ref;
-	void *vaddr;		/* vmalloc_user(), zeroed */
+	void *vaddr;		/* vmap() of pages, zeroed */
 	size_t size;		/* page aligned */
+	struct page **pages;	/* charged to the creator's memory cgroup */
+	unsigned long npages;
+	struct mm_struct *mm;	/* charged npages of pinned_vm; grabbed */
 };
 
 struct vm_area_struct;
@@ -272,12 +298,18 @@ struct sv_comp_channel {
 void sv_event_obj_init(struct sv_event_obj *eo);
 int sv_event_file_init(struct sv_file *f);
 void sv_event_file_cleanup(struct sv_file *f);
-/* Any context. element: the object's user_handle, or a port number. */
+/*
+ * Any context. element: the object's user_handle, or a port number. An
+ * event the owner (NULL: the file) has unread already is merged into it.
+ */
 void sv_async_event(struct sv_file *f, u32 event_type, u64 element,
 		    struct sv_event_obj *owner);
 /* Drop owner's unread async events; owner->async_reported is final. */
 void sv_async_event_detach(struct sv_file *f, struct sv_event_obj *owner);
-/* Any context: queue a completion event; false if out of memory. */
+/*
+ * Any context: queue a completion event, or merge it into the CQ's unread
+ * one; false if out of memory or the channel is closed.
+ */
 bool sv_comp_event(struct sv_comp_channel *ch, u64 user_handle,
 		   u32 cq_handle, struct sv_event_obj *owner);
 void sv_comp_event_detach(struct sv_comp_channel *ch,

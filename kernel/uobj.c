@@ -48,12 +48,23 @@ static const enum sv_obj_type sv_destroy_order[] = {
 	SV_OBJ_AH, SV_OBJ_MR, SV_OBJ_CQ, SV_OBJ_COMP_CHANNEL, SV_OBJ_PD,
 };
 
+/*
+ * Give a new object its handle. It was charged with sv_charge() when its
+ * create began (the caller uncharges if this fails), or is charged here.
+ */
 int sv_uobj_add(struct sv_file *f, struct sv_uobj *u, enum sv_obj_type type,
 		const struct sv_uobj_ops *ops)
 {
+	bool charged = false;
 	int ret;
 
 	lockdep_assert_held(&f->lock);
+	if (!u->charge.sdev) {
+		ret = sv_charge(f, type, &u->charge);
+		if (ret)
+			return ret;
+		charged = true;
+	}
 	kref_init(&u->ref);
 	atomic_set(&u->usecnt, 0);
 	u->file = f;
@@ -62,13 +73,15 @@ int sv_uobj_add(struct sv_file *f, struct sv_uobj *u, enum sv_obj_type type,
 	/* Who made it, for the management plane's resource dumps. */
 	u->owner = get_task_pid(current, PIDTYPE_TGID);
 	get_task_comm(u->comm, current);
-	ret = xa_alloc(&f->objs, &u->handle, u, xa_limit_31b, GFP_KERNEL);
+	ret = xa_alloc(&f->objs, &u->handle, u, xa_limit_31b,
+		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		put_pid(u->owner);
 		u->owner = NULL;
+		if (charged)
+			sv_uncharge(&u->charge);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
-	atomic_inc(&f->sdev->nobjs[type]);
 	return 0;
 }
 
@@ -109,7 +122,7 @@ static void sv_uobj_unlink(struct sv_uobj *u)
 
 	xa_erase(&f->objs, u->handle);
 	u->ops->destroy(u);
-	atomic_dec(&f->sdev->nobjs[u->type]);
+	sv_uncharge(&u->charge);
 	sv_uobj_put(u);		/* the table's reference */
 }
 
