@@ -661,8 +661,6 @@ SPOIL(av_port0, a->ah_attr.port_num = 0)
 SPOIL(av_port2, a->ah_attr.port_num = 2)
 SPOIL(av_sgid_big, a->ah_attr.sgid_index = SV_GID_TBL_LEN)
 SPOIL(av_sgid_empty, a->ah_attr.sgid_index = SV_TEST_EMPTY_SGID)
-SPOIL(av_flow, a->ah_attr.flow_label = 1 << 20)
-SPOIL(av_sl, a->ah_attr.sl = 16)
 SPOIL(av_reserved, a->ah_attr.reserved[1] = 1)
 SPOIL(alt_av, a->alt_ah_attr.is_global = 0)
 SPOIL(alt_port, a->alt_port_num = 2)
@@ -693,8 +691,6 @@ static const struct bad_value bad_values[] = {
 	{ "AV port 2", SV_QPT_RC, 1, 2, 0, av_port2 },
 	{ "AV sgid_index", SV_QPT_RC, 1, 2, 0, av_sgid_big },
 	{ "AV empty sgid", SV_QPT_UC, 1, 2, 0, av_sgid_empty },
-	{ "AV flow_label", SV_QPT_RC, 1, 2, 0, av_flow },
-	{ "AV sl 16", SV_QPT_RC, 1, 2, 0, av_sl },
 	{ "AV reserved", SV_QPT_RC, 1, 2, 0, av_reserved },
 	{ "alt AV", SV_QPT_RC, 1, 2, SV_QP_ALT_PATH, alt_av },
 	{ "alt port", SV_QPT_UC, 1, 2, SV_QP_ALT_PATH, alt_port },
