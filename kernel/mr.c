@@ -41,7 +41,9 @@
  * while they wait.
  *
  * Device limits: SV_MAX_MR MRs per device (max_mr; beyond: ENOMEM) of at
- * most SV_MAX_MR_SIZE bytes each (max_mr_size; beyond: EINVAL).
+ * most SV_MAX_MR_SIZE bytes each (max_mr_size; beyond: EINVAL); the MR is
+ * charged (limits.c: the device, the user's share, the rdma cgroup)
+ * before anything is pinned.
  */
 #include <linux/capability.h>
 #include <linux/completion.h>
@@ -109,8 +111,6 @@ struct sv_mr {
 
 /* Key index -> struct sv_mr, for every device (indexes are unique). */
 static DEFINE_XARRAY_ALLOC1(sv_mr_keys);
-/* Makes the max_mr check and the add one step, across files. */
-static DEFINE_MUTEX(sv_mr_limit_lock);
 
 static struct sv_mr *to_sv_mr(struct sv_uobj *u)
 {
@@ -598,9 +598,6 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 		ret = sv_mr_check_iova(cmd->access, cmd->iova, cmd->length);
 	if (ret)
 		return ret;
-	/* Fail early when full; the add below checks again, strictly. */
-	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
-		return -ENOMEM;
 	/* A bad PD handle fails before any pinning; pinned again below. */
 	pd = sv_pd_get(f, cmd->pd_handle);
 	if (IS_ERR(pd))
@@ -610,6 +607,17 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return -ENOMEM;
+	/*
+	 * Every limit (max_mr, the user's share, the rdma cgroup) before any
+	 * pinning: a full device or user costs no page walk.
+	 */
+	mutex_lock(&f->lock);
+	ret = sv_charge(f, SV_OBJ_MR, &mr->uobj.charge);
+	mutex_unlock(&f->lock);
+	if (ret) {
+		kfree(mr);
+		return ret;
+	}
 	atomic_set(&mr->active, 1);
 	init_completion(&mr->idle);
 	mr->sdev = f->sdev;
@@ -638,12 +646,7 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 		ret = PTR_ERR(mr->pd);
 		goto err_unlock;
 	}
-	mutex_lock(&sv_mr_limit_lock);
-	if (atomic_read(&f->sdev->nobjs[SV_OBJ_MR]) >= SV_MAX_MR)
-		ret = -ENOMEM;
-	else
-		ret = sv_uobj_add(f, &mr->uobj, SV_OBJ_MR, &sv_mr_ops);
-	mutex_unlock(&sv_mr_limit_lock);
+	ret = sv_uobj_add(f, &mr->uobj, SV_OBJ_MR, &sv_mr_ops);
 	if (ret) {
 		sv_pd_unpin(mr->pd);
 		goto err_unlock;
@@ -667,6 +670,7 @@ err_unlock:
 err_index:
 	xa_erase(&sv_mr_keys, mr->index);
 err_free:
+	sv_uncharge(&mr->uobj.charge);
 	kfree(mr);
 	return ret;
 }
