@@ -33,7 +33,9 @@
 #include <linux/capability.h>
 #include <linux/cgroup_rdma.h>
 #include <linux/cred.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "sv.h"
@@ -310,4 +312,26 @@ void sv_limits_device_fini(struct sv_device *sdev)
 	mutex_destroy(&l->lock);
 	kfree(l);
 	sdev->limits = NULL;
+}
+
+/*
+ * Pinned memory: MR pages (mr.c) and ring pages (mmap.c) are charged to
+ * the creating process's mm->pinned_vm against RLIMIT_MEMLOCK, as the
+ * RDMA core's umem does; CAP_IPC_LOCK lifts the limit, not the count.
+ */
+int sv_pinned_charge(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void sv_pinned_uncharge(struct mm_struct *mm, unsigned long npages)
+{
+	atomic64_sub(npages, &mm->pinned_vm);
 }

@@ -48,19 +48,6 @@ struct sv_mmap_entry {
 #define SV_MBUF_GFP	(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_RETRY_MAYFAIL | \
 			 __GFP_NOWARN)
 
-/* Charge npages to mm's pinned_vm against RLIMIT_MEMLOCK, as mr.c does. */
-static int sv_mbuf_charge(struct mm_struct *mm, unsigned long npages)
-{
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
-
-	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static void sv_mbuf_free_pages(struct sv_mbuf *b, unsigned long n)
 {
 	while (n)
@@ -92,7 +79,7 @@ struct sv_mbuf *sv_mbuf_alloc(size_t size)
 		return ERR_PTR(-ENOMEM);
 	b->size = PAGE_ALIGN(size);
 	b->npages = b->size >> PAGE_SHIFT;
-	ret = sv_mbuf_charge(mm, b->npages);
+	ret = sv_pinned_charge(mm, b->npages);
 	if (ret)
 		goto err_free;
 	b->pages = kvcalloc(b->npages, sizeof(*b->pages),
@@ -126,7 +113,7 @@ struct sv_mbuf *sv_mbuf_alloc(size_t size)
 err_pages:
 	sv_mbuf_free_pages(b, i);
 err_uncharge:
-	atomic64_sub(b->npages, &mm->pinned_vm);
+	sv_pinned_uncharge(mm, b->npages);
 err_free:
 	kfree(b);
 	return ERR_PTR(ret);
@@ -139,7 +126,7 @@ static void sv_mbuf_release(struct kref *ref)
 
 	vunmap(b->vaddr);
 	sv_mbuf_free_pages(b, b->npages);
-	atomic64_sub(b->npages, &b->mm->pinned_vm);
+	sv_pinned_uncharge(b->mm, b->npages);
 	mmdrop(b->mm);
 	kfree(b);
 }

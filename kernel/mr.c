@@ -188,22 +188,9 @@ static void sv_umem_unpin(struct sv_umem *umem, unsigned long npinned,
 static void sv_umem_release(struct sv_umem *umem)
 {
 	sv_umem_unpin(umem, umem->npages, umem->writable);
-	atomic64_sub(umem->npages, &umem->mm->pinned_vm);
+	sv_pinned_uncharge(umem->mm, umem->npages);
 	mmdrop(umem->mm);
 	kfree(umem);
-}
-
-/* Charge npages to current's RLIMIT_MEMLOCK, as ib_umem_get() does. */
-static int sv_charge_pinned(struct mm_struct *mm, unsigned long npages)
-{
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
-
-	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 /* Pin the pages of one chunk, starting at page first of the range. */
@@ -261,7 +248,7 @@ static struct sv_umem *sv_umem_get(u64 addr, u64 length, bool writable)
 		       PAGE_SHIFT;
 
 	/* Every limit before anything sized by the length. */
-	ret = sv_charge_pinned(mm, umem->npages);
+	ret = sv_pinned_charge(mm, umem->npages);
 	if (ret)
 		goto err_free;
 	/* At most 4 MiB for max_mr_size; the chunks come as pages pin. */
@@ -294,7 +281,7 @@ static struct sv_umem *sv_umem_get(u64 addr, u64 length, bool writable)
 err_unpin:
 	sv_umem_unpin(umem, pinned, false);
 err_uncharge:
-	atomic64_sub(umem->npages, &mm->pinned_vm);
+	sv_pinned_uncharge(mm, umem->npages);
 err_free:
 	kfree(umem);
 	return ERR_PTR(ret);

@@ -183,6 +183,8 @@ void sv_uobj_destroy_all(struct sv_file *f);
 u32 sv_obj_limit(enum sv_obj_type type);
 int sv_charge(struct sv_file *f, enum sv_obj_type type, struct sv_charge *c);
 void sv_uncharge(struct sv_charge *c);
+int sv_pinned_charge(struct mm_struct *mm, unsigned long npages);
+void sv_pinned_uncharge(struct mm_struct *mm, unsigned long npages);
 int sv_limits_file_open(struct sv_file *f);
 void sv_limits_file_release(struct sv_file *f);
 int sv_limits_device_init(struct sv_device *sdev);
