@@ -558,8 +558,6 @@ static void sv_engine_set_asleep(struct sv_engine *e, bool asleep)
 	e->asleep = asleep;
 	list_for_each_entry(ef, &e->files, node)
 		WRITE_ONCE(ef->db->flags, asleep ? SV_DB_NEED_WAKEUP : 0);
-	if (!asleep)
-		e->kicked = false;
 	spin_unlock(&e->lock);
 }
 
@@ -662,6 +660,9 @@ static int sv_engine_thread(void *arg)
 							   sv_engine_woken(e),
 							   ns_to_ktime(wake - now));
 		sv_engine_set_asleep(e, false);
+		spin_lock(&e->lock);
+		e->kicked = false;
+		spin_unlock(&e->lock);
 		idle_start = ktime_get_ns();
 	}
 	return 0;
