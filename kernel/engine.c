@@ -1,43 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * softverbs data path: work queue rings, the doorbell page and the
- * execution engine.
+ * execution engines.
  *
- * Each open file that creates a QP gets an engine: a kthread with the
- * list of the file's QPs. It executes their send queues (exec.c) and
- * flushes the queues of QPs in the error state; it keeps polling while
- * there is work and, while it has its CPU to itself, for the device's
- * idle_us after the last. Then it sets SV_DB_NEED_WAKEUP in the file's
- * doorbell page and sleeps until SV_IOC_DOORBELL, a state change, a retry
- * time or kthread_stop(). The ring and doorbell memory-ordering contract
- * is in uapi/softverbs-abi.h.
+ * Engines: a bounded pool of kthreads (softverbs-engN) shared by every
+ * open file of every device. The bound is the max_engines module
+ * parameter, by default the number of online housekeeping CPUs at load
+ * (isolcpus excluded); engines are created lazily up to it, by the
+ * kthreadd, never in a user's cgroups, and stop at module exit (no file
+ * can be open then). A file is attached to one engine at its first QP (or
+ * doorbell mapping): an engine without files if the pool can grow, else
+ * the one serving the fewest files. It keeps that engine until it closes.
  *
- * SV_IOC_DOORBELL runs one pass of the engine in the caller's context
- * (unless the engine is running one) and then wakes the engine: a poster
- * that waits for each answer (a latency test, a ping-pong) gets its WR
- * executed in its own syscall, without waiting for a CPU for the kthread;
- * a poster that keeps posting wakes the kthread, which polls on a CPU of
- * its own and the poster makes no more syscalls. An engine that would
- * have to share its CPU does not poll: it moves to another CPU (at most
- * every 10 ms: wakeups tend to leave it on the poster's) or, if that one
- * is busy too, sleeps and the poster rings.
+ * An engine executes its files' send queues (exec.c) and flushes the
+ * queues of QPs in the error state. A pass goes over its files round
+ * robin and, in each, over the file's QPs round robin: at most
+ * SV_ENGINE_BUDGET WQEs and about SV_ENGINE_BYTES bytes per QP, and at
+ * most SV_FILE_BUDGET WQEs and about SV_FILE_BYTES per file (a QP whose
+ * turn did not come is first in the next pass): a file with many busy QPs
+ * delays another file's QP by at most one file budget per file on the
+ * engine. Copies reschedule every SV_COPY_CHUNK (exec.c).
  *
- * Fairness: a pass gives each QP at most SV_ENGINE_BUDGET WQEs and about
- * SV_ENGINE_BYTES bytes; copies reschedule every SV_COPY_CHUNK (exec.c).
+ * What the kthreads do for a user is this copying, outside its CPU
+ * cgroup: bounded per pass as above, and by the number of files and QPs
+ * the user may have (the rdma cgroup's hca_handle and hca_object, the
+ * per-user limits of limits.c). No user action creates a kthread beyond
+ * the pool's bound. The memory a file's engine state needs (its doorbell
+ * page, its scratch WQE) is charged to the file's creator.
  *
- * Lifetimes: a QP is on its engine's list from create to destroy; destroy
- * takes it off and then takes qp->sq.lock, so the engine is done with it.
- * At close the file's objects are destroyed first (each QP leaves the
- * engine's list that way) and the engine is stopped after them.
- * Receive queues are consumed by other files' engines too (the requester
- * does the work), under wq->lock; they hold a QP reference, which keeps
- * the ring memory.
+ * An engine keeps polling while there is work and, while it has its CPU
+ * to itself, for the longest idle_us of its files' devices after the
+ * last. Then it sets SV_DB_NEED_WAKEUP in the doorbell page of every file
+ * it serves, issues a full barrier, looks once more at every file's
+ * queues and sleeps until SV_IOC_DOORBELL, a state change, a retry time
+ * or kthread_stop(). A file attached to a sleeping engine starts with the
+ * flag set. The ring and doorbell memory-ordering contract is in
+ * uapi/softverbs-abi.h.
+ *
+ * SV_IOC_DOORBELL runs one pass over the poster's own file in the
+ * poster's context (charged to the poster: its CPU time, its cgroups),
+ * unless the engine is in that file's pass, and then wakes the engine: a
+ * poster that waits for each answer (a latency test, a ping-pong) gets
+ * its WR executed in its own syscall, without waiting for a CPU for the
+ * kthread; a poster that keeps posting wakes the kthread, which polls on
+ * a CPU of its own and the poster makes no more syscalls.
+ *
+ * Affinity: an engine runs on the CPUs it was given: at creation, those
+ * of the kthreadd that are housekeeping CPUs for kthreads; later, whatever
+ * the admin sets (taskset). It never widens them. An engine that would
+ * have to share its CPU does not poll: it moves to another of its allowed
+ * CPUs (at most every 10 ms: wakeups tend to leave it on the poster's) by
+ * narrowing its mask for the move and setting back the allowed one, or,
+ * if that one is busy too, sleeps and the posters ring. The allowed mask
+ * is re-read before each move, so an admin's change is adopted; on 6.2
+ * and later the scheduler also keeps a user-set mask (user_cpus_ptr)
+ * over the engine's own calls, on 6.1 a change made during the move
+ * itself (microseconds) is undone.
+ *
+ * Lifetimes and locks: sv_engines_lock (creating engines, picking one)
+ * -> e->lock (spinlock: the engine's file list, every attached file's QP
+ * list, kicked, asleep). A file's struct sv_engine_file is referenced by
+ * the file and by a pass that is working on it; its run_lock (mutex) is
+ * held by whoever runs the file, the engine or the doorbell, one at a
+ * time (the scratch memory is the file's). A QP is on its file's list
+ * from activation to destroy; destroy takes it off and then takes
+ * qp->sq.lock, so no pass is still in it. At close the file's QPs are
+ * destroyed first, then sv_engine_detach() takes the file off the engine,
+ * takes its run_lock once (a pass in the file finishes) and marks it
+ * detached: a pass that took a reference before skips it; the last
+ * reference frees the doorbell page (whose mapping may outlive the file:
+ * mbuf references) and the scratch. Receive queues are consumed by other
+ * files' engines too (the requester does the work), under wq->lock; they
+ * hold a QP reference, which keeps the ring memory.
  */
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/stat.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -49,10 +90,17 @@ static unsigned int idle_us = SV_IDLE_US_DEFAULT;
 module_param(idle_us, uint, 0644);
 MODULE_PARM_DESC(idle_us, "Default microseconds an engine polls after its last work before sleeping (default 1000)");
 
+static unsigned int max_engines;
+module_param(max_engines, uint, 0444);
+MODULE_PARM_DESC(max_engines, "Engine kthreads shared by all open files (0 at load: one per online housekeeping CPU); reads back the bound in use");
+
 /* WQEs executed per QP per pass: fairness between QPs. */
 #define SV_ENGINE_BUDGET	64
 /* ... and bytes: a QP of 2 GiB messages gives way after each one. */
 #define SV_ENGINE_BYTES		SZ_4M
+/* WQEs and bytes per file per pass: fairness between files. */
+#define SV_FILE_BUDGET		256
+#define SV_FILE_BYTES		SZ_16M
 /*
  * The doorbell's pass does fewer: enough for a poster that waits for each
  * answer, while a burst goes to the kthread on its own CPU instead of
@@ -64,19 +112,33 @@ MODULE_PARM_DESC(idle_us, "Default microseconds an engine polls after its last w
 /* A pass's wake time when no QP is backing off. */
 #define SV_NO_WAKE		U64_MAX
 
+/* One execution kthread of the pool. */
 struct sv_engine {
-	struct sv_file *f;
 	struct task_struct *task;
-	struct mutex run_lock;		/* one pass at a time: scratch */
-	spinlock_t lock;		/* qps, kicked */
-	struct list_head qps;
-	u32 nqps;
+	spinlock_t lock;		/* files, their qps, kicked, asleep */
+	struct list_head files;		/* struct sv_engine_file, round robin */
+	u32 nfiles;
 	wait_queue_head_t wait;
 	bool kicked;
+	bool asleep;			/* the doorbell pages ask for a ring */
+	u64 idle_ns;			/* its files' longest idle_us */
+	u64 move_after;			/* the kthread may change CPU after */
+	cpumask_var_t allowed;		/* its CPUs: never widened */
+	cpumask_var_t others;		/* the kthread's: allowed but its own */
+};
+
+/* A file's share of its engine: its QPs, its doorbell page. */
+struct sv_engine_file {
+	struct kref ref;		/* the file's, and a pass's on it */
+	struct sv_engine *e;		/* for the file's whole life */
+	struct sv_device *sdev;		/* the file's; while !detached */
+	struct list_head node;		/* on e->files, under e->lock */
+	struct list_head qps;		/* under e->lock */
+	u32 nqps;
+	struct mutex run_lock;		/* a pass on the file: scratch */
+	bool detached;			/* the file is gone; under run_lock */
 	u64 doorbell_wake_ns;		/* a doorbell wakes the kthread after */
 	u64 executed;			/* WQEs executed; under run_lock */
-	u64 move_after;			/* the kthread may change CPU after */
-	cpumask_var_t others;		/* the kthread's: CPUs but its own */
 	struct sv_mbuf *db_buf;
 	struct sv_doorbell *db;
 	u64 db_offset;
@@ -84,6 +146,11 @@ struct sv_engine {
 	u32 scratch_size;
 	void *exec_buf;			/* sv_exec_send()'s scratch */
 };
+
+/* The pool: sv_nengines of at most max_engines, under sv_engines_lock. */
+static DEFINE_MUTEX(sv_engines_lock);
+static struct sv_engine **sv_engines;
+static u32 sv_nengines;
 
 #define SV_SEND_WQE_MAX	(sizeof(struct sv_send_wqe) + \
 			 SV_MAX_SGE * sizeof(struct sv_sge))
@@ -256,17 +323,23 @@ static u64 sv_wqe_bytes(const struct sv_send_wqe *w, u32 size)
 	return len;
 }
 
-/* Execute qp's send queue; true if anything happened. */
-static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
-			     u32 budget, u64 *wake)
+/*
+ * Execute qp's send queue: at most *wqes WQEs (and SV_ENGINE_BUDGET or
+ * qbudget) and about *bytes bytes (and SV_ENGINE_BYTES); both are charged
+ * what was done. True if anything happened. Under ef->run_lock.
+ */
+static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
+			     u32 qbudget, u32 *wqes, u64 *bytes, u64 *wake)
 {
 	struct sv_wq *sq = &qp->sq;
-	struct sv_send_wqe *w = e->scratch;
+	struct sv_send_wqe *w = ef->scratch;
+	u64 len = 0, max_len = min_t(u64, *bytes, SV_ENGINE_BYTES);
+	u32 budget = min(qbudget, *wqes);
 	enum sv_exec_result res;
 	bool did = false, sig;
 	u32 prod, state, status, n;
-	u64 bytes = 0;
 
+	lockdep_assert_held(&ef->run_lock);
 	mutex_lock(&sq->lock);
 	if (qp->dead)
 		goto out;
@@ -298,10 +371,10 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 		}
 		memcpy(w, sq->wqes +
 		       (size_t)(sq->cons & (sq->entries - 1)) * sq->wqe_size,
-		       min(sq->wqe_size, e->scratch_size));
-		res = sv_exec_send(qp, w, e->exec_buf, &status);
+		       min(sq->wqe_size, ef->scratch_size));
+		res = sv_exec_send(qp, w, ef->exec_buf, &status);
 		did = true;
-		e->executed++;
+		ef->executed++;
 		if (res == SV_EXEC_RETRY) {
 			qp->waiting = true;
 			*wake = min(*wake, qp->wait_until);
@@ -331,51 +404,64 @@ static bool sv_engine_run_qp(struct sv_engine *e, struct sv_qp *qp,
 				   qp->qpn, false);
 		if (qp->retried)
 			sv_qp_reset_retries(qp);
-		if (res == SV_EXEC_FATAL)
+		if (res == SV_EXEC_FATAL) {
+			n++;
 			break;
-		bytes += sv_wqe_bytes(w, e->scratch_size);
-		if (bytes >= SV_ENGINE_BYTES)
+		}
+		len += sv_wqe_bytes(w, ef->scratch_size);
+		if (len >= max_len) {
+			n++;
 			break;
+		}
 	}
+	*wqes -= min(n, *wqes);
+	*bytes -= min(len, *bytes);
 out:
 	mutex_unlock(&sq->lock);
 	return did;
 }
 
-/* One pass over the file's QPs, each once, round robin. */
-static bool sv_engine_pass(struct sv_engine *e, u32 budget,
-			   u64 *wake)
+/*
+ * One pass over a file's QPs, round robin, within the file's budget: a
+ * QP whose turn did not come is first in the next pass. Under
+ * ef->run_lock: by the engine or by the file's doorbell.
+ */
+static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u64 *wake)
 {
+	struct sv_engine *e = ef->e;
+	u32 wqes = SV_FILE_BUDGET, i, n;
+	u64 bytes = SV_FILE_BYTES;
 	struct sv_qp *qp;
 	bool did = false;
-	u32 i, n;
 
+	lockdep_assert_held(&ef->run_lock);
 	spin_lock(&e->lock);
-	n = e->nqps;
+	n = ef->nqps;
 	spin_unlock(&e->lock);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && wqes && bytes; i++) {
 		spin_lock(&e->lock);
-		if (list_empty(&e->qps)) {
+		if (list_empty(&ef->qps)) {
 			spin_unlock(&e->lock);
 			break;
 		}
-		qp = list_first_entry(&e->qps, struct sv_qp, engine_node);
-		list_move_tail(&qp->engine_node, &e->qps);
+		qp = list_first_entry(&ef->qps, struct sv_qp, engine_node);
+		list_move_tail(&qp->engine_node, &ef->qps);
 		kref_get(&qp->uobj.ref);
 		spin_unlock(&e->lock);
-		did |= sv_engine_run_qp(e, qp, budget, wake);
+		did |= sv_engine_run_qp(ef, qp, qbudget, &wqes, &bytes, wake);
 		sv_qp_put(qp);
 	}
 	return did;
 }
 
-/* Is there anything to do right now? Under e->lock. */
-static bool sv_engine_pending(struct sv_engine *e)
+/* Is there anything to do in the file right now? Under e->lock. */
+static bool sv_file_pending(struct sv_engine_file *ef)
 {
 	struct sv_qp *qp;
 	u32 state;
 
-	list_for_each_entry(qp, &e->qps, engine_node) {
+	lockdep_assert_held(&ef->e->lock);
+	list_for_each_entry(qp, &ef->qps, engine_node) {
 		state = READ_ONCE(qp->attr.qp_state);
 		if (state == SV_QPS_ERR &&
 		    (sv_wq_pending(&qp->sq) || sv_wq_pending(&qp->rq)))
@@ -387,14 +473,92 @@ static bool sv_engine_pending(struct sv_engine *e)
 	return false;
 }
 
-static bool sv_engine_has_work(struct sv_engine *e)
+static bool sv_file_has_work(struct sv_engine_file *ef)
 {
 	bool pending;
 
-	spin_lock(&e->lock);
-	pending = sv_engine_pending(e);
-	spin_unlock(&e->lock);
+	spin_lock(&ef->e->lock);
+	pending = sv_file_pending(ef);
+	spin_unlock(&ef->e->lock);
 	return pending;
+}
+
+/* ... in any of the engine's files? Under e->lock. */
+static bool sv_engine_pending(struct sv_engine *e)
+{
+	struct sv_engine_file *ef;
+
+	lockdep_assert_held(&e->lock);
+	list_for_each_entry(ef, &e->files, node)
+		if (sv_file_pending(ef))
+			return true;
+	return false;
+}
+
+static void sv_engine_file_release(struct kref *ref)
+{
+	struct sv_engine_file *ef = container_of(ref, struct sv_engine_file,
+						 ref);
+
+	sv_mbuf_put(ef->db_buf);
+	kfree(ef->exec_buf);
+	kfree(ef->scratch);
+	mutex_destroy(&ef->run_lock);
+	kfree(ef);
+}
+
+/*
+ * One pass of the kthread over its files, round robin, each within its
+ * budget. A file whose doorbell is running a pass is skipped: the
+ * doorbell wakes the engine if it leaves work.
+ */
+static bool sv_engine_pass(struct sv_engine *e, u64 *wake)
+{
+	struct sv_engine_file *ef;
+	bool did = false, seen = false;
+	u64 idle_ns = 0;
+	u32 i, n;
+
+	spin_lock(&e->lock);
+	n = e->nfiles;
+	spin_unlock(&e->lock);
+	for (i = 0; i < n; i++) {
+		spin_lock(&e->lock);
+		if (list_empty(&e->files)) {
+			spin_unlock(&e->lock);
+			break;
+		}
+		ef = list_first_entry(&e->files, struct sv_engine_file, node);
+		list_move_tail(&ef->node, &e->files);
+		kref_get(&ef->ref);
+		spin_unlock(&e->lock);
+		if (mutex_trylock(&ef->run_lock)) {
+			if (!ef->detached) {
+				did |= sv_file_pass(ef, SV_ENGINE_BUDGET, wake);
+				idle_ns = max_t(u64, idle_ns,
+						(u64)READ_ONCE(ef->sdev->idle_us) *
+						NSEC_PER_USEC);
+				seen = true;
+			}
+			mutex_unlock(&ef->run_lock);
+		}
+		kref_put(&ef->ref, sv_engine_file_release);
+	}
+	if (seen || !n)
+		WRITE_ONCE(e->idle_ns, idle_ns);
+	return did;
+}
+
+/* Set (or clear) the need-wakeup flag in the doorbell page of each file. */
+static void sv_engine_set_asleep(struct sv_engine *e, bool asleep)
+{
+	struct sv_engine_file *ef;
+
+	spin_lock(&e->lock);
+	e->asleep = asleep;
+	list_for_each_entry(ef, &e->files, node)
+		WRITE_ONCE(ef->db->flags, asleep ? SV_DB_NEED_WAKEUP : 0);
+	spin_unlock(&e->lock);
 }
 
 static bool sv_engine_woken(struct sv_engine *e)
@@ -402,37 +566,32 @@ static bool sv_engine_woken(struct sv_engine *e)
 	return READ_ONCE(e->kicked) || kthread_should_stop();
 }
 
-/* One pass by whoever runs it: the kthread or a doorbell. */
-static bool sv_engine_run(struct sv_engine *e, u64 *wake)
-{
-	bool did;
-
-	mutex_lock(&e->run_lock);
-	did = sv_engine_pass(e, SV_ENGINE_BUDGET, wake);
-	mutex_unlock(&e->run_lock);
-	return did;
-}
-
 /*
- * The kthread shares its CPU: try another one, at most every 10 ms. A
- * wakeup tends to place the kthread on the waker's CPU (the poster's,
- * when a doorbell wakes it) and to keep it there, even with a CPU idle;
- * once moved, later wakeups find it where it was. True if it now has the
- * CPU to itself.
+ * The kthread shares its CPU: try another of its allowed ones, at most
+ * every 10 ms. A wakeup tends to place the kthread on the waker's CPU
+ * (the poster's, when a doorbell wakes it) and to keep it there, even
+ * with a CPU idle; once moved, later wakeups find it where it was. Its
+ * mask is narrowed for the move and set back after: never wider than the
+ * allowed one, which follows the admin's changes (header comment). True
+ * if it now has the CPU to itself.
  */
 static bool sv_engine_move(struct sv_engine *e)
 {
 	u64 now = ktime_get_ns();
 	int ret;
 
-	if (now < e->move_after || num_online_cpus() < 2)
+	if (now < e->move_after)
 		return false;
 	e->move_after = now + 10 * NSEC_PER_MSEC;
-	cpumask_copy(e->others, cpu_online_mask);
+	/* Not our own narrowed mask (we set it back): the admin's. */
+	if (!cpumask_equal(current->cpus_ptr, e->allowed))
+		cpumask_copy(e->allowed, current->cpus_ptr);
+	cpumask_and(e->others, e->allowed, cpu_online_mask);
 	cpumask_clear_cpu(raw_smp_processor_id(), e->others);
+	if (cpumask_empty(e->others))
+		return false;
 	ret = set_cpus_allowed_ptr(current, e->others);
-	/* Free to go anywhere again; it stays where it is now. */
-	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	set_cpus_allowed_ptr(current, e->allowed);
 	return !ret && single_task_running();
 }
 
@@ -446,15 +605,25 @@ static bool sv_engine_move(struct sv_engine *e)
  */
 static bool sv_engine_keep_polling(struct sv_engine *e, u64 idle_start)
 {
-	if (ktime_get_ns() - idle_start >=
-	    (u64)READ_ONCE(e->f->sdev->idle_us) * NSEC_PER_USEC)
+	if (ktime_get_ns() - idle_start >= READ_ONCE(e->idle_ns))
 		return false;
 	if (need_resched()) {
-		WRITE_ONCE(e->db->flags, SV_DB_NEED_WAKEUP);
+		sv_engine_set_asleep(e, true);
 		cond_resched();
-		WRITE_ONCE(e->db->flags, 0);
+		sv_engine_set_asleep(e, false);
 	}
 	return single_task_running() || sv_engine_move(e);
+}
+
+/* Housekeeping CPUs only, unless that leaves none of the kthreadd's. */
+static void sv_engine_init_affinity(struct sv_engine *e)
+{
+	cpumask_copy(e->allowed, current->cpus_ptr);
+	if (cpumask_and(e->others, e->allowed,
+			housekeeping_cpumask(HK_TYPE_KTHREAD)) &&
+	    !cpumask_equal(e->others, e->allowed) &&
+	    !set_cpus_allowed_ptr(current, e->others))
+		cpumask_copy(e->allowed, e->others);
 }
 
 static int sv_engine_thread(void *arg)
@@ -463,9 +632,10 @@ static int sv_engine_thread(void *arg)
 	u64 idle_start = ktime_get_ns(), wake, now;
 	bool pending;
 
+	sv_engine_init_affinity(e);
 	while (!kthread_should_stop()) {
 		wake = SV_NO_WAKE;
-		if (sv_engine_run(e, &wake)) {
+		if (sv_engine_pass(e, &wake)) {
 			idle_start = ktime_get_ns();
 			cond_resched();
 			continue;
@@ -474,8 +644,8 @@ static int sv_engine_thread(void *arg)
 			cpu_relax();
 			continue;
 		}
-		/* Going to sleep: tell the library, then look once more. */
-		WRITE_ONCE(e->db->flags, SV_DB_NEED_WAKEUP);
+		/* Going to sleep: tell every file, then look once more. */
+		sv_engine_set_asleep(e, true);
 		/* Pairs with the library's fence between prod and flags. */
 		smp_mb();
 		spin_lock(&e->lock);
@@ -489,7 +659,7 @@ static int sv_engine_thread(void *arg)
 			wait_event_interruptible_hrtimeout(e->wait,
 							   sv_engine_woken(e),
 							   ns_to_ktime(wake - now));
-		WRITE_ONCE(e->db->flags, 0);
+		sv_engine_set_asleep(e, false);
 		spin_lock(&e->lock);
 		e->kicked = false;
 		spin_unlock(&e->lock);
@@ -498,61 +668,124 @@ static int sv_engine_thread(void *arg)
 	return 0;
 }
 
-/* The file's engine, created on first use. Under f->lock. */
-static struct sv_engine *sv_engine_get(struct sv_file *f)
+static struct sv_engine *sv_engine_create(u32 id)
 {
-	struct sv_engine *e = f->engine;
-	int ret;
+	struct sv_engine *e;
+	int ret = -ENOMEM;
 
-	if (e)
-		return e;
-	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	/* The module's, not the user's who happened to need it first. */
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return ERR_PTR(-ENOMEM);
-	e->f = f;
-	mutex_init(&e->run_lock);
 	spin_lock_init(&e->lock);
-	INIT_LIST_HEAD(&e->qps);
+	INIT_LIST_HEAD(&e->files);
 	init_waitqueue_head(&e->wait);
-	if (!zalloc_cpumask_var(&e->others, GFP_KERNEL)) {
-		kfree(e);
-		return ERR_PTR(-ENOMEM);
-	}
-	e->scratch_size = SV_SEND_WQE_MAX;
-	e->scratch = kzalloc(e->scratch_size, GFP_KERNEL_ACCOUNT);
-	e->exec_buf = kzalloc(sv_exec_buf_size(), GFP_KERNEL_ACCOUNT);
-	if (!e->scratch || !e->exec_buf) {
-		ret = -ENOMEM;
-		goto err_scratch;
-	}
-	e->db_buf = sv_mbuf_alloc(PAGE_SIZE);
-	if (IS_ERR(e->db_buf)) {
-		ret = PTR_ERR(e->db_buf);
-		goto err_scratch;
-	}
-	e->db = e->db_buf->vaddr;
-	ret = sv_mmap_entry_add(f, e->db_buf, &e->db_offset);
-	if (ret)
-		goto err_db;
-	e->task = kthread_run(sv_engine_thread, e, "softverbs%u-eng",
-			      f->sdev->index);
+	if (!zalloc_cpumask_var(&e->allowed, GFP_KERNEL))
+		goto err;
+	if (!zalloc_cpumask_var(&e->others, GFP_KERNEL))
+		goto err_allowed;
+	e->task = kthread_run(sv_engine_thread, e, "softverbs-eng%u", id);
 	if (IS_ERR(e->task)) {
 		ret = PTR_ERR(e->task);
-		goto err_mmap;
+		goto err_others;
 	}
-	/* The doorbell reads it without f->lock. */
-	smp_store_release(&f->engine, e);
 	return e;
 
-err_mmap:
-	sv_mmap_entry_remove(f, e->db_offset);
-err_db:
-	sv_mbuf_put(e->db_buf);
-err_scratch:
-	kfree(e->exec_buf);
-	kfree(e->scratch);
+err_others:
 	free_cpumask_var(e->others);
+err_allowed:
+	free_cpumask_var(e->allowed);
+err:
 	kfree(e);
+	return ERR_PTR(ret);
+}
+
+/*
+ * The engine for a new file: one without files while the pool may grow,
+ * else the one with the fewest. Under sv_engines_lock.
+ */
+static struct sv_engine *sv_engine_pick(void)
+{
+	struct sv_engine *e, *best = NULL;
+	u32 i;
+
+	lockdep_assert_held(&sv_engines_lock);
+	for (i = 0; i < sv_nengines; i++) {
+		e = sv_engines[i];
+		if (!best || READ_ONCE(e->nfiles) < READ_ONCE(best->nfiles))
+			best = e;
+	}
+	if ((!best || READ_ONCE(best->nfiles)) && sv_nengines < max_engines) {
+		e = sv_engine_create(sv_nengines);
+		if (!IS_ERR(e)) {
+			sv_engines[sv_nengines++] = e;
+			return e;
+		}
+		if (!best)
+			return e;
+	}
+	return best;
+}
+
+/* The file's share of an engine, made on first use. Under f->lock. */
+static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
+{
+	struct sv_engine_file *ef = f->ef;
+	struct sv_engine *e;
+	int ret = -ENOMEM;
+
+	lockdep_assert_held(&f->lock);
+	if (ef)
+		return ef;
+	ef = kzalloc(sizeof(*ef), GFP_KERNEL_ACCOUNT);
+	if (!ef)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&ef->ref);
+	ef->sdev = f->sdev;
+	INIT_LIST_HEAD(&ef->qps);
+	mutex_init(&ef->run_lock);
+	ef->scratch_size = SV_SEND_WQE_MAX;
+	ef->scratch = kzalloc(ef->scratch_size, GFP_KERNEL_ACCOUNT);
+	ef->exec_buf = kzalloc(sv_exec_buf_size(), GFP_KERNEL_ACCOUNT);
+	if (!ef->scratch || !ef->exec_buf)
+		goto err_scratch;
+	ef->db_buf = sv_mbuf_alloc(PAGE_SIZE);
+	if (IS_ERR(ef->db_buf)) {
+		ret = PTR_ERR(ef->db_buf);
+		goto err_scratch;
+	}
+	ef->db = ef->db_buf->vaddr;
+	ret = sv_mmap_entry_add(f, ef->db_buf, &ef->db_offset);
+	if (ret)
+		goto err_db;
+	mutex_lock(&sv_engines_lock);
+	e = sv_engine_pick();
+	if (IS_ERR(e)) {
+		mutex_unlock(&sv_engines_lock);
+		ret = PTR_ERR(e);
+		goto err_mmap;
+	}
+	ef->e = e;
+	spin_lock(&e->lock);
+	/* A sleeping engine must be rung for. */
+	WRITE_ONCE(ef->db->flags, e->asleep ? SV_DB_NEED_WAKEUP : 0);
+	list_add_tail(&ef->node, &e->files);
+	WRITE_ONCE(e->nfiles, e->nfiles + 1);
+	spin_unlock(&e->lock);
+	mutex_unlock(&sv_engines_lock);
+	/* The doorbell and kicks read it without f->lock. */
+	smp_store_release(&f->ef, ef);
+	return ef;
+
+err_mmap:
+	sv_mmap_entry_remove(f, ef->db_offset);
+err_db:
+	sv_mbuf_put(ef->db_buf);
+err_scratch:
+	kfree(ef->exec_buf);
+	kfree(ef->scratch);
+	mutex_destroy(&ef->run_lock);
+	kfree(ef);
 	return ERR_PTR(ret);
 }
 
@@ -564,41 +797,85 @@ static void sv_engine_wake(struct sv_engine *e)
 	wake_up(&e->wait);
 }
 
+/*
+ * Wake the file's engine. The caller keeps the file alive: its own
+ * syscall, or a QP of the file found not dead under qp->lock.
+ */
 void sv_engine_kick(struct sv_file *f)
 {
-	if (f->engine)
-		sv_engine_wake(f->engine);
+	/* Pairs with the release store in sv_engine_file_get(). */
+	struct sv_engine_file *ef = smp_load_acquire(&f->ef);
+
+	if (ef)
+		sv_engine_wake(ef->e);
 }
 
-/* The file is closing: stop the engine before its objects go. */
-void sv_engine_stop(struct sv_file *f)
+/*
+ * The file is closing, its QPs are destroyed: leave the engine. A pass in
+ * the file finishes first; one about to start finds it detached.
+ */
+void sv_engine_detach(struct sv_file *f)
 {
-	struct sv_engine *e = f->engine;
+	struct sv_engine_file *ef = f->ef;
+	struct sv_engine *e;
 
-	if (!e)
+	if (!ef)
 		return;
-	kthread_stop(e->task);
-	sv_mmap_entry_remove(f, e->db_offset);
-	sv_mbuf_put(e->db_buf);
-	kfree(e->exec_buf);
-	kfree(e->scratch);
-	mutex_destroy(&e->run_lock);
-	free_cpumask_var(e->others);
-	kfree(e);
-	f->engine = NULL;
+	e = ef->e;
+	spin_lock(&e->lock);
+	list_del(&ef->node);
+	WRITE_ONCE(e->nfiles, e->nfiles - 1);
+	spin_unlock(&e->lock);
+	mutex_lock(&ef->run_lock);
+	ef->detached = true;
+	mutex_unlock(&ef->run_lock);
+	sv_mmap_entry_remove(f, ef->db_offset);
+	f->ef = NULL;
+	kref_put(&ef->ref, sv_engine_file_release);
+}
+
+/* Module load: the pool's bound; engines come with the files. */
+int sv_engines_init(void)
+{
+	u32 n = max_engines;
+
+	if (!n)
+		n = cpumask_weight_and(housekeeping_cpumask(HK_TYPE_KTHREAD),
+				       cpu_online_mask);
+	max_engines = clamp_t(u32, n, 1, num_possible_cpus());
+	sv_engines = kcalloc(max_engines, sizeof(*sv_engines), GFP_KERNEL);
+	return sv_engines ? 0 : -ENOMEM;
+}
+
+/* Module exit: no file is open, no engine has a file. */
+void sv_engines_exit(void)
+{
+	struct sv_engine *e;
+	u32 i;
+
+	for (i = 0; i < sv_nengines; i++) {
+		e = sv_engines[i];
+		kthread_stop(e->task);
+		free_cpumask_var(e->others);
+		free_cpumask_var(e->allowed);
+		kfree(e);
+	}
+	kfree(sv_engines);
+	sv_engines = NULL;
+	sv_nengines = 0;
 }
 
 /* ---- QP hooks (qp.c) ---- */
 
 int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp)
 {
-	struct sv_engine *e;
+	struct sv_engine_file *ef;
 	u32 payload;
 	int ret;
 
-	e = sv_engine_get(f);
-	if (IS_ERR(e))
-		return PTR_ERR(e);
+	ef = sv_engine_file_get(f);
+	if (IS_ERR(ef))
+		return PTR_ERR(ef);
 	payload = max_t(u32, qp->cap.max_send_sge * sizeof(struct sv_sge),
 			qp->cap.max_inline_data);
 	/* Three lock classes: an engine holds its SQ and takes an RQ. */
@@ -624,11 +901,12 @@ int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp)
 /* The QP is complete: the engine may run it. */
 void sv_dp_qp_activate(struct sv_file *f, struct sv_qp *qp)
 {
-	struct sv_engine *e = f->engine;
+	struct sv_engine_file *ef = f->ef;
+	struct sv_engine *e = ef->e;
 
 	spin_lock(&e->lock);
-	list_add_tail(&qp->engine_node, &e->qps);
-	e->nqps++;
+	list_add_tail(&qp->engine_node, &ef->qps);
+	ef->nqps++;
 	spin_unlock(&e->lock);
 }
 
@@ -642,13 +920,15 @@ void sv_dp_qp_abort(struct sv_file *f, struct sv_qp *qp)
 
 static void sv_dp_qp_unlink(struct sv_qp *qp)
 {
-	struct sv_engine *e = qp->uobj.file->engine;
+	struct sv_engine_file *ef = qp->uobj.file->ef;
+	struct sv_engine *e;
 
-	if (!e || list_empty(&qp->engine_node))
+	if (!ef || list_empty(&qp->engine_node))
 		return;
+	e = ef->e;
 	spin_lock(&e->lock);
 	list_del_init(&qp->engine_node);
-	e->nqps--;
+	ef->nqps--;
 	spin_unlock(&e->lock);
 }
 
@@ -762,23 +1042,26 @@ int sv_map_wq(struct sv_file *f, void *arg)
 int sv_map_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_map_doorbell *m = arg;
-	struct sv_engine *e;
+	struct sv_engine_file *ef;
 
 	if (m->reserved)
 		return -EINVAL;
-	e = sv_engine_get(f);
-	if (IS_ERR(e))
-		return PTR_ERR(e);
-	m->offset = e->db_offset;
-	m->len = e->db_buf->size;
+	ef = sv_engine_file_get(f);
+	if (IS_ERR(ef))
+		return PTR_ERR(ef);
+	m->offset = ef->db_offset;
+	m->len = ef->db_buf->size;
 	return 0;
 }
 
-/* Without f->lock (file.c): the engine, once there, stays until release. */
+/*
+ * Without f->lock (file.c): the file's engine share, once there, stays
+ * until release. Runs the poster's own file only, in its context.
+ */
 int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_ring_doorbell *d = arg;
-	struct sv_engine *e;
+	struct sv_engine_file *ef;
 	u64 wake = SV_NO_WAKE, now, executed;
 	u32 idle;
 	bool more;
@@ -786,36 +1069,37 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	if (d->reserved)
 		return -EINVAL;
 	sv_stat_add(f->sdev, SV_STAT_DOORBELLS, 1);
-	/* Pairs with the release store in sv_engine_get(). */
-	e = smp_load_acquire(&f->engine);
-	if (!e)
+	/* Pairs with the release store in sv_engine_file_get(). */
+	ef = smp_load_acquire(&f->ef);
+	if (!ef)
 		return 0;
-	/* Somebody is running a pass: make sure one more follows. */
-	if (!mutex_trylock(&e->run_lock)) {
-		sv_engine_wake(e);
+	/* The engine is in the file: make sure one more pass follows. */
+	if (!mutex_trylock(&ef->run_lock)) {
+		sv_engine_wake(ef->e);
 		return 0;
 	}
-	executed = e->executed;
-	sv_engine_pass(e, SV_DOORBELL_BUDGET, &wake);
-	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, e->executed - executed);
+	executed = ef->executed;
+	sv_file_pass(ef, SV_DOORBELL_BUDGET, &wake);
+	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, ef->executed - executed);
 	now = ktime_get_ns();
 	/* Left over (budget), or a QP backing off: the kthread's job. */
-	more = sv_engine_has_work(e) || wake != SV_NO_WAKE;
+	more = sv_file_has_work(ef) || wake != SV_NO_WAKE;
 	/*
 	 * Offer the kthread the work at most once per idle time: if it
 	 * finds a CPU of its own it polls and the poster stops ringing; if
 	 * not, it sleeps again, and a poster that rings for each WR must not
 	 * pay a wakeup and two context switches every time. An idle time of
-	 * 0 means the kthread never polls: it gets only what is left over.
+	 * 0 means the kthread never polls for this file: it gets only what
+	 * is left over.
 	 */
 	idle = READ_ONCE(f->sdev->idle_us);
-	if (idle && now >= e->doorbell_wake_ns) {
-		e->doorbell_wake_ns = now + (u64)idle * NSEC_PER_USEC;
+	if (idle && now >= ef->doorbell_wake_ns) {
+		ef->doorbell_wake_ns = now + (u64)idle * NSEC_PER_USEC;
 		more = true;
 	}
-	mutex_unlock(&e->run_lock);
+	mutex_unlock(&ef->run_lock);
 	if (more)
-		sv_engine_wake(e);
+		sv_engine_wake(ef->e);
 	return 0;
 }
 

@@ -319,7 +319,7 @@ static int sv_release(struct inode *inode, struct file *filp)
 	list_del_init(&f->dev_node);
 	mutex_unlock(&sdev->files_lock);
 	sv_uobj_destroy_all(f);
-	sv_engine_stop(f);	/* after the QPs: see engine.c */
+	sv_engine_detach(f);	/* after the QPs: see engine.c */
 	xa_destroy(&f->objs);
 	sv_mmap_file_cleanup(f);
 	sv_event_file_cleanup(f);

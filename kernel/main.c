@@ -12,9 +12,12 @@ static int __init sv_init(void)
 	struct sv_device *sdev;
 	int ret;
 
-	ret = sv_device_class_init();
+	ret = sv_engines_init();
 	if (ret)
 		return ret;
+	ret = sv_device_class_init();
+	if (ret)
+		goto err_engines;
 
 	/*
 	 * softverbs0: the device without a netdev, always there, in the
@@ -41,6 +44,8 @@ err_devices:
 	sv_device_remove_all();
 err_class:
 	sv_device_class_exit();
+err_engines:
+	sv_engines_exit();
 	return ret;
 }
 
@@ -50,6 +55,7 @@ static void __exit sv_exit(void)
 	sv_netdev_exit();
 	sv_device_remove_all();
 	sv_device_class_exit();
+	sv_engines_exit();
 }
 
 module_init(sv_init);

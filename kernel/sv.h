@@ -119,7 +119,7 @@ struct sv_file {
 	struct sv_evq *async_evq;	/* async events (event.c) */
 	struct list_head dev_node;	/* sdev->files, under files_lock */
 	u64 id;				/* resource dump cursor */
-	struct sv_engine *engine;	/* data path (engine.c), or NULL */
+	struct sv_engine_file *ef;	/* its engine share (engine.c), or NULL */
 	/* file.c: an fd to install once a command's result is out */
 	struct file *new_filp;		/* under lock */
 	int new_fd;
@@ -381,7 +381,7 @@ struct sv_qp {
 	/* data path (engine.c, exec.c) */
 	struct sv_wq sq;		/* lock: the engine executing it */
 	struct sv_wq rq;		/* unused with an SRQ */
-	struct list_head engine_node;	/* on the file's engine, or empty */
+	struct list_head engine_node;	/* on its file's engine share, or empty */
 	u64 wait_until;			/* ktime_get_ns(): RNR/retry back-off */
 	u32 rnr_left;			/* RNR retries left for the head WQE */
 	u32 retry_left;			/* transport retries left */
@@ -448,10 +448,12 @@ int sv_mcast_qps(struct sv_device *sdev, const u8 *gid, struct sv_qp **qps,
 		 int max);
 
 /*
- * Data path (engine.c: the per-file execution kthread, rings, doorbell;
- * exec.c: executing one send WQE against its destination).
+ * Data path (engine.c: the pool of execution kthreads shared by every
+ * file, rings, doorbell; exec.c: executing one send WQE against its
+ * destination).
  */
 struct sv_engine;
+struct sv_engine_file;
 
 int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
 	       u32 wqe_size);
@@ -466,7 +468,9 @@ void sv_dp_qp_free(struct sv_qp *qp);
 void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state);
 void sv_dp_qp_dest_changed(struct sv_qp *qp);
 void sv_engine_kick(struct sv_file *f);
-void sv_engine_stop(struct sv_file *f);
+void sv_engine_detach(struct sv_file *f);
+int sv_engines_init(void);
+void sv_engines_exit(void);
 int sv_map_wq(struct sv_file *f, void *arg);
 int sv_map_doorbell(struct sv_file *f, void *arg);
 int sv_ring_doorbell(struct sv_file *f, void *arg);

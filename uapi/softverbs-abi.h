@@ -971,10 +971,11 @@ struct sv_mcast {
  *          the error state (new WQEs are flushed: see the doorbell).
  *
  * The doorbell page is one struct sv_doorbell per open file. The kernel's
- * execution engine (one kthread per file) polls the file's queues while
- * there is work and for idle_us microseconds after; before it sleeps it
- * sets SV_DB_NEED_WAKEUP in flags, issues a full barrier (smp_mb) and looks
- * at every queue once more. After storing prod the library issues a full
+ * execution engine (a kthread of a pool shared by every file; each file is
+ * served by one) polls the file's queues while there is work and for
+ * idle_us microseconds after; before it sleeps it sets SV_DB_NEED_WAKEUP
+ * in the flags of every file it serves, issues a full barrier (smp_mb) and
+ * looks at every queue once more. After storing prod the library issues a full
  * barrier (__atomic_thread_fence(__ATOMIC_SEQ_CST)) and loads flags: only
  * if SV_DB_NEED_WAKEUP is set does it call SV_IOC_DOORBELL. Either the
  * engine sees the new prod, or the library sees the flag: no lost wakeup.

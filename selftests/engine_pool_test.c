@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The engine pool (kernel/engine.c): engine kthreads do not grow with
+ * open files, a file with many busy QPs does not starve another file's
+ * QP on the same engine, and an engine stays on the CPUs it was given.
+ * The pool's bound reads back from the max_engines module parameter;
+ * engine threads are the tasks called softverbs-engN.
+ */
+#include <dirent.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <infiniband/verbs.h>
+
+#include "sv_harness.h"
+#include "sv_dp_test.h"
+#include "sv_test.h"
+
+#define NETDEV	"svpd0"
+#define DEV	"svp1"
+#define MAXENG	"/sys/module/softverbs/parameters/max_engines"
+#define NFILES	64
+#define FLOOD_QPS	8
+#define FLOOD_DEPTH	32
+#define FLOOD_LEN	65536
+#define PINGS	200
+#define MAX_TID	256
+
+/* One open file with QPs connected to themselves, and a buffer. */
+struct sv_pf {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp[FLOOD_QPS];
+	int nqp;
+	char *buf;
+	size_t len;
+};
+
+static int pf_open(struct ibv_device **list, struct sv_pf *p, int nqp,
+		   size_t len)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = FLOOD_DEPTH, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	union ibv_gid gid;
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->ctx = sv_open_named(list, DEV);
+	if (!p->ctx || ibv_query_gid(p->ctx, 1, 1, &gid))
+		return -1;
+	p->pd = ibv_alloc_pd(p->ctx);
+	p->cq = ibv_create_cq(p->ctx, nqp * FLOOD_DEPTH + 1, NULL, NULL, 0);
+	p->len = len;
+	p->buf = aligned_alloc(4096, 2 * len);
+	if (!p->pd || !p->cq || !p->buf)
+		return -1;
+	p->mr = ibv_reg_mr(p->pd, p->buf, 2 * len, access);
+	if (!p->mr)
+		return -1;
+	ia.send_cq = p->cq;
+	ia.recv_cq = p->cq;
+	for (i = 0; i < nqp; i++) {
+		p->qp[i] = ibv_create_qp(p->pd, &ia);
+		if (!p->qp[i])
+			return -1;
+		p->nqp++;
+		if (qp_init(p->qp[i], access) ||
+		    qp_rtr_rts(p->qp[i], p->qp[i]->qp_num, &gid, 7, 1, 7))
+			return -1;
+	}
+	return 0;
+}
+
+static void pf_close(struct sv_pf *p)
+{
+	int i;
+
+	for (i = 0; i < p->nqp; i++)
+		ibv_destroy_qp(p->qp[i]);
+	if (p->mr)
+		ibv_dereg_mr(p->mr);
+	if (p->cq)
+		ibv_destroy_cq(p->cq);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	if (p->ctx)
+		ibv_close_device(p->ctx);
+	free(p->buf);
+}
+
+/* One signaled RDMA WRITE of len bytes from qp i to itself. */
+static int pf_write(struct sv_pf *p, int i, size_t len, uint64_t id)
+{
+	return post_send(p->qp[i], IBV_WR_RDMA_WRITE, p->mr->lkey, p->buf,
+			 len, id, IBV_SEND_SIGNALED,
+			 (uintptr_t)p->buf + p->len, p->mr->rkey);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The engine threads' pids; their number. */
+static int engine_tids(pid_t *tids, int max)
+{
+	char path[300], comm[32];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) &&
+		    !strncmp(comm, "softverbs", 9) && strstr(comm, "-eng") &&
+		    n < max)
+			tids[n++] = atoi(d->d_name);
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+static int max_engines(void)
+{
+	char buf[32];
+
+	return sv_read_attr(MAXENG, buf, sizeof(buf)) > 0 ? atoi(buf) : -1;
+}
+
+/* /proc/<tid>/status's Cpus_allowed_list, without the newline. */
+static int cpus_allowed(pid_t tid, char *out, size_t len)
+{
+	char path[64], line[256];
+	int ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+			snprintf(out, len, "%s", line + 18 +
+				 strspn(line + 18, " \t"));
+			out[strcspn(out, "\n")] = 0;
+			ret = 0;
+		}
+	fclose(f);
+	return ret;
+}
+
+/* "0-3,5" -> set; 0 or -1. */
+static int cpu_list_parse(const char *s, cpu_set_t *set)
+{
+	char *end;
+	long a, b;
+
+	CPU_ZERO(set);
+	while (*s) {
+		a = strtol(s, &end, 10);
+		if (end == s)
+			return -1;
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b && a < CPU_SETSIZE; a++)
+			CPU_SET(a, set);
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -1;
+	}
+	return 0;
+}
+
+/* A flooder: every QP's queue kept full of 64 KiB writes until killed. */
+static void flood(struct ibv_device **list, int ready_fd)
+{
+	struct ibv_wc wc[64];
+	struct sv_pf p;
+	int i, j, n;
+
+	if (pf_open(list, &p, FLOOD_QPS, FLOOD_LEN))
+		_exit(1);
+	for (i = 0; i < FLOOD_QPS; i++)
+		for (j = 0; j < FLOOD_DEPTH - 1; j++)
+			if (pf_write(&p, i, FLOOD_LEN, i))
+				_exit(2);
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(3);
+	for (;;) {
+		n = ibv_poll_cq(p.cq, 64, wc);
+		for (j = 0; j < n; j++)
+			if (wc[j].status != IBV_WC_SUCCESS ||
+			    pf_write(&p, wc[j].wr_id, FLOOD_LEN, wc[j].wr_id))
+				_exit(4);
+	}
+}
+
+FIXTURE(pool) {
+	struct ibv_device **list;
+	char svctl[PATH_MAX + 16];
+};
+
+FIXTURE_SETUP(pool)
+{
+	char cmd[2 * sizeof(self->svctl) + 128];
+
+	ASSERT_EQ(0, sv_svctl_path(self->svctl, sizeof(self->svctl)));
+	ASSERT_EQ(0, system("ip link add " NETDEV " type dummy && "
+			    "ip link set " NETDEV " up"));
+	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NETDEV,
+		 self->svctl);
+	ASSERT_EQ(0, system(cmd));
+	self->list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, self->list);
+}
+
+FIXTURE_TEARDOWN(pool)
+{
+	char cmd[PATH_MAX + 128];
+
+	if (self->list)
+		ibv_free_device_list(self->list);
+	snprintf(cmd, sizeof(cmd), "%s link del " DEV, self->svctl);
+	if (system(cmd) || system("ip link del " NETDEV))
+		TH_LOG("cleanup failed");
+}
+
+/* 64 files, each with a QP doing traffic: at most max_engines threads. */
+TEST_F(pool, threads_do_not_grow_with_files)
+{
+	static struct sv_pf p[NFILES];
+	pid_t tids[MAX_TID];
+	int i, bound, n, done;
+	struct ibv_wc wc;
+
+	bound = max_engines();
+	ASSERT_LE(1, bound);
+	for (i = 0; i < NFILES; i++) {
+		ASSERT_EQ(0, pf_open(self->list, &p[i], 1, 4096))
+			TH_LOG("file %d", i);
+		ASSERT_EQ(0, pf_write(&p[i], 0, 4096, i));
+	}
+	for (i = 0, done = 0; i < NFILES; i++) {
+		ASSERT_EQ(1, poll1(p[i].cq, &wc)) TH_LOG("file %d", i);
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		done++;
+	}
+	EXPECT_EQ(NFILES, done);
+	n = engine_tids(tids, MAX_TID);
+	TH_LOG("%d files, %d engine threads, bound %d", NFILES, n, bound);
+	EXPECT_LE(1, n);
+	EXPECT_GE(bound, n);
+	for (i = 0; i < NFILES; i++)
+		pf_close(&p[i]);
+	/* Files closing do not stop (or add) engines either. */
+	EXPECT_EQ(n, engine_tids(tids, MAX_TID));
+}
+
+/*
+ * One flooding file per engine, each with 8 QPs of 64 KiB writes, and a
+ * file with one QP doing ping-pongs: it shares an engine with a flooder,
+ * and each of its writes completes within a bound.
+ */
+TEST_F(pool, busy_file_does_not_starve_another)
+{
+	pid_t kids[64];
+	int fds[2], i, nkids, bound;
+	double t, worst = 0, t0;
+	struct ibv_wc wc;
+	struct sv_pf p;
+	char c;
+
+	bound = max_engines();
+	ASSERT_LE(1, bound);
+	nkids = bound < 64 ? bound : 64;
+	ASSERT_EQ(0, pipe(fds));
+	for (i = 0; i < nkids; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (!kids[i])
+			flood(self->list, fds[1]);
+	}
+	for (i = 0; i < nkids; i++)
+		ASSERT_EQ(1, read(fds[0], &c, 1));
+	ASSERT_EQ(0, pf_open(self->list, &p, 1, 64));
+	t0 = now_s();
+	for (i = 0; i < PINGS; i++) {
+		t = now_s();
+		ASSERT_EQ(0, pf_write(&p, 0, 64, i));
+		ASSERT_EQ(1, poll1(p.cq, &wc)) TH_LOG("ping %d", i);
+		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
+		t = now_s() - t;
+		if (t > worst)
+			worst = t;
+	}
+	t = now_s() - t0;
+	TH_LOG("%d pings beside %d flooders: %.1f ms, worst %.2f ms", PINGS,
+	       nkids, t * 1e3, worst * 1e3);
+	/* TCG is slow; a starved QP would wait for the whole flood. */
+	EXPECT_GT(2.0, worst);
+	for (i = 0; i < nkids; i++) {
+		int st;
+
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], &st, 0);
+		/* Only a kill ends a flooder: no completion error. */
+		EXPECT_TRUE(WIFSIGNALED(st)) TH_LOG("flooder %d: %#x", i, st);
+	}
+	pf_close(&p);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
+ * Every engine set to the last CPU, a poster there too (the engine
+ * shares its CPU and would like to move): each stays there. Then back.
+ */
+TEST_F(pool, engines_keep_admin_affinity)
+{
+	char was[MAX_TID][128], now[128];
+	pid_t tids[MAX_TID];
+	cpu_set_t set;
+	struct ibv_wc wc;
+	struct sv_pf p;
+	int i, n, last, k;
+	double t0;
+
+	last = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	if (last < 1)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, pf_open(self->list, &p, 1, 4096));
+	n = engine_tids(tids, MAX_TID);
+	ASSERT_LE(1, n);
+	CPU_ZERO(&set);
+	CPU_SET(last, &set);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, cpus_allowed(tids[i], was[i], sizeof(was[i])));
+		ASSERT_EQ(0, sched_setaffinity(tids[i], sizeof(set), &set));
+	}
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	/* A second of posting: the engine polls, shares, wants to move. */
+	t0 = now_s();
+	for (k = 0; now_s() - t0 < 1.0; k++) {
+		ASSERT_EQ(0, pf_write(&p, 0, 4096, k));
+		ASSERT_EQ(1, poll1(p.cq, &wc));
+		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
+	}
+	TH_LOG("%d writes with the engines on CPU %d", k, last);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, cpus_allowed(tids[i], now, sizeof(now)));
+		EXPECT_EQ(last, atoi(now)) TH_LOG("engine %d: %s", tids[i], now);
+		EXPECT_EQ(NULL, strpbrk(now, ",-")) TH_LOG("%s", now);
+	}
+	pf_close(&p);
+	/* Back to what they had, for the tests that follow. */
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, cpu_list_parse(was[i], &set)) TH_LOG("%s", was[i]);
+		EXPECT_EQ(0, sched_setaffinity(tids[i], sizeof(set), &set));
+	}
+}
+
+TEST_HARNESS_MAIN
