@@ -345,7 +345,7 @@ struct fx {
 	uint32_t pd, pd2, cq, cq2, ch, srq, qp, qp2, mr, ah;
 	uint32_t qp_type;
 	bool with_srq;
-	struct { void *p; size_t len; } map[MAX_MAPS];
+	struct { void *p; size_t len; uint64_t off; } map[MAX_MAPS];
 	struct nl *nl;
 };
 
@@ -1088,18 +1088,21 @@ static int cleanup_wq(struct fx *x, int ret)
 	return r ? r : cleanup_parents(x);
 }
 
-/* mmap of each ring: the CQ's, the SQ's, the RQ's and the doorbell. */
-static int op_mmap(struct fx *x)
+/* Rings to map: a CQ's, an RC QP's SQ and RQ, and the doorbell page. */
+static int setup_mmap(struct fx *x)
 {
 	struct sv_map_doorbell db = { .size = sizeof(db) };
-	struct sv_map_wq m = { .size = sizeof(m), .type = SV_WQ_QP,
-			       .handle = x->qp };
+	struct sv_map_wq m = { .size = sizeof(m), .type = SV_WQ_QP };
 	struct sv_create_cq c = { .size = sizeof(c), .cqe = 64 };
-	uint64_t off[MAX_MAPS];
-	size_t len[MAX_MAPS];
-	int i, ret;
+	int ret = do_pd(x, &x->pd);
 
-	ret = ioc(x->fd, SV_IOC_MAP_WQ, &m);
+	if (!ret)
+		ret = do_cq(x, &x->cq, 16, 0);
+	if (!ret)
+		ret = do_qp(x, SV_QPT_RC, false, &x->qp);
+	m.handle = x->qp;
+	if (!ret)
+		ret = ioc(x->fd, SV_IOC_MAP_WQ, &m);
 	if (!ret)
 		ret = ioc(x->fd, SV_IOC_MAP_DOORBELL, &db);
 	if (!ret)
@@ -1107,35 +1110,30 @@ static int op_mmap(struct fx *x)
 	if (ret)
 		return ret;
 	x->cq2 = c.handle;
-	off[0] = c.mmap_offset;
-	len[0] = c.mmap_len;
-	off[1] = m.sq_offset;
-	len[1] = m.sq_len;
-	off[2] = m.rq_offset;
-	len[2] = m.rq_len;
-	off[3] = db.offset;
-	len[3] = db.len;
+	x->map[0].off = c.mmap_offset;
+	x->map[0].len = c.mmap_len;
+	x->map[1].off = m.sq_offset;
+	x->map[1].len = m.sq_len;
+	x->map[2].off = m.rq_offset;
+	x->map[2].len = m.rq_len;
+	x->map[3].off = db.offset;
+	x->map[3].len = db.len;
+	return 0;
+}
+
+static int op_mmap(struct fx *x)
+{
+	int i;
+
 	for (i = 0; i < MAX_MAPS; i++) {
-		void *p = mmap(NULL, len[i], PROT_READ | PROT_WRITE,
-			       MAP_SHARED, x->fd, off[i]);
+		void *p = mmap(NULL, x->map[i].len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, x->fd, x->map[i].off);
 
 		if (p == MAP_FAILED)
 			return -errno;
 		x->map[i].p = p;
-		x->map[i].len = len[i];
 	}
 	return 0;
-}
-
-static int setup_mmap(struct fx *x)
-{
-	int ret = do_pd(x, &x->pd);
-
-	if (!ret)
-		ret = do_cq(x, &x->cq, 16, 0);
-	if (!ret)
-		ret = do_qp(x, SV_QPT_RC, false, &x->qp);
-	return ret;
 }
 
 static int cleanup_mmap(struct fx *x, int ret)
