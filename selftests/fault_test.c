@@ -345,6 +345,7 @@ struct fx {
 	uint32_t pd, pd2, cq, cq2, ch, srq, qp, qp2, mr, ah;
 	uint32_t qp_type;
 	bool with_srq;
+	const char *variant;		/* for the report */
 	struct { void *p; size_t len; uint64_t off; } map[MAX_MAPS];
 	struct nl *nl;
 };
@@ -1333,6 +1334,7 @@ static bool errno_ok(int err)
 
 static void fx_reset(struct fx *x)
 {
+	const char *variant = x->variant;
 	uint32_t type = x->qp_type;
 	bool srq = x->with_srq;
 	struct nl *nl = x->nl;
@@ -1342,6 +1344,7 @@ static void fx_reset(struct fx *x)
 	x->qp_type = type;
 	x->with_srq = srq;
 	x->nl = nl;
+	x->variant = variant;
 }
 
 static void fx_close(struct fx *x)
@@ -1438,8 +1441,9 @@ static void fault_loop(struct __test_metadata *_metadata,
 	}
 	if (!fi_ready)
 		return;
-	printf("# %s: %u allocations failed: %u errors, %u succeeded anyway\n",
-	       o->name, n - 1, errors, swallowed);
+	printf("# %s%s%s: %u allocations failed: %u errors, %u succeeded anyway\n",
+	       o->name, x->variant ? " " : "", x->variant ? x->variant : "",
+	       n - 1, errors, swallowed);
 	fflush(stdout);
 	__atomic_add_fetch(&fi_sum->faults, n - 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&fi_sum->ops, 1, __ATOMIC_RELAXED);
@@ -1542,21 +1546,23 @@ FIXTURE(qp) {
 };
 
 FIXTURE_VARIANT(qp) {
+	const char *name;
 	uint32_t type;
 	bool srq;
 };
 
-FIXTURE_VARIANT_ADD(qp, rc) { .type = SV_QPT_RC };
-FIXTURE_VARIANT_ADD(qp, rc_srq) { .type = SV_QPT_RC, .srq = true };
-FIXTURE_VARIANT_ADD(qp, uc) { .type = SV_QPT_UC };
-FIXTURE_VARIANT_ADD(qp, uc_srq) { .type = SV_QPT_UC, .srq = true };
-FIXTURE_VARIANT_ADD(qp, ud) { .type = SV_QPT_UD };
-FIXTURE_VARIANT_ADD(qp, ud_srq) { .type = SV_QPT_UD, .srq = true };
+FIXTURE_VARIANT_ADD(qp, rc) { "rc", SV_QPT_RC, false };
+FIXTURE_VARIANT_ADD(qp, rc_srq) { "rc_srq", SV_QPT_RC, true };
+FIXTURE_VARIANT_ADD(qp, uc) { "uc", SV_QPT_UC, false };
+FIXTURE_VARIANT_ADD(qp, uc_srq) { "uc_srq", SV_QPT_UC, true };
+FIXTURE_VARIANT_ADD(qp, ud) { "ud", SV_QPT_UD, false };
+FIXTURE_VARIANT_ADD(qp, ud_srq) { "ud_srq", SV_QPT_UD, true };
 
 FIXTURE_SETUP(qp)
 {
 	self->x.qp_type = variant->type;
 	self->x.with_srq = variant->srq;
+	self->x.variant = variant->name;
 	fx_reset(&self->x);
 }
 
