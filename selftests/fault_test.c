@@ -76,26 +76,25 @@
 #define FI_DIR		"/sys/kernel/debug"
 
 struct knob {
-	const char *path;
+	char path[64];
 	const char *val;
 	char old[32];
 	bool set;
 };
 
-static struct knob knobs[] = {
+/* What the test sets; then every fail* directory's verbose, to 0. */
+#define MAX_KNOBS	32
+static struct knob knobs[MAX_KNOBS] = {
 	{ .path = "failslab/ignore-gfp-wait", .val = "N" },
 	{ .path = "failslab/task-filter", .val = "Y" },
 	{ .path = "failslab/probability", .val = "0" },
-	{ .path = "failslab/verbose", .val = "0" },
 	{ .path = "fail_page_alloc/ignore-gfp-wait", .val = "N" },
 	{ .path = "fail_page_alloc/ignore-gfp-highmem", .val = "N" },
 	{ .path = "fail_page_alloc/min-order", .val = "0" },
 	{ .path = "fail_page_alloc/task-filter", .val = "Y" },
 	{ .path = "fail_page_alloc/probability", .val = "0" },
-	{ .path = "fail_page_alloc/verbose", .val = "0" },
-	/* CONFIG_FAULT_INJECTION_USERCOPY only: may be absent. */
-	{ .path = "fail_usercopy/verbose", .val = "0" },
 };
+#define FIXED_KNOBS	8
 
 /* fi_basic: root and softverbs0's debugfs; fi_ready: fault injection. */
 static bool fi_basic, fi_ready;
@@ -129,8 +128,10 @@ static int write_str(const char *path, const char *val)
 static void __attribute__((constructor)) fi_setup(void)
 {
 	const char *verbose = getenv("SV_FAULT_VERBOSE");
+	unsigned int i, n;
+	struct dirent *e;
 	char path[256];
-	unsigned int i;
+	DIR *dir;
 
 	fi_parent = getpid();
 	fi_sum = mmap(NULL, sizeof(*fi_sum), PROT_READ | PROT_WRITE,
@@ -162,20 +163,34 @@ static void __attribute__((constructor)) fi_setup(void)
 			 FI_DIR);
 		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
-		const char *val = knobs[i].val;
-
-		snprintf(path, sizeof(path), FI_DIR "/%s", knobs[i].path);
+	/*
+	 * Quiet: each fault-injection point (failslab, fail_page_alloc,
+	 * fail_usercopy, ...) reports its failures by default, with a stack
+	 * trace that would count as a splat.
+	 */
+	n = FIXED_KNOBS;
+	dir = opendir(FI_DIR);
+	while (dir && (e = readdir(dir)) && n < MAX_KNOBS) {
+		if (strncmp(e->d_name, "fail", 4) ||
+		    strlen(e->d_name) > sizeof(knobs[n].path) - 9)
+			continue;
+		snprintf(knobs[n].path, sizeof(knobs[n].path), "%.50s/verbose",
+			 e->d_name);
+		snprintf(path, sizeof(path), FI_DIR "/%.63s", knobs[n].path);
+		if (access(path, W_OK))
+			continue;
+		knobs[n++].val = verbose ? verbose : "0";
+	}
+	if (dir)
+		closedir(dir);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), FI_DIR "/%.63s", knobs[i].path);
 		if (read_str(path, knobs[i].old, sizeof(knobs[i].old))) {
-			if (!strncmp(knobs[i].path, "fail_usercopy/", 14))
-				continue;
 			snprintf(fi_why, sizeof(fi_why), "cannot read %s",
 				 path);
 			return;
 		}
-		if (verbose && strstr(knobs[i].path, "/verbose"))
-			val = verbose;
-		if (write_str(path, val)) {
+		if (write_str(path, knobs[i].val)) {
 			snprintf(fi_why, sizeof(fi_why), "cannot write %s",
 				 path);
 			return;
@@ -192,10 +207,10 @@ static void __attribute__((destructor)) fi_restore(void)
 
 	if (getpid() != fi_parent)
 		return;
-	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+	for (i = 0; i < MAX_KNOBS; i++) {
 		if (!knobs[i].set)
 			continue;
-		snprintf(path, sizeof(path), FI_DIR "/%s", knobs[i].path);
+		snprintf(path, sizeof(path), FI_DIR "/%.63s", knobs[i].path);
 		write_str(path, knobs[i].old);
 	}
 	if (fi_ready && fi_sum)
