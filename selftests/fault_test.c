@@ -974,6 +974,20 @@ static int cleanup_parents(struct fx *x)
 	return ret;
 }
 
+/*
+ * The file's engine (and its doorbell page, charged to VmPin) is made on
+ * first use and kept until the file closes, also when the QP create that
+ * made it fails: make it first, so that a failed create must leave
+ * nothing. map_doorbell fails each allocation of the engine's creation.
+ */
+static int setup_qp_create(struct fx *x)
+{
+	struct sv_map_doorbell m = { .size = sizeof(m) };
+	int ret = setup_qp_parents(x);
+
+	return ret ? ret : ioc(x->fd, SV_IOC_MAP_DOORBELL, &m);
+}
+
 static int op_create_qp(struct fx *x)
 {
 	return do_qp(x, x->qp_type, x->with_srq, &x->qp);
@@ -1501,7 +1515,7 @@ FOP(modify_srq, 0, setup_srq, op_modify_srq, cleanup_srq);
 FOP(destroy_srq, 0, setup_srq, op_destroy_srq, cleanup_destroy_srq);
 FOP(create_ah, FOP_CREATE, setup_pd, op_create_ah, cleanup_ah);
 FOP(destroy_ah, 0, setup_ah, op_destroy_ah, cleanup_destroy_ah);
-FOP(create_qp, FOP_CREATE, setup_qp_parents, op_create_qp, cleanup_qp);
+FOP(create_qp, FOP_CREATE, setup_qp_create, op_create_qp, cleanup_qp);
 FOP(modify_qp, 0, setup_qp, op_modify_qp, cleanup_qp);
 FOP(destroy_qp, 0, setup_qp, op_destroy_qp, cleanup_destroy_qp);
 FOP(attach_mcast, 0, setup_mcast, op_attach_mcast, cleanup_mcast);
