@@ -292,7 +292,6 @@ static int sv_open(struct inode *inode, struct file *filp)
 	}
 	sv_mmap_file_init(f);
 	get_device(&sdev->dev);
-	f->sdev = sdev;
 	mutex_init(&f->lock);
 	xa_init_flags(&f->objs, XA_FLAGS_ALLOC1);
 	filp->private_data = f;
