@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_qp_test.h"
 
 #define SV_TEST_HOOKS	"/sys/module/softverbs/parameters/test_hooks"
@@ -104,7 +104,8 @@ TEST_F(qp, sqd_loop_is_bounded)
 	uint32_t qp = rts_qp(_metadata, self->fd, self->pd, self->cq, 0xabc);
 	int i, other;
 
-	for (i = 0; i < LOOPS; i++)
+	/* Fewer on a slow (debug) kernel: 625 unread drains prove it too. */
+	for (i = 0; i < LOOPS / sv_slow(); i++)
 		ASSERT_EQ(0, sqd_and_back(self->fd, qp));
 	EXPECT_EQ(1, drain_async(self->afd, SV_EVENT_SQ_DRAINED, 0xabc,
 				 &other));

@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "kselftest_harness.h"
+#include "sv_harness.h"
 #include "sv_cg_test.h"
 #include "sv_test.h"
 

@@ -11,14 +11,22 @@
 
 #include "kselftest_harness.h"
 
-static inline void sv_scale_timeouts(void)
+/* How many times slower than a stock kernel this run is: $SV_SLOW, >= 1. */
+static inline int sv_slow(void)
 {
 	const char *s = getenv("SV_SLOW");
-	struct __fixture_metadata *f;
-	struct __test_metadata *t;
 	int k = s ? atoi(s) : 1;
 
-	if (k <= 1)
+	return k > 1 ? k : 1;
+}
+
+static inline void sv_scale_timeouts(void)
+{
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	int k = sv_slow();
+
+	if (k == 1)
 		return;
 	for (f = __fixture_list; f; f = f->next)
 		for (t = f->tests; t; t = t->next)
