@@ -11,22 +11,39 @@
  * can be open then). A file is attached to one engine at its first QP (or
  * doorbell mapping): an engine without files if the pool can grow, else
  * the one serving the fewest files. It keeps that engine until it closes.
+ * On its engine the file belongs to its user: the real uid of the cred
+ * it was opened with (f->uid). An engine keeps one struct sv_engine_user
+ * per uid with files on it, made when the uid's first file there
+ * attaches and taken off when its last one there detaches.
  *
  * An engine executes its files' send queues (exec.c) and flushes the
- * queues of QPs in the error state. A pass goes over its files round
- * robin and, in each, over the file's QPs round robin: at most
- * SV_ENGINE_BUDGET WQEs and about SV_ENGINE_BYTES bytes per QP, and at
- * most SV_FILE_BUDGET WQEs and about SV_FILE_BYTES per file (a QP whose
- * turn did not come is first in the next pass): a file with many busy QPs
- * delays another file's QP by at most one file budget per file on the
- * engine. Copies reschedule every SV_COPY_CHUNK (exec.c).
+ * queues of QPs in the error state. A pass goes over its users round
+ * robin; in each, over the user's files round robin; in each, over the
+ * file's QPs round robin: at most SV_ENGINE_BUDGET WQEs and about
+ * SV_ENGINE_BYTES bytes per QP per turn, and at most SV_FILE_BUDGET WQEs
+ * and about SV_FILE_BYTES per user per pass, however many files it has
+ * (a QP or file whose turn did not come is first in the user's next
+ * turn). While the user's budget lasts and its last round did work, its
+ * files get another round, at most SV_USER_ROUNDS in all: a user with one
+ * busy QP gets as much as one with many. So a QP waits for at most one
+ * user budget per user on the engine: a user with 64 busy files and a
+ * user with one get about half of the engine each, and between the QPs
+ * and files of one user the shares are as even as per-turn budgets make
+ * them. A pass visits every user and, until its budget is spent, its
+ * files, each round at most once: O(users + files) besides the work,
+ * without allocating. Copies reschedule every SV_COPY_CHUNK (exec.c).
+ * debugfs's softverbs/engines lists each engine's users and the WQEs the
+ * kthread executed for each.
  *
  * What the kthreads do for a user is this copying, outside its CPU
- * cgroup: bounded per pass as above, and by the number of files and QPs
- * the user may have (the rdma cgroup's hca_handle and hca_object, the
- * per-user limits of limits.c). No user action creates a kthread beyond
- * the pool's bound. The memory a file's engine state needs (its doorbell
- * page, its scratch WQE) is charged to the file's creator.
+ * cgroup (not charged to it): bounded per engine pass by one user budget
+ * as above, on each engine that serves one of the user's files, and by
+ * the number of files and QPs the user may have (the rdma cgroup's
+ * hca_handle and hca_object, the per-user limits of limits.c). No user
+ * action creates a kthread beyond the pool's bound. The memory a file's
+ * engine state needs (its doorbell page, its scratch WQE) is charged to
+ * the file's creator, its user's share of an engine (struct
+ * sv_engine_user) to the user whose file made it.
  *
  * An engine keeps polling while there is work and, while it has its CPU
  * to itself, for the longest idle_us of its files' devices after the
@@ -43,7 +60,20 @@
  * poster that waits for each answer (a latency test, a ping-pong) gets
  * its WR executed in its own syscall, without waiting for a CPU for the
  * kthread; a poster that keeps posting wakes the kthread, which polls on
- * a CPU of its own and the poster makes no more syscalls.
+ * a CPU of its own and the poster makes no more syscalls. The doorbell's
+ * pass is bounded: SV_DOORBELL_BUDGET WQEs per QP and one file budget,
+ * and it is outside the engine's per-user budgets (the poster pays).
+ *
+ * This is how posts that find no engine CPU do a bounded share of the
+ * work themselves (ARCHITECTURE.md, decision 10): an engine without a
+ * CPU of its own does not poll (below) but sleeps with SV_DB_NEED_WAKEUP
+ * set, so each post rings, and the ring runs the bounded pass above over
+ * the poster's file before it hands what is left to the kthread (woken
+ * then, it takes its turns on a shared CPU from the scheduler). Only the
+ * poster's own file: a post never runs another file's WRs, and a poll
+ * runs nothing (posted work is either done or with a woken kthread, which
+ * sleeps only when every queue is empty or backing off, then with a timer
+ * for the back-off).
  *
  * Affinity: an engine runs on the CPUs it was given: at creation, those
  * of the kthreadd that are housekeeping CPUs for kthreads; later, whatever
@@ -58,20 +88,24 @@
  * itself (microseconds) is undone.
  *
  * Lifetimes and locks: sv_engines_lock (creating engines, picking one)
- * -> e->lock (spinlock: the engine's file list, every attached file's QP
- * list, kicked, asleep). A file's struct sv_engine_file is referenced by
- * the file and by a pass that is working on it; its run_lock (mutex) is
- * held by whoever runs the file, the engine or the doorbell, one at a
- * time (the scratch memory is the file's). A QP is on its file's list
- * from activation to destroy; destroy takes it off and then takes
- * qp->sq.lock, so no pass is still in it. At close the file's QPs are
- * destroyed first, then sv_engine_detach() takes the file off the engine,
- * takes its run_lock once (a pass in the file finishes) and marks it
- * detached: a pass that took a reference before skips it; the last
- * reference frees the doorbell page (whose mapping may outlive the file:
- * mbuf references) and the scratch. Receive queues are consumed by other
- * files' engines too (the requester does the work), under wq->lock; they
- * hold a QP reference, which keeps the ring memory.
+ * -> e->lock (spinlock: the engine's user list, every user's file list,
+ * every attached file's QP list, kicked, asleep). A struct
+ * sv_engine_user is referenced by the engine's list, from its first
+ * file's attach to its last file's detach, and by a pass in the user's
+ * turn (which then frees it). A file's struct sv_engine_file is
+ * referenced by the file and by a pass that is working on it; its
+ * run_lock (mutex) is held by whoever runs the file, the engine or the
+ * doorbell, one at a time (the scratch memory is the file's). A QP is
+ * on its file's list from activation to destroy; destroy takes it off
+ * and then takes qp->sq.lock, so no pass is still in it. At close the
+ * file's QPs are destroyed first, then sv_engine_detach() takes the
+ * file off the engine, takes its run_lock once (a pass in the file
+ * finishes) and marks it detached: a pass that took a reference before
+ * skips it; the last reference frees the doorbell page (whose mapping
+ * may outlive the file: mbuf references) and the scratch. Receive
+ * queues are consumed by other files' engines too (the requester does
+ * the work), under wq->lock; they hold a QP reference, which keeps the
+ * ring memory.
  */
 #include <linux/cpumask.h>
 #include <linux/cred.h>
