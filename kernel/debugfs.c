@@ -2,7 +2,8 @@
 /*
  * softverbs debugfs: /sys/kernel/debug/softverbs/<dev>/objects lists the
  * live objects of each type, so tests can see that nothing leaked;
- * next_qpn (root only) is where QPN allocation goes on.
+ * next_qpn (root only) is where QPN allocation goes on. engines (root
+ * only) lists each engine's users with the WQEs the kthread ran for them.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -22,6 +23,13 @@ static int sv_objects_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sv_objects);
+
+static int sv_engines_dbg_show(struct seq_file *m, void *unused)
+{
+	sv_engines_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sv_engines_dbg);
 
 void sv_debugfs_add_device(struct sv_device *sdev)
 {
@@ -43,6 +51,9 @@ void sv_debugfs_del_device(struct sv_device *sdev)
 void sv_debugfs_init(void)
 {
 	sv_debugfs_root = debugfs_create_dir(SV_CLASS_NAME, NULL);
+	/* Per engine, per user: files and WQEs the kthread executed. */
+	debugfs_create_file("engines", 0400, sv_debugfs_root, NULL,
+			    &sv_engines_dbg_fops);
 }
 
 void sv_debugfs_exit(void)

@@ -11,22 +11,39 @@
  * can be open then). A file is attached to one engine at its first QP (or
  * doorbell mapping): an engine without files if the pool can grow, else
  * the one serving the fewest files. It keeps that engine until it closes.
+ * On its engine the file belongs to its user: the real uid of the cred
+ * it was opened with (f->uid). An engine keeps one struct sv_engine_user
+ * per uid with files on it, made when the uid's first file there
+ * attaches and taken off when its last one there detaches.
  *
  * An engine executes its files' send queues (exec.c) and flushes the
- * queues of QPs in the error state. A pass goes over its files round
- * robin and, in each, over the file's QPs round robin: at most
- * SV_ENGINE_BUDGET WQEs and about SV_ENGINE_BYTES bytes per QP, and at
- * most SV_FILE_BUDGET WQEs and about SV_FILE_BYTES per file (a QP whose
- * turn did not come is first in the next pass): a file with many busy QPs
- * delays another file's QP by at most one file budget per file on the
- * engine. Copies reschedule every SV_COPY_CHUNK (exec.c).
+ * queues of QPs in the error state. A pass goes over its users round
+ * robin; in each, over the user's files round robin; in each, over the
+ * file's QPs round robin: at most SV_ENGINE_BUDGET WQEs and about
+ * SV_ENGINE_BYTES bytes per QP per turn, and at most SV_FILE_BUDGET WQEs
+ * and about SV_FILE_BYTES per user per pass, however many files it has
+ * (a QP or file whose turn did not come is first in the user's next
+ * turn). While the user's budget lasts and its last round did work, its
+ * files get another round, at most SV_USER_ROUNDS in all: a user with one
+ * busy QP gets as much as one with many. So a QP waits for at most one
+ * user budget per user on the engine: a user with 64 busy files and a
+ * user with one get about half of the engine each, and between the QPs
+ * and files of one user the shares are as even as per-turn budgets make
+ * them. A pass visits every user and, until its budget is spent, its
+ * files, each round at most once: O(users + files) besides the work,
+ * without allocating. Copies reschedule every SV_COPY_CHUNK (exec.c).
+ * debugfs's softverbs/engines lists each engine's users and the WQEs the
+ * kthread executed for each.
  *
  * What the kthreads do for a user is this copying, outside its CPU
- * cgroup: bounded per pass as above, and by the number of files and QPs
- * the user may have (the rdma cgroup's hca_handle and hca_object, the
- * per-user limits of limits.c). No user action creates a kthread beyond
- * the pool's bound. The memory a file's engine state needs (its doorbell
- * page, its scratch WQE) is charged to the file's creator.
+ * cgroup (not charged to it): bounded per engine pass by one user budget
+ * as above, on each engine that serves one of the user's files, and by
+ * the number of files and QPs the user may have (the rdma cgroup's
+ * hca_handle and hca_object, the per-user limits of limits.c). No user
+ * action creates a kthread beyond the pool's bound. The memory a file's
+ * engine state needs (its doorbell page, its scratch WQE) is charged to
+ * the file's creator, its user's share of an engine (struct
+ * sv_engine_user) to the user whose file made it.
  *
  * An engine keeps polling while there is work and, while it has its CPU
  * to itself, for the longest idle_us of its files' devices after the
@@ -43,7 +60,20 @@
  * poster that waits for each answer (a latency test, a ping-pong) gets
  * its WR executed in its own syscall, without waiting for a CPU for the
  * kthread; a poster that keeps posting wakes the kthread, which polls on
- * a CPU of its own and the poster makes no more syscalls.
+ * a CPU of its own and the poster makes no more syscalls. The doorbell's
+ * pass is bounded: SV_DOORBELL_BUDGET WQEs per QP and one file budget,
+ * and it is outside the engine's per-user budgets (the poster pays).
+ *
+ * This is how posts that find no engine CPU do a bounded share of the
+ * work themselves (ARCHITECTURE.md, decision 10): an engine without a
+ * CPU of its own does not poll (below) but sleeps with SV_DB_NEED_WAKEUP
+ * set, so each post rings, and the ring runs the bounded pass above over
+ * the poster's file before it hands what is left to the kthread (woken
+ * then, it takes its turns on a shared CPU from the scheduler). Only the
+ * poster's own file: a post never runs another file's WRs, and a poll
+ * runs nothing (posted work is either done or with a woken kthread, which
+ * sleeps only when every queue is empty or backing off, then with a timer
+ * for the back-off).
  *
  * Affinity: an engine runs on the CPUs it was given: at creation, those
  * of the kthreadd that are housekeeping CPUs for kthreads; later, whatever
@@ -58,22 +88,27 @@
  * itself (microseconds) is undone.
  *
  * Lifetimes and locks: sv_engines_lock (creating engines, picking one)
- * -> e->lock (spinlock: the engine's file list, every attached file's QP
- * list, kicked, asleep). A file's struct sv_engine_file is referenced by
- * the file and by a pass that is working on it; its run_lock (mutex) is
- * held by whoever runs the file, the engine or the doorbell, one at a
- * time (the scratch memory is the file's). A QP is on its file's list
- * from activation to destroy; destroy takes it off and then takes
- * qp->sq.lock, so no pass is still in it. At close the file's QPs are
- * destroyed first, then sv_engine_detach() takes the file off the engine,
- * takes its run_lock once (a pass in the file finishes) and marks it
- * detached: a pass that took a reference before skips it; the last
- * reference frees the doorbell page (whose mapping may outlive the file:
- * mbuf references) and the scratch. Receive queues are consumed by other
- * files' engines too (the requester does the work), under wq->lock; they
- * hold a QP reference, which keeps the ring memory.
+ * -> e->lock (spinlock: the engine's user list, every user's file list,
+ * every attached file's QP list, kicked, asleep). A struct
+ * sv_engine_user is referenced by the engine's list, from its first
+ * file's attach to its last file's detach, and by a pass in the user's
+ * turn (which then frees it). A file's struct sv_engine_file is
+ * referenced by the file and by a pass that is working on it; its
+ * run_lock (mutex) is held by whoever runs the file, the engine or the
+ * doorbell, one at a time (the scratch memory is the file's). A QP is
+ * on its file's list from activation to destroy; destroy takes it off
+ * and then takes qp->sq.lock, so no pass is still in it. At close the
+ * file's QPs are destroyed first, then sv_engine_detach() takes the
+ * file off the engine, takes its run_lock once (a pass in the file
+ * finishes) and marks it detached: a pass that took a reference before
+ * skips it; the last reference frees the doorbell page (whose mapping
+ * may outlive the file: mbuf references) and the scratch. Receive
+ * queues are consumed by other files' engines too (the requester does
+ * the work), under wq->lock; they hold a QP reference, which keeps the
+ * ring memory.
  */
 #include <linux/cpumask.h>
+#include <linux/cred.h>
 #include <linux/kthread.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
@@ -82,6 +117,7 @@
 #include <linux/sched/stat.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/seq_file.h>
 #include <linux/wait.h>
 
 #include "sv.h"
@@ -98,9 +134,18 @@ MODULE_PARM_DESC(max_engines, "Engine kthreads shared by all open files (0 at lo
 #define SV_ENGINE_BUDGET	64
 /* ... and bytes: a QP of 2 GiB messages gives way after each one. */
 #define SV_ENGINE_BYTES		SZ_4M
-/* WQEs and bytes per file per pass: fairness between files. */
+/*
+ * WQEs and bytes per user (uid) per engine pass, over its files: fairness
+ * between users. The doorbell's pass over one file has the same bound.
+ */
 #define SV_FILE_BUDGET		256
 #define SV_FILE_BYTES		SZ_16M
+/*
+ * Rounds over a user's files in one pass: a user with a single busy QP
+ * gets its whole budget, as one with many, but each round visits every
+ * file of the user, so the rounds are bounded too.
+ */
+#define SV_USER_ROUNDS		(SV_FILE_BUDGET / SV_ENGINE_BUDGET)
 /*
  * The doorbell's pass does fewer: enough for a poster that waits for each
  * answer, while a burst goes to the kthread on its own CPU instead of
@@ -115,9 +160,10 @@ MODULE_PARM_DESC(max_engines, "Engine kthreads shared by all open files (0 at lo
 /* One execution kthread of the pool. */
 struct sv_engine {
 	struct task_struct *task;
-	spinlock_t lock;		/* files, their qps, kicked, asleep */
-	struct list_head files;		/* struct sv_engine_file, round robin */
-	u32 nfiles;
+	spinlock_t lock;		/* users, files, their qps, kicked, asleep */
+	struct list_head users;		/* struct sv_engine_user, round robin */
+	u32 nusers;
+	u32 nfiles;			/* on all its users' lists */
 	wait_queue_head_t wait;
 	bool kicked;
 	bool asleep;			/* the doorbell pages ask for a ring */
@@ -127,12 +173,27 @@ struct sv_engine {
 	cpumask_var_t others;		/* the kthread's: allowed but its own */
 };
 
+/*
+ * A user's share of an engine: the files of one uid attached to it. Made
+ * by the user's first file there, charged to the user; it leaves the
+ * engine with the user's last file there.
+ */
+struct sv_engine_user {
+	struct kref ref;		/* e->users', and a pass's on it */
+	kuid_t uid;
+	struct list_head node;		/* on e->users, under e->lock */
+	struct list_head files;		/* its files, round robin; e->lock */
+	u32 nfiles;			/* under e->lock */
+	u64 executed;			/* WQEs the kthread ran for it */
+};
+
 /* A file's share of its engine: its QPs, its doorbell page. */
 struct sv_engine_file {
 	struct kref ref;		/* the file's, and a pass's on it */
 	struct sv_engine *e;		/* for the file's whole life */
+	struct sv_engine_user *user;	/* its uid's; while attached */
 	struct sv_device *sdev;		/* the file's; while !detached */
-	struct list_head node;		/* on e->files, under e->lock */
+	struct list_head node;		/* on user->files, under e->lock */
 	struct list_head qps;		/* under e->lock */
 	u32 nqps;
 	struct mutex run_lock;		/* a pass on the file: scratch */
@@ -422,23 +483,24 @@ out:
 }
 
 /*
- * One pass over a file's QPs, round robin, within the file's budget: a
+ * One pass over a file's QPs, round robin, within *wqes and *bytes (the
+ * user's budget, or the doorbell's), which are charged what was done: a
  * QP whose turn did not come is first in the next pass. Under
  * ef->run_lock: by the engine or by the file's doorbell.
  */
-static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u64 *wake)
+static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u32 *wqes,
+			 u64 *bytes, u64 *wake)
 {
 	struct sv_engine *e = ef->e;
-	u32 wqes = SV_FILE_BUDGET, i, n;
-	u64 bytes = SV_FILE_BYTES;
 	struct sv_qp *qp;
 	bool did = false;
+	u32 i, n;
 
 	lockdep_assert_held(&ef->run_lock);
 	spin_lock(&e->lock);
 	n = ef->nqps;
 	spin_unlock(&e->lock);
-	for (i = 0; i < n && wqes && bytes; i++) {
+	for (i = 0; i < n && *wqes && *bytes; i++) {
 		spin_lock(&e->lock);
 		if (list_empty(&ef->qps)) {
 			spin_unlock(&e->lock);
@@ -448,7 +510,7 @@ static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u64 *wake)
 		list_move_tail(&qp->engine_node, &ef->qps);
 		kref_get(&qp->uobj.ref);
 		spin_unlock(&e->lock);
-		did |= sv_engine_run_qp(ef, qp, qbudget, &wqes, &bytes, wake);
+		did |= sv_engine_run_qp(ef, qp, qbudget, wqes, bytes, wake);
 		sv_qp_put(qp);
 	}
 	return did;
@@ -486,13 +548,20 @@ static bool sv_file_has_work(struct sv_engine_file *ef)
 /* ... in any of the engine's files? Under e->lock. */
 static bool sv_engine_pending(struct sv_engine *e)
 {
+	struct sv_engine_user *u;
 	struct sv_engine_file *ef;
 
 	lockdep_assert_held(&e->lock);
-	list_for_each_entry(ef, &e->files, node)
-		if (sv_file_pending(ef))
-			return true;
+	list_for_each_entry(u, &e->users, node)
+		list_for_each_entry(ef, &u->files, node)
+			if (sv_file_pending(ef))
+				return true;
 	return false;
+}
+
+static void sv_engine_user_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct sv_engine_user, ref));
 }
 
 static void sv_engine_file_release(struct kref *ref)
@@ -507,57 +576,113 @@ static void sv_engine_file_release(struct kref *ref)
 	kfree(ef);
 }
 
+/* What one pass of the kthread found: its files' longest idle time. */
+struct sv_pass {
+	u64 wake;
+	u64 idle_ns;
+	bool seen;
+};
+
 /*
- * One pass of the kthread over its files, round robin, each within its
- * budget. A file whose doorbell is running a pass is skipped: the
- * doorbell wakes the engine if it leaves work.
+ * A user's turn in a pass: its files round robin, within one budget for
+ * them all (a file whose turn did not come is first in the user's next
+ * turn); again, at most SV_USER_ROUNDS times, while the budget lasts and
+ * the last round did work. A file whose doorbell is running a pass is
+ * skipped: the doorbell wakes the engine if it leaves work.
+ */
+static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
+			 struct sv_pass *p)
+{
+	u32 wqes = SV_FILE_BUDGET, before, round, i, n;
+	u64 bytes = SV_FILE_BYTES, executed;
+	struct sv_engine_file *ef;
+	bool did = false;
+
+	for (round = 0; round < SV_USER_ROUNDS && wqes && bytes; round++) {
+		before = wqes;
+		spin_lock(&e->lock);
+		n = u->nfiles;
+		spin_unlock(&e->lock);
+		for (i = 0; i < n && wqes && bytes; i++) {
+			spin_lock(&e->lock);
+			if (list_empty(&u->files)) {
+				spin_unlock(&e->lock);
+				return did;
+			}
+			ef = list_first_entry(&u->files, struct sv_engine_file,
+					      node);
+			list_move_tail(&ef->node, &u->files);
+			kref_get(&ef->ref);
+			spin_unlock(&e->lock);
+			if (mutex_trylock(&ef->run_lock)) {
+				if (!ef->detached) {
+					executed = ef->executed;
+					did |= sv_file_pass(ef, SV_ENGINE_BUDGET,
+							    &wqes, &bytes,
+							    &p->wake);
+					WRITE_ONCE(u->executed, u->executed +
+						   ef->executed - executed);
+					p->idle_ns = max_t(u64, p->idle_ns,
+							   (u64)READ_ONCE(ef->sdev->idle_us) *
+							   NSEC_PER_USEC);
+					p->seen = true;
+				}
+				mutex_unlock(&ef->run_lock);
+			}
+			kref_put(&ef->ref, sv_engine_file_release);
+		}
+		if (wqes == before)
+			break;
+	}
+	return did;
+}
+
+/*
+ * One pass of the kthread over its users, round robin, each within its
+ * budget: a user with many files takes no more of the engine than one
+ * with a single busy file.
  */
 static bool sv_engine_pass(struct sv_engine *e, u64 *wake)
 {
-	struct sv_engine_file *ef;
-	bool did = false, seen = false;
-	u64 idle_ns = 0;
+	struct sv_pass p = { .wake = *wake };
+	struct sv_engine_user *u;
+	bool did = false;
 	u32 i, n;
 
 	spin_lock(&e->lock);
-	n = e->nfiles;
+	n = e->nusers;
 	spin_unlock(&e->lock);
 	for (i = 0; i < n; i++) {
 		spin_lock(&e->lock);
-		if (list_empty(&e->files)) {
+		if (list_empty(&e->users)) {
 			spin_unlock(&e->lock);
 			break;
 		}
-		ef = list_first_entry(&e->files, struct sv_engine_file, node);
-		list_move_tail(&ef->node, &e->files);
-		kref_get(&ef->ref);
+		u = list_first_entry(&e->users, struct sv_engine_user, node);
+		list_move_tail(&u->node, &e->users);
+		kref_get(&u->ref);
 		spin_unlock(&e->lock);
-		if (mutex_trylock(&ef->run_lock)) {
-			if (!ef->detached) {
-				did |= sv_file_pass(ef, SV_ENGINE_BUDGET, wake);
-				idle_ns = max_t(u64, idle_ns,
-						(u64)READ_ONCE(ef->sdev->idle_us) *
-						NSEC_PER_USEC);
-				seen = true;
-			}
-			mutex_unlock(&ef->run_lock);
-		}
-		kref_put(&ef->ref, sv_engine_file_release);
+		did |= sv_user_pass(e, u, &p);
+		kref_put(&u->ref, sv_engine_user_release);
 	}
-	if (seen || !n)
-		WRITE_ONCE(e->idle_ns, idle_ns);
+	if (p.seen || !n)
+		WRITE_ONCE(e->idle_ns, p.idle_ns);
+	*wake = p.wake;
 	return did;
 }
 
 /* Set (or clear) the need-wakeup flag in the doorbell page of each file. */
 static void sv_engine_set_asleep(struct sv_engine *e, bool asleep)
 {
+	struct sv_engine_user *u;
 	struct sv_engine_file *ef;
 
 	spin_lock(&e->lock);
 	e->asleep = asleep;
-	list_for_each_entry(ef, &e->files, node)
-		WRITE_ONCE(ef->db->flags, asleep ? SV_DB_NEED_WAKEUP : 0);
+	list_for_each_entry(u, &e->users, node)
+		list_for_each_entry(ef, &u->files, node)
+			WRITE_ONCE(ef->db->flags,
+				   asleep ? SV_DB_NEED_WAKEUP : 0);
 	spin_unlock(&e->lock);
 }
 
@@ -678,7 +803,7 @@ static struct sv_engine *sv_engine_create(u32 id)
 	if (!e)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&e->lock);
-	INIT_LIST_HEAD(&e->files);
+	INIT_LIST_HEAD(&e->users);
 	init_waitqueue_head(&e->wait);
 	if (!zalloc_cpumask_var(&e->allowed, GFP_KERNEL))
 		goto err;
@@ -731,6 +856,7 @@ static struct sv_engine *sv_engine_pick(void)
 static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 {
 	struct sv_engine_file *ef = f->ef;
+	struct sv_engine_user *u, *nu;
 	struct sv_engine *e;
 	int ret = -ENOMEM;
 
@@ -758,25 +884,48 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 	ret = sv_mmap_entry_add(f, ef->db_buf, &ef->db_offset);
 	if (ret)
 		goto err_db;
+	/* The user's share of the engine, in case it has none there yet. */
+	nu = kzalloc(sizeof(*nu), GFP_KERNEL_ACCOUNT);
+	if (!nu) {
+		ret = -ENOMEM;
+		goto err_mmap;
+	}
 	mutex_lock(&sv_engines_lock);
 	e = sv_engine_pick();
 	if (IS_ERR(e)) {
 		mutex_unlock(&sv_engines_lock);
 		ret = PTR_ERR(e);
-		goto err_mmap;
+		goto err_user;
 	}
 	ef->e = e;
 	spin_lock(&e->lock);
+	list_for_each_entry(u, &e->users, node)
+		if (uid_eq(u->uid, f->uid))
+			break;
+	if (list_entry_is_head(u, &e->users, node)) {
+		u = nu;
+		nu = NULL;
+		kref_init(&u->ref);
+		u->uid = f->uid;
+		INIT_LIST_HEAD(&u->files);
+		list_add_tail(&u->node, &e->users);
+		e->nusers++;
+	}
+	ef->user = u;
 	/* A sleeping engine must be rung for. */
 	WRITE_ONCE(ef->db->flags, e->asleep ? SV_DB_NEED_WAKEUP : 0);
-	list_add_tail(&ef->node, &e->files);
+	list_add_tail(&ef->node, &u->files);
+	u->nfiles++;
 	WRITE_ONCE(e->nfiles, e->nfiles + 1);
 	spin_unlock(&e->lock);
 	mutex_unlock(&sv_engines_lock);
+	kfree(nu);
 	/* The doorbell and kicks read it without f->lock. */
 	smp_store_release(&f->ef, ef);
 	return ef;
 
+err_user:
+	kfree(nu);
 err_mmap:
 	sv_mmap_entry_remove(f, ef->db_offset);
 err_db:
@@ -811,21 +960,35 @@ void sv_engine_kick(struct sv_file *f)
 }
 
 /*
- * The file is closing, its QPs are destroyed: leave the engine. A pass in
- * the file finishes first; one about to start finds it detached.
+ * The file is closing, its QPs are destroyed: leave the engine, and the
+ * user's share of it with the user's last file there. A pass in the file
+ * finishes first; one about to start finds it detached.
  */
 void sv_engine_detach(struct sv_file *f)
 {
 	struct sv_engine_file *ef = f->ef;
+	struct sv_engine_user *u;
 	struct sv_engine *e;
+	bool last;
 
 	if (!ef)
 		return;
 	e = ef->e;
+	u = ef->user;
 	spin_lock(&e->lock);
 	list_del(&ef->node);
+	u->nfiles--;
+	last = !u->nfiles;
+	if (last) {
+		list_del(&u->node);
+		e->nusers--;
+	}
 	WRITE_ONCE(e->nfiles, e->nfiles - 1);
 	spin_unlock(&e->lock);
+	ef->user = NULL;
+	/* A pass in the user's turn frees it when it is done. */
+	if (last)
+		kref_put(&u->ref, sv_engine_user_release);
 	mutex_lock(&ef->run_lock);
 	ef->detached = true;
 	mutex_unlock(&ef->run_lock);
@@ -1062,8 +1225,8 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_ring_doorbell *d = arg;
 	struct sv_engine_file *ef;
-	u64 wake = SV_NO_WAKE, now, executed;
-	u32 idle;
+	u64 wake = SV_NO_WAKE, bytes = SV_FILE_BYTES, now, executed;
+	u32 wqes = SV_FILE_BUDGET, idle;
 	bool more;
 
 	if (d->reserved)
@@ -1079,7 +1242,7 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 		return 0;
 	}
 	executed = ef->executed;
-	sv_file_pass(ef, SV_DOORBELL_BUDGET, &wake);
+	sv_file_pass(ef, SV_DOORBELL_BUDGET, &wqes, &bytes, &wake);
 	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, ef->executed - executed);
 	now = ktime_get_ns();
 	/* Left over (budget), or a QP backing off: the kthread's job. */
@@ -1101,6 +1264,31 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	if (more)
 		sv_engine_wake(ef->e);
 	return 0;
+}
+
+/*
+ * debugfs (softverbs/engines): each engine's users, their files there
+ * and the WQEs the kthread executed for them.
+ */
+void sv_engines_show(struct seq_file *m)
+{
+	struct sv_engine_user *u;
+	struct sv_engine *e;
+	u32 i;
+
+	mutex_lock(&sv_engines_lock);
+	for (i = 0; i < sv_nengines; i++) {
+		e = sv_engines[i];
+		spin_lock(&e->lock);
+		seq_printf(m, "engine %u files %u users %u\n", i, e->nfiles,
+			   e->nusers);
+		list_for_each_entry(u, &e->users, node)
+			seq_printf(m, "engine %u uid %u files %u executed %llu\n",
+				   i, from_kuid_munged(&init_user_ns, u->uid),
+				   u->nfiles, READ_ONCE(u->executed));
+		spin_unlock(&e->lock);
+	}
+	mutex_unlock(&sv_engines_lock);
 }
 
 u32 sv_default_idle_us(void)

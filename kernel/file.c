@@ -280,6 +280,8 @@ static int sv_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	/* The rdma cgroup's hca_handle: EAGAIN beyond rdma.max. */
 	f->sdev = sdev;
+	/* The file's owner: engine time is shared out per uid (engine.c). */
+	f->uid = filp->f_cred->uid;
 	ret = sv_limits_file_open(f);
 	if (ret) {
 		kfree(f);

@@ -124,6 +124,7 @@ struct sv_file {
 	struct file *new_filp;		/* under lock */
 	int new_fd;
 	struct rdma_cgroup *rdmacg;	/* charged an hca_handle (limits.c) */
+	kuid_t uid;			/* the opener's real uid (f_cred) */
 };
 
 struct sv_uobj;
@@ -454,6 +455,7 @@ int sv_mcast_qps(struct sv_device *sdev, const u8 *gid, struct sv_qp **qps,
  */
 struct sv_engine;
 struct sv_engine_file;
+struct seq_file;
 
 int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
 	       u32 wqe_size);
@@ -474,6 +476,7 @@ void sv_engines_exit(void);
 int sv_map_wq(struct sv_file *f, void *arg);
 int sv_map_doorbell(struct sv_file *f, void *arg);
 int sv_ring_doorbell(struct sv_file *f, void *arg);
+void sv_engines_show(struct seq_file *m);
 /* exec.c */
 enum sv_exec_result {
 	SV_EXEC_DONE,		/* completed; CQE as the WQE asked */

@@ -2,15 +2,21 @@
 /*
  * The engine pool (kernel/engine.c): engine kthreads do not grow with
  * open files, a file with many busy QPs does not starve another file's
- * QP on the same engine, and an engine stays on the CPUs it was given.
- * The pool's bound reads back from the max_engines module parameter;
- * engine threads are the tasks called softverbs-engN.
+ * QP on the same engine, a user with many busy files does not take an
+ * engine from a user with one, and an engine stays on the CPUs it was
+ * given. The pool's bound reads back from the max_engines module
+ * parameter; engine threads are the tasks called softverbs-engN.
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <infiniband/verbs.h>
 
@@ -27,6 +33,11 @@
 #define FLOOD_LEN	65536
 #define PINGS	200
 #define MAX_TID	256
+#define ENGINES_DBG	"/sys/kernel/debug/softverbs/engines"
+/* The per-user test: A's files, every QP's depth, the write size. */
+#define FAIR_FILES	16
+#define FAIR_DEPTH	512
+#define FAIR_LEN	65536
 
 /* One open file with QPs connected to themselves, and a buffer. */
 struct sv_pf {
@@ -40,24 +51,24 @@ struct sv_pf {
 	size_t len;
 };
 
-static int pf_open(struct ibv_device **list, struct sv_pf *p, int nqp,
-		   size_t len)
+static int pf_open_dev(struct ibv_device **list, const char *dev,
+		       struct sv_pf *p, int nqp, int depth, size_t len)
 {
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = FLOOD_DEPTH, .max_recv_wr = 1,
+		.cap = { .max_send_wr = depth, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	union ibv_gid gid;
 	int i;
 
 	memset(p, 0, sizeof(*p));
-	p->ctx = sv_open_named(list, DEV);
+	p->ctx = sv_open_named(list, dev);
 	if (!p->ctx || ibv_query_gid(p->ctx, 1, 1, &gid))
 		return -1;
 	p->pd = ibv_alloc_pd(p->ctx);
-	p->cq = ibv_create_cq(p->ctx, nqp * FLOOD_DEPTH + 1, NULL, NULL, 0);
+	p->cq = ibv_create_cq(p->ctx, nqp * depth + 1, NULL, NULL, 0);
 	p->len = len;
 	p->buf = aligned_alloc(4096, 2 * len);
 	if (!p->pd || !p->cq || !p->buf)
@@ -77,6 +88,12 @@ static int pf_open(struct ibv_device **list, struct sv_pf *p, int nqp,
 			return -1;
 	}
 	return 0;
+}
+
+static int pf_open(struct ibv_device **list, struct sv_pf *p, int nqp,
+		   size_t len)
+{
+	return pf_open_dev(list, DEV, p, nqp, FLOOD_DEPTH, len);
 }
 
 static void pf_close(struct sv_pf *p)
@@ -385,6 +402,202 @@ TEST_F(pool, engines_keep_admin_affinity)
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, cpu_list_parse(was[i], &set)) TH_LOG("%s", was[i]);
 		EXPECT_EQ(0, sched_setaffinity(tids[i], sizeof(set), &set));
+	}
+}
+
+/*
+ * Engine time per user: with one engine, uid 1000 keeps 16 files busy
+ * and uid 1001 one, each file with a QP whose send queue stays full of
+ * 64 KiB RDMA WRITEs. Per file, A would get 16 times B's share; per
+ * user, about as much. Counted are the writes done in a window after a
+ * warm-up (the engine is busy throughout, so the posters do not ring
+ * and the doorbell does not help), and where debugfs lists it, the
+ * WQEs the engine executed for each uid: no wall-clock thresholds.
+ */
+struct fair_shared {
+	long done[2];		/* writes completed, per user */
+};
+
+static int fair_module_load(const char *ko, const char *params)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+/* Unload, if loaded; a file the previous test closed may linger a bit. */
+static int fair_module_unload(void)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (access("/sys/module/softverbs", F_OK))
+			return 0;
+		if (!syscall(SYS_delete_module, "softverbs", O_NONBLOCK))
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+/* A user's poster: nfiles files of softverbs0, their queues kept full. */
+static void fair_poster(uid_t uid, int nfiles, long *done, int ready_fd)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	static struct sv_pf p[FAIR_FILES];
+	struct ibv_device **list;
+	struct ibv_wc wc[64];
+	int i, j, n, any;
+
+	/* As uid, without privileges: its files are the uid's. */
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) ||
+	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		_exit(10);
+	list = ibv_get_device_list(NULL);
+	for (i = 0; i < nfiles; i++) {
+		if (pf_open_dev(list, "softverbs0", &p[i], 1, FAIR_DEPTH,
+				FAIR_LEN))
+			_exit(11);
+		for (j = 0; j < FAIR_DEPTH; j++)
+			if (pf_write(&p[i], 0, FAIR_LEN, 0))
+				_exit(12);
+	}
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(13);
+	for (;;) {
+		any = 0;
+		for (i = 0; i < nfiles; i++) {
+			n = ibv_poll_cq(p[i].cq, 64, wc);
+			for (j = 0; j < n; j++)
+				if (wc[j].status != IBV_WC_SUCCESS ||
+				    pf_write(&p[i], 0, FAIR_LEN, 0))
+					_exit(14);
+			if (n > 0) {
+				__atomic_add_fetch(done, n, __ATOMIC_RELAXED);
+				any = 1;
+			}
+		}
+		/* Deep queues: a nap leaves the CPU to the engine. */
+		if (!any)
+			usleep(200);
+	}
+}
+
+/* debugfs's WQEs the engine executed for uid; -1 if not listed. */
+static long long fair_engine_executed(unsigned int uid)
+{
+	unsigned int eng, u, files;
+	unsigned long long x;
+	long long v = -1;
+	char line[256];
+	FILE *f;
+
+	f = fopen(ENGINES_DBG, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "engine %u uid %u files %u executed %llu",
+			   &eng, &u, &files, &x) == 4 && u == uid)
+			v = (v < 0 ? 0 : v) + (long long)x;
+	fclose(f);
+	return v;
+}
+
+FIXTURE(fair) {
+	struct fair_shared *sh;
+	pid_t kids[2];
+	const char *ko;
+};
+
+FIXTURE_SETUP(fair)
+{
+	self->ko = getenv("SV_KO");
+	if (!self->ko || geteuid())
+		SKIP(return, "needs root and SV_KO (run_tests.sh sets it)");
+	/* One engine for every file. */
+	ASSERT_EQ(0, fair_module_unload()) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, fair_module_load(self->ko, "max_engines=1"))
+		TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(1, max_engines());
+	self->sh = mmap(NULL, sizeof(*self->sh), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->sh);
+	memset(self->sh, 0, sizeof(*self->sh));
+}
+
+FIXTURE_TEARDOWN(fair)
+{
+	int i, st;
+
+	for (i = 0; i < 2; i++)
+		if (self->kids[i] > 0) {
+			kill(self->kids[i], SIGKILL);
+			waitpid(self->kids[i], &st, 0);
+		}
+	if (!self->ko || geteuid())
+		return;
+	/* The default pool again, for the tests that follow. */
+	if (fair_module_unload() || fair_module_load(self->ko, ""))
+		TH_LOG("reloading softverbs failed: %s", strerror(errno));
+}
+
+TEST_F_TIMEOUT(fair, engine_time_is_shared_per_user, 120)
+{
+	static const uid_t uids[2] = { 1000, 1001 };
+	static const int nfiles[2] = { FAIR_FILES, 1 };
+	long long x0[2], x1[2], db0, db1;
+	long c0[2], c1[2], a, b;
+	char svctl[PATH_MAX + 16];
+	int fds[2], i;
+	char c;
+
+	/* A skip in the setup still runs the test (kselftest_harness.h). */
+	if (!self->sh)
+		SKIP(return, "no module reload");
+	ASSERT_EQ(0, sv_svctl_path(svctl, sizeof(svctl)));
+	ASSERT_EQ(0, pipe(fds));
+	for (i = 0; i < 2; i++) {
+		self->kids[i] = fork();
+		ASSERT_LE(0, self->kids[i]);
+		if (!self->kids[i]) {
+			close(fds[0]);
+			fair_poster(uids[i], nfiles[i], &self->sh->done[i],
+				    fds[1]);
+		}
+	}
+	close(fds[1]);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(1, read(fds[0], &c, 1)) TH_LOG("poster failed");
+	close(fds[0]);
+	/* Warm-up: every queue full, the engine busy, nobody ringing. */
+	usleep(500000);
+	db0 = sv_stat_of(svctl, "softverbs0", "doorbell_wqes");
+	for (i = 0; i < 2; i++) {
+		x0[i] = fair_engine_executed(uids[i]);
+		c0[i] = __atomic_load_n(&self->sh->done[i], __ATOMIC_RELAXED);
+	}
+	sleep(2);
+	for (i = 0; i < 2; i++) {
+		c1[i] = __atomic_load_n(&self->sh->done[i], __ATOMIC_RELAXED);
+		x1[i] = fair_engine_executed(uids[i]);
+	}
+	db1 = sv_stat_of(svctl, "softverbs0", "doorbell_wqes");
+	a = c1[0] - c0[0];
+	b = c1[1] - c0[1];
+	TH_LOG("writes done: uid 1000 (%d files) %ld, uid 1001 (1 file) %ld; doorbell WQEs %lld",
+	       FAIR_FILES, a, b, db1 - db0);
+	ASSERT_LT(0, a);
+	/* Per file B would get 1/16 of A; per user about as much. */
+	EXPECT_LE(a, 4 * b);
+	if (x0[0] >= 0 && x0[1] >= 0 && x1[0] >= 0 && x1[1] >= 0) {
+		TH_LOG("engine executed: uid 1000 %lld, uid 1001 %lld",
+		       x1[0] - x0[0], x1[1] - x0[1]);
+		EXPECT_LE(x1[0] - x0[0], 4 * (x1[1] - x0[1]));
 	}
 }
 
