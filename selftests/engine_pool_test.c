@@ -342,8 +342,11 @@ TEST_F(pool, busy_file_does_not_starve_another)
 	t = now_s() - t0;
 	TH_LOG("%d pings beside %d flooders: %.1f ms, worst %.2f ms", PINGS,
 	       nkids, t * 1e3, worst * 1e3);
-	/* TCG is slow; a starved QP would wait for the whole flood. */
-	EXPECT_GT(2.0, worst);
+	/*
+	 * The flood never ends, so a starved QP would wait until the kill.
+	 * The bound is loose: TCG on a loaded 2-core host showed 2.1 s.
+	 */
+	EXPECT_GT(5.0 * sv_slow(), worst);
 	for (i = 0; i < nkids; i++) {
 		int st;
 
