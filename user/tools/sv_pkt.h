@@ -23,6 +23,7 @@
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,6 +334,24 @@ static inline int sv_packet_socket(const char *ifname, uint16_t proto,
 	return fd;
 }
 
+/* Set by a signal handler: sv_afpacket_tx stops early and reports. */
+static volatile sig_atomic_t sv_stop;
+
+static inline void sv_stop_handler(int sig)
+{
+	(void)sig;
+	sv_stop = 1;
+}
+
+/* SIGTERM and SIGINT end the run early instead of the process. */
+static inline void sv_stop_on_signals(void)
+{
+	struct sigaction sa = { .sa_handler = sv_stop_handler };
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
 struct sv_tx_result {
 	unsigned long long frames;	/* accepted by sendmmsg */
 	unsigned long long errors;	/* ENOBUFS and the like, retried */
@@ -408,7 +427,7 @@ static inline int sv_afpacket_tx(const char *ifname,
 			k = (k + c->flows - (SV_PKT_BATCH - n) % c->flows) %
 			    c->flows;
 		t = sv_now();
-	} while (t < end);
+	} while (t < end && !sv_stop);
 	r->secs = t - t0;
 	close(fd);
 	return 0;

@@ -11,7 +11,8 @@
  *   sv_pkt_gen -i IFNAME [-t SECS] [-Q] [frame options]
  *
  *   -i IFNAME   the netdev to send on
- *   -t SECS     how long to send (5)
+ *   -t SECS     how long to send at most (5); SIGTERM or SIGINT ends it
+ *               sooner, with the same report
  *   -Q          go through the qdisc (default: PACKET_QDISC_BYPASS)
  *
  * Output: a human line and "RESULT frames=N secs=S fps=R errors=E", where
@@ -65,6 +66,7 @@ int main(int argc, char **argv)
 	}
 	if (!ifname || optind != argc || sv_pkt_cfg_check(&c))
 		return usage(stderr);
+	sv_stop_on_signals();
 	if (sv_afpacket_tx(ifname, &c, secs, bypass, 1, &r))
 		return 1;
 	printf("sv_pkt_gen: %llu frames of %u bytes, %u flow(s), in %.3f s: %.0f frames/s (%llu send errors)\n",
