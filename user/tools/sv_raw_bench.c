@@ -323,9 +323,12 @@ static int rx(const char *dev, struct sv_pkt_cfg *c, uint32_t rules,
 	}
 	if (probes)
 		atn = probe_insert(b.qp, c, rules, probes);
-	printf("%s rx: first rule %.1f us; %u probe insertions at 1 rule: %.0f rules/s; rules 2..%u: %.0f rules/s (the last %u: %.0f rules/s); %u probe insertions at %u rules: %.0f rules/s\n",
-	       prog, t_first_rule * 1e6, probes, at1, rules, fill, last_win,
-	       fill_last, probes, rules, atn);
+	printf("%s rx: first rule %.1f us; %u probe insertions with 1 rule installed: %.0f rules/s",
+	       prog, t_first_rule * 1e6, probes, at1);
+	if (rules > 1)
+		printf("; rules 2..%u: %.0f rules/s (the last %u: %.0f rules/s); %u probe insertions with %u rules installed: %.0f rules/s",
+		       rules, fill, last_win, fill_last, probes, rules, atn);
+	printf("\n");
 	printf("RESULT_INSERT rules=%u probes=%u at1=%.0f atn=%.0f fill=%.0f fill_last=%.0f first_us=%.1f\n",
 	       rules, probes, at1, atn, fill, fill_last, t_first_rule * 1e6);
 
