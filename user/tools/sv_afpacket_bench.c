@@ -101,7 +101,7 @@ static int rx(const char *ifname, const struct sv_pkt_cfg *c, double secs,
 	socklen_t stlen = sizeof(st);
 	unsigned long long count = 0, seen = 0, other = 0;
 	uint32_t ppi, b = 0;
-	double first = -1, start = 0, end = 0, last = 0, deadline;
+	double first = -1, start = 0, end = 0, last = 0, deadline, t_ready;
 	uint8_t *ring;
 	int fd, ifindex, v = TPACKET_V3, done = 0;
 
@@ -139,7 +139,9 @@ static int rx(const char *ifname, const struct sv_pkt_cfg *c, double secs,
 	}
 	printf("ready\n");
 	fflush(stdout);
-	deadline = realtime() + timeout;
+	/* Monotonic: the frames' timestamps are CLOCK_REALTIME, the wait not. */
+	t_ready = sv_now();
+	deadline = t_ready + timeout;
 
 	while (!done) {
 		struct tpacket_block_desc *bd =
@@ -147,17 +149,19 @@ static int rx(const char *ifname, const struct sv_pkt_cfg *c, double secs,
 		struct pollfd p = { .fd = fd, .events = POLLIN | POLLERR };
 		struct tpacket3_hdr *h;
 		uint32_t i, n;
-		double now;
 
 		if (!(__atomic_load_n(&bd->hdr.bh1.block_status,
 				      __ATOMIC_ACQUIRE) & TP_STATUS_USER)) {
-			now = realtime();
 			/* Every frame before end is in a retired block by now. */
-			if (first >= 0 && now > end + 0.5)
+			if (first >= 0 && realtime() > end + 0.5)
 				break;
-			if (first < 0 && now > deadline) {
-				fprintf(stderr, "sv_afpacket_bench rx: no frame of the %u flow(s) in %.0f s\n",
-					c->flows, timeout);
+			if (first < 0 && sv_now() > deadline) {
+				if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS,
+					       &st, &stlen))
+					perror("PACKET_STATISTICS");
+				fprintf(stderr, "sv_afpacket_bench rx: no frame of the %u flow(s) in %.0f s (%llu frames in the ring; the socket counted %u, dropped %u)\n",
+					c->flows, timeout, seen, st.tp_packets,
+					st.tp_drops);
 				printf("RESULT frames=0 secs=0 fps=0 error=noframes\n");
 				return 3;
 			}
@@ -178,6 +182,8 @@ static int rx(const char *ifname, const struct sv_pkt_cfg *c, double secs,
 					first = t;
 					start = first + warm;
 					end = start + secs;
+					printf("first frame %.3f s after ready\n",
+					       sv_now() - t_ready);
 				}
 				if (t >= end)
 					done = 1;
