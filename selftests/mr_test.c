@@ -663,8 +663,11 @@ TEST(close_after_owner_exited)
 	close(sv[1]);
 }
 
-/* max_mr, as SV_IOC_QUERY_DEVICE reports it, holds for the device. */
-TEST_F(mr, max_mr_enforced)
+/*
+ * max_mr, as SV_IOC_QUERY_DEVICE reports it, holds for the device. 65,536
+ * registrations take minutes on the debug kernel: a longer timeout.
+ */
+TEST_F_TIMEOUT(mr, max_mr_enforced, 90)
 {
 	struct sv_query_device q = { .size = sizeof(q) };
 	int fd2 = open(SV_DEV0, O_RDWR | O_CLOEXEC);
