@@ -295,6 +295,10 @@ static bool sv_engine_flush(struct sv_qp *qp)
 	bool did;
 
 	did = sv_wq_flush(&qp->sq, qp->send_cq, qp->qpn, true);
+	if (sv_steer_qp_pending(qp)) {
+		sv_steer_qp_purge(qp);
+		did = true;
+	}
 	if (qp->rq.ring) {
 		mutex_lock(&qp->rq.lock);
 		did |= sv_wq_flush(&qp->rq, qp->recv_cq, qp->qpn, false);
@@ -350,6 +354,10 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 		did = sv_engine_flush(qp);
 		goto out;
 	}
+	/* Steered frames into the receive queue (steer/rx.c). */
+	if (state >= SV_QPS_RTR && state <= SV_QPS_SQE &&
+	    sv_steer_qp_pending(qp))
+		did = sv_steer_qp_drain(qp, ef->exec_buf, budget);
 	if (state != SV_QPS_RTS)
 		goto out;
 	for (n = 0; n < budget; n++) {
@@ -435,19 +443,19 @@ static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u64 *wake)
 	bool did = false;
 
 	lockdep_assert_held(&ef->run_lock);
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	n = ef->nqps;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	for (i = 0; i < n && wqes && bytes; i++) {
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		if (list_empty(&ef->qps)) {
-			spin_unlock(&e->lock);
+			spin_unlock_bh(&e->lock);
 			break;
 		}
 		qp = list_first_entry(&ef->qps, struct sv_qp, engine_node);
 		list_move_tail(&qp->engine_node, &ef->qps);
 		kref_get(&qp->uobj.ref);
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 		did |= sv_engine_run_qp(ef, qp, qbudget, &wqes, &bytes, wake);
 		sv_qp_put(qp);
 	}
@@ -469,6 +477,10 @@ static bool sv_file_pending(struct sv_engine_file *ef)
 		if (state == SV_QPS_RTS && !qp->waiting &&
 		    sv_wq_pending(&qp->sq))
 			return true;
+		if ((state == SV_QPS_ERR ||
+		     (state >= SV_QPS_RTR && state <= SV_QPS_SQE)) &&
+		    sv_steer_qp_pending(qp))
+			return true;
 	}
 	return false;
 }
@@ -477,9 +489,9 @@ static bool sv_file_has_work(struct sv_engine_file *ef)
 {
 	bool pending;
 
-	spin_lock(&ef->e->lock);
+	spin_lock_bh(&ef->e->lock);
 	pending = sv_file_pending(ef);
-	spin_unlock(&ef->e->lock);
+	spin_unlock_bh(&ef->e->lock);
 	return pending;
 }
 
@@ -519,19 +531,19 @@ static bool sv_engine_pass(struct sv_engine *e, u64 *wake)
 	u64 idle_ns = 0;
 	u32 i, n;
 
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	n = e->nfiles;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	for (i = 0; i < n; i++) {
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		if (list_empty(&e->files)) {
-			spin_unlock(&e->lock);
+			spin_unlock_bh(&e->lock);
 			break;
 		}
 		ef = list_first_entry(&e->files, struct sv_engine_file, node);
 		list_move_tail(&ef->node, &e->files);
 		kref_get(&ef->ref);
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 		if (mutex_trylock(&ef->run_lock)) {
 			if (!ef->detached) {
 				did |= sv_file_pass(ef, SV_ENGINE_BUDGET, wake);
@@ -554,11 +566,11 @@ static void sv_engine_set_asleep(struct sv_engine *e, bool asleep)
 {
 	struct sv_engine_file *ef;
 
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	e->asleep = asleep;
 	list_for_each_entry(ef, &e->files, node)
 		WRITE_ONCE(ef->db->flags, asleep ? SV_DB_NEED_WAKEUP : 0);
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 }
 
 static bool sv_engine_woken(struct sv_engine *e)
@@ -648,10 +660,10 @@ static int sv_engine_thread(void *arg)
 		sv_engine_set_asleep(e, true);
 		/* Pairs with the library's fence between prod and flags. */
 		smp_mb();
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		pending = sv_engine_pending(e) || e->kicked;
 		e->kicked = false;
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 		now = ktime_get_ns();
 		wake = min(wake, now + SV_ENGINE_NAP_NS);
 		/* An hrtimer: back-offs are tens of microseconds and up. */
@@ -660,9 +672,9 @@ static int sv_engine_thread(void *arg)
 							   sv_engine_woken(e),
 							   ns_to_ktime(wake - now));
 		sv_engine_set_asleep(e, false);
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		e->kicked = false;
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 		idle_start = ktime_get_ns();
 	}
 	return 0;
@@ -766,12 +778,12 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 		goto err_mmap;
 	}
 	ef->e = e;
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	/* A sleeping engine must be rung for. */
 	WRITE_ONCE(ef->db->flags, e->asleep ? SV_DB_NEED_WAKEUP : 0);
 	list_add_tail(&ef->node, &e->files);
 	WRITE_ONCE(e->nfiles, e->nfiles + 1);
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	mutex_unlock(&sv_engines_lock);
 	/* The doorbell and kicks read it without f->lock. */
 	smp_store_release(&f->ef, ef);
@@ -791,9 +803,9 @@ err_scratch:
 
 static void sv_engine_wake(struct sv_engine *e)
 {
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	e->kicked = true;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	wake_up(&e->wait);
 }
 
@@ -822,10 +834,10 @@ void sv_engine_detach(struct sv_file *f)
 	if (!ef)
 		return;
 	e = ef->e;
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	list_del(&ef->node);
 	WRITE_ONCE(e->nfiles, e->nfiles - 1);
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	mutex_lock(&ef->run_lock);
 	ef->detached = true;
 	mutex_unlock(&ef->run_lock);
@@ -904,10 +916,10 @@ void sv_dp_qp_activate(struct sv_file *f, struct sv_qp *qp)
 	struct sv_engine_file *ef = f->ef;
 	struct sv_engine *e = ef->e;
 
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	list_add_tail(&qp->engine_node, &ef->qps);
 	ef->nqps++;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 }
 
 /* Undo sv_dp_qp_create() (before activation). */
@@ -926,10 +938,10 @@ static void sv_dp_qp_unlink(struct sv_qp *qp)
 	if (!ef || list_empty(&qp->engine_node))
 		return;
 	e = ef->e;
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	list_del_init(&qp->engine_node);
 	ef->nqps--;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 }
 
 /* The QP's handle is gone: no more execution, no more mapping. */
@@ -943,6 +955,8 @@ void sv_dp_qp_destroy(struct sv_qp *qp)
 	qp->dead = true;
 	spin_unlock_bh(&qp->lock);
 	mutex_unlock(&qp->sq.lock);
+	/* No flow names the QP any more: nothing queues frames to it. */
+	sv_steer_qp_purge(qp);
 	sv_wq_fini(f, &qp->sq);
 	sv_wq_fini(f, &qp->rq);
 }
@@ -990,6 +1004,7 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 		mutex_lock(&qp->rq.lock);
 		sv_wq_reset(&qp->rq);
 		mutex_unlock(&qp->rq.lock);
+		sv_steer_qp_purge(qp);
 	} else if (state == SV_QPS_ERR) {
 		WRITE_ONCE(qp->sq.ring->flags, SV_WQ_RING_ERR);
 		if (qp->rq.ring)
