@@ -1081,14 +1081,31 @@ TEST_F(steer, bad_specs_and_permissions)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 
-	/* A good one counts; closing the file destroys it first. */
+	/* A good one counts and holds its QP. */
 	fl = ibv_create_flow(r.qp, &sa.attr);
 	ASSERT_NE(NULL, fl);
 	EXPECT_EQ(flows + 1, dev_objs("flow"));
 	EXPECT_EQ(EBUSY, ibv_destroy_qp(r.qp));
-	ibv_close_device(self->ctx);
-	self->ctx = NULL;
-	self->pd = NULL;
+	EXPECT_EQ(0, ibv_destroy_flow(fl));
+	EXPECT_EQ(flows, dev_objs("flow"));
+	rawqp_close(&r);
+
+	/* A process that exits with flows: the file's close destroys them. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ibv_context *ctx = sv_open_named(self->list, DEV);
+		struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+
+		if (!pd || rawqp_open(ctx, pd, &r, IBV_QPT_RAW_PACKET, 0))
+			_exit(2);
+		if (!ibv_create_flow(r.qp, &sa.attr) ||
+		    !ibv_create_flow(r.qp, &sa.attr))
+			_exit(3);
+		_exit(dev_objs("flow") == flows + 2 ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	EXPECT_EQ(flows, dev_objs("flow"));
 	EXPECT_EQ(0, dev_objs("qp"));
 }
@@ -1159,6 +1176,127 @@ TEST_F(steer, churn_under_traffic)
 	waitpid(sender, &st, 0);
 	EXPECT_EQ(4, ok);
 	EXPECT_EQ(flows, dev_objs("flow"));
+}
+
+#define ALLOW_LOOP_BACK	(1 << 0)	/* older verbs.h names bit 0 so */
+
+static int raw_send_inline(struct rawqp *r, const struct frame *f,
+			   uint64_t id)
+{
+	struct ibv_sge sg = { (uintptr_t)f->b, f->len, 0 };
+	struct ibv_send_wr wr = { .wr_id = id, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED |
+						IBV_SEND_INLINE };
+	struct ibv_send_wr *bad;
+
+	return ibv_post_send(r->qp, &wr, &bad);
+}
+
+/* Wait for the send completion of a QP whose receives go elsewhere. */
+static int tx_done(struct rawqp *r)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		if (rx_poll(r, &wc, NULL, 1) && wc.opcode == IBV_WC_SEND)
+			return wc.status == IBV_WC_SUCCESS ? 0 : -1;
+	}
+	return -1;
+}
+
+/* Frames to the device's own MAC, multicast, broadcast: the e-switch. */
+TEST_F(steer, eswitch_loopback)
+{
+	static const uint8_t mc[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x42 };
+	struct ibv_flow *fb, *fa, *fm[3];
+	struct rawqp a, b, c;
+	uint8_t got[2048];
+	struct ibv_wc wc;
+	struct frame f, m, n;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &a, IBV_QPT_RAW_PACKET,
+				0));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &b, IBV_QPT_RAW_PACKET,
+				0));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &c, IBV_QPT_RAW_PACKET,
+				IBV_QP_CREATE_BLOCK_SELF_MCAST_LB));
+	/* a to the own MAC: b has it, the wire not, a not (no LOOP_BACK). */
+	fb = eth_rule(b.qp, self->mac, ETYPE, 0, IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
+	fa = eth_rule(a.qp, self->mac, ETYPE, 1, 0);
+	ASSERT_NE(NULL, fb);
+	ASSERT_NE(NULL, fa);
+	eth_frame(&f, self->mac, self->mac, ETYPE, 11, 120);
+	ASSERT_EQ(0, raw_send_inline(&a, &f, 1));
+	ASSERT_EQ(1, rx_poll(&b, &wc, NULL, 3000));
+	EXPECT_TRUE(rx_is(&b, &wc, &f));
+	EXPECT_EQ(0, tx_done(&a));
+	EXPECT_EQ(0, rx_poll(&a, &wc, NULL, 300));
+	set_timeout(self->pkt, 300);
+	EXPECT_GT(0, recv(self->pkt, got, sizeof(got), 0));
+	/* With ALLOW_LOOP_BACK a has it too. */
+	EXPECT_EQ(0, ibv_destroy_flow(fa));
+	fa = eth_rule(a.qp, self->mac, ETYPE, 1, ALLOW_LOOP_BACK);
+	ASSERT_NE(NULL, fa);
+	ASSERT_EQ(0, raw_send_inline(&a, &f, 2));
+	ASSERT_EQ(1, rx_poll(&b, &wc, NULL, 3000));
+	EXPECT_TRUE(rx_is(&b, &wc, &f));
+	EXPECT_EQ(0, tx_done(&a));
+	ASSERT_EQ(1, rx_poll(&a, &wc, NULL, 3000));
+	EXPECT_TRUE(rx_is(&a, &wc, &f));
+
+	/* Multicast: b and the wire; c never its own, even with LOOP_BACK. */
+	fm[0] = eth_rule(b.qp, mc, ETYPE, 0, IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
+	fm[1] = eth_rule(c.qp, mc, ETYPE, 0,
+			 IBV_FLOW_ATTR_FLAGS_DONT_TRAP | ALLOW_LOOP_BACK);
+	fm[2] = eth_rule(a.qp, mc, ETYPE, 0, IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
+	ASSERT_NE(NULL, fm[0]);
+	ASSERT_NE(NULL, fm[1]);
+	ASSERT_NE(NULL, fm[2]);
+	eth_frame(&m, mc, self->mac, ETYPE, 12, 90);
+	ASSERT_EQ(0, raw_send_inline(&c, &m, 3));
+	ASSERT_EQ(1, rx_poll(&b, &wc, NULL, 3000));
+	EXPECT_TRUE(rx_is(&b, &wc, &m));
+	ASSERT_EQ(1, rx_poll(&a, &wc, NULL, 3000));
+	EXPECT_TRUE(rx_is(&a, &wc, &m));
+	EXPECT_EQ(0, tx_done(&c));
+	EXPECT_EQ(0, rx_poll(&c, &wc, NULL, 300));
+	set_timeout(self->pkt, 2000);
+	ASSERT_EQ((ssize_t)m.len, recv(self->pkt, got, sizeof(got), 0));
+	EXPECT_EQ(0, memcmp(got, m.b, m.len));
+	/* Broadcast is multicast too; a plain unicast frame only the wire. */
+	eth_frame(&n, self->far_mac, self->mac, ETYPE, 13, 60);
+	ASSERT_EQ(0, raw_send_inline(&b, &n, 4));
+	ASSERT_EQ((ssize_t)n.len, recv(self->pkt, got, sizeof(got), 0));
+	EXPECT_EQ(0, tx_done(&b));
+	EXPECT_EQ(0, rx_poll(&a, &wc, NULL, 200));
+	EXPECT_EQ(0, rx_poll(&c, &wc, NULL, 10));
+
+	EXPECT_EQ(0, ibv_destroy_flow(fm[0]));
+	EXPECT_EQ(0, ibv_destroy_flow(fm[1]));
+	EXPECT_EQ(0, ibv_destroy_flow(fm[2]));
+	EXPECT_EQ(0, ibv_destroy_flow(fa));
+	EXPECT_EQ(0, ibv_destroy_flow(fb));
+	rawqp_close(&a);
+	rawqp_close(&b);
+	rawqp_close(&c);
+}
+
+/* A netdev with a receive handler already (a bridge port): EBUSY. */
+TEST_F(steer, link_add_busy_netdev)
+{
+	char cmd[PATH_MAX + 128];
+
+	ASSERT_EQ(0, SH("ip link add svstd type dummy && ip link add svstbr "
+			"type bridge && ip link set svstd master svstbr"));
+	snprintf(cmd, sizeof(cmd), "%s link add svsb netdev svstd 2>&1 | "
+		 "grep -q 'receive handler'", self->svctl);
+	EXPECT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s link show 2>/dev/null | grep -q svsb",
+		 self->svctl);
+	EXPECT_NE(0, system(cmd));
+	SH("ip link del svstd; ip link del svstbr");
 }
 
 TEST_HARNESS_MAIN
