@@ -1227,7 +1227,7 @@ TEST_F(steer, eswitch_loopback)
 	fa = eth_rule(a.qp, self->mac, ETYPE, 1, 0);
 	ASSERT_NE(NULL, fb);
 	ASSERT_NE(NULL, fa);
-	eth_frame(&f, self->mac, self->mac, ETYPE, 11, 120);
+	eth_frame(&f, self->mac, self->mac, ETYPE, 11, 40);
 	ASSERT_EQ(0, raw_send_inline(&a, &f, 1));
 	ASSERT_EQ(1, rx_poll(&b, &wc, NULL, 3000));
 	EXPECT_TRUE(rx_is(&b, &wc, &f));
@@ -1254,7 +1254,7 @@ TEST_F(steer, eswitch_loopback)
 	ASSERT_NE(NULL, fm[0]);
 	ASSERT_NE(NULL, fm[1]);
 	ASSERT_NE(NULL, fm[2]);
-	eth_frame(&m, mc, self->mac, ETYPE, 12, 90);
+	eth_frame(&m, mc, self->mac, ETYPE, 12, 44);
 	ASSERT_EQ(0, raw_send_inline(&c, &m, 3));
 	ASSERT_EQ(1, rx_poll(&b, &wc, NULL, 3000));
 	EXPECT_TRUE(rx_is(&b, &wc, &m));
@@ -1265,8 +1265,8 @@ TEST_F(steer, eswitch_loopback)
 	set_timeout(self->pkt, 2000);
 	ASSERT_EQ((ssize_t)m.len, recv(self->pkt, got, sizeof(got), 0));
 	EXPECT_EQ(0, memcmp(got, m.b, m.len));
-	/* Broadcast is multicast too; a plain unicast frame only the wire. */
-	eth_frame(&n, self->far_mac, self->mac, ETYPE, 13, 60);
+	/* A unicast frame to another MAC: only the wire. */
+	eth_frame(&n, self->far_mac, self->mac, ETYPE, 13, 46);
 	ASSERT_EQ(0, raw_send_inline(&b, &n, 4));
 	ASSERT_EQ((ssize_t)n.len, recv(self->pkt, got, sizeof(got), 0));
 	EXPECT_EQ(0, tx_done(&b));
@@ -1297,6 +1297,191 @@ TEST_F(steer, link_add_busy_netdev)
 		 self->svctl);
 	EXPECT_NE(0, system(cmd));
 	SH("ip link del svstd; ip link del svstbr");
+}
+
+/* An IPv6 + UDP frame to us with the given traffic class, label, hop limit. */
+static void ipv6_frame(struct frame *f, const uint8_t dst[6],
+		       const uint8_t src[6], uint8_t tclass, uint32_t label,
+		       uint8_t hops, int dport)
+{
+	uint8_t *ip = f->b + 14, *udp = ip + 40;
+	uint32_t vtf = (6u << 28) | ((uint32_t)tclass << 20) | label;
+
+	eth_frame(f, dst, src, ETH_P_IPV6, 0, 0);
+	memset(ip, 0, 48 + 16);
+	vtf = htonl(vtf);
+	memcpy(ip, &vtf, 4);
+	ip[5] = 24;		/* payload length */
+	ip[6] = 17;		/* UDP */
+	ip[7] = hops;
+	ip[8] = 0xfe;
+	ip[9] = 0x80;
+	ip[23] = 1;
+	ip[24] = 0xfe;
+	ip[25] = 0x80;
+	ip[39] = 2;
+	udp[0] = 7000 >> 8;
+	udp[1] = 7000 & 0xff;
+	udp[2] = dport >> 8;
+	udp[3] = dport & 0xff;
+	udp[5] = 24;
+	sv_fill((char *)udp + 8, 16, 3);
+	f->len = 14 + 40 + 24;
+}
+
+/* IPv6 fields, bit-exact masks; TCP from an ordinary socket. */
+TEST_F(steer, ipv6_and_tcp)
+{
+	struct ibv_flow_spec_ipv6 *s6;
+	struct ibv_flow *f6, *ft;
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct spec_attr sa;
+	struct rawqp r;
+	struct ibv_wc wc;
+	struct frame f;
+	const uint8_t *p;
+	int far, lst, acc;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
+	fa_init(&sa, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	s6 = fa_add(&sa, sizeof(*s6));
+	s6->type = IBV_FLOW_SPEC_IPV6;
+	s6->size = sizeof(*s6);
+	s6->val.flow_label = htonl(0x12345);
+	s6->mask.flow_label = htonl(0xfffff);
+	s6->val.traffic_class = 0x28;
+	s6->mask.traffic_class = 0xfc;		/* DSCP only */
+	s6->val.next_hdr = 17;
+	s6->mask.next_hdr = 0xff;
+	s6->val.hop_limit = 33;
+	s6->mask.hop_limit = 0xff;
+	fa_l4(&sa, IBV_FLOW_SPEC_UDP, 7001);
+	f6 = ibv_create_flow(r.qp, &sa.attr);
+	ASSERT_NE(NULL, f6);
+	/* ECN bits are outside the mask: still a match. */
+	ipv6_frame(&f, self->mac, self->far_mac, 0x2b, 0x12345, 33, 7001);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	ASSERT_EQ(1, rx_poll(&r, &wc, NULL, 3000));
+	EXPECT_TRUE(rx_is(&r, &wc, &f));
+	/* One bit off anywhere masked: no match. */
+	ipv6_frame(&f, self->mac, self->far_mac, 0x2b, 0x12344, 33, 7001);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	ipv6_frame(&f, self->mac, self->far_mac, 0x28, 0x12345, 32, 7001);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	ipv6_frame(&f, self->mac, self->far_mac, 0x68, 0x12345, 33, 7001);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	ipv6_frame(&f, self->mac, self->far_mac, 0x28, 0x12345, 33, 7002);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 400));
+	EXPECT_EQ(0, ibv_destroy_flow(f6));
+
+	/* TCP: the SYNs to 5005 are the QP's; 5006 connects through the stack. */
+	fa_init(&sa, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	fa_ipv4(&sa, FAR_IP, NEAR_IP);
+	fa_l4(&sa, IBV_FLOW_SPEC_TCP, 5005);
+	ft = ibv_create_flow(r.qp, &sa.attr);
+	ASSERT_NE(NULL, ft);
+	lst = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, lst);
+	a.sin_port = htons(5006);
+	inet_pton(AF_INET, NEAR_IP, &a.sin_addr);
+	ASSERT_EQ(0, bind(lst, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, listen(lst, 4));
+	far = ns_socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, far);
+	ASSERT_EQ(0, connect(far, (struct sockaddr *)&a, sizeof(a)));
+	acc = accept(lst, NULL, NULL);
+	EXPECT_LE(0, acc);
+	close(acc);
+	close(far);
+	EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 200));
+	far = ns_socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, far);
+	fcntl(far, F_SETFL, O_NONBLOCK);
+	a.sin_port = htons(5005);
+	connect(far, (struct sockaddr *)&a, sizeof(a));
+	ASSERT_EQ(1, rx_poll(&r, &wc, NULL, 3000));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	p = (const uint8_t *)r.buf + wc.wr_id * 2048;
+	EXPECT_EQ(6, p[14 + 9]);			/* IP protocol TCP */
+	EXPECT_EQ(5005, p[14 + 20 + 2] << 8 | p[14 + 20 + 3]);
+	EXPECT_EQ(0x02, p[14 + 20 + 13] & 0x12);	/* SYN, no ACK */
+	post_rq(&r, wc.wr_id);
+	close(far);
+	close(lst);
+	EXPECT_EQ(0, ibv_destroy_flow(ft));
+	rawqp_close(&r);
+}
+
+/* A VXLAN frame: the VNI and the inner headers (IBV_FLOW_SPEC_INNER). */
+TEST_F(steer, vxlan_inner)
+{
+	static const uint8_t imac[6] = { 0x02, 0, 0, 0, 0, 0x77 };
+	struct ibv_flow_spec_tunnel *t;
+	struct ibv_flow_spec_eth *ie;
+	struct ibv_flow *fl;
+	struct spec_attr sa;
+	struct rawqp r;
+	struct ibv_wc wc;
+	struct frame f;
+	uint8_t *ip, *udp, *vx;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
+	fa_init(&sa, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	fa_ipv4(&sa, NULL, NEAR_IP);
+	t = fa_add(&sa, sizeof(*t));
+	t->type = IBV_FLOW_SPEC_VXLAN_TUNNEL;
+	t->size = sizeof(*t);
+	t->val.tunnel_id = htonl(4242);
+	t->mask.tunnel_id = htonl(0xffffff);
+	ie = fa_add(&sa, sizeof(*ie));
+	memset(ie, 0, sizeof(*ie));
+	ie->type = IBV_FLOW_SPEC_ETH | IBV_FLOW_SPEC_INNER;
+	ie->size = sizeof(*ie);
+	memcpy(ie->val.dst_mac, imac, 6);
+	memset(ie->mask.dst_mac, 0xff, 6);
+	fl = ibv_create_flow(r.qp, &sa.attr);
+	ASSERT_NE(NULL, fl);
+
+	/* Ethernet, IPv4 to us, UDP to 4789, VXLAN VNI 4242, inner frame. */
+	eth_frame(&f, self->mac, self->far_mac, ETH_P_IP, 0, 0);
+	ip = f.b + 14;
+	udp = ip + 20;
+	vx = udp + 8;
+	memset(ip, 0, 20 + 8 + 8 + 14 + 20);
+	ip[0] = 0x45;
+	ip[3] = 20 + 8 + 8 + 14 + 20;
+	ip[8] = 64;
+	ip[9] = 17;
+	inet_pton(AF_INET, FAR_IP, ip + 12);
+	inet_pton(AF_INET, NEAR_IP, ip + 16);
+	udp[0] = 0x12;
+	udp[2] = 4789 >> 8;
+	udp[3] = 4789 & 0xff;
+	udp[5] = 8 + 8 + 14 + 20;
+	vx[0] = 0x08;
+	vx[4] = (4242 >> 16) & 0xff;
+	vx[5] = (4242 >> 8) & 0xff;
+	vx[6] = 4242 & 0xff;
+	memcpy(vx + 8, imac, 6);
+	memcpy(vx + 14, self->far_mac, 6);
+	vx[20] = 0x08;
+	sv_fill((char *)vx + 22, 20, 5);
+	f.len = 14 + 20 + 8 + 8 + 14 + 20;
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	ASSERT_EQ(1, rx_poll(&r, &wc, NULL, 3000));
+	EXPECT_TRUE(rx_is(&r, &wc, &f));
+	/* Another VNI, another inner MAC: no. */
+	vx[6]++;
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	vx[6]--;
+	vx[8 + 5]++;
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 400));
+	EXPECT_EQ(0, ibv_destroy_flow(fl));
+	rawqp_close(&r);
 }
 
 TEST_HARNESS_MAIN

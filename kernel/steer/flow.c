@@ -58,9 +58,6 @@ static int sv_key_imply(struct sv_flow_key *kv, struct sv_flow_key *km,
 	return sv_key_merge(kv, km, field, val, ones, len);
 }
 
-#define SV_MERGE(kv, km, fld, v, m) \
-	sv_key_merge(kv, km, &(kv)->fld, &(v), &(m), sizeof((kv)->fld))
-
 static int sv_imply_u8(struct sv_flow_key *kv, struct sv_flow_key *km,
 		       u8 *field, u8 val)
 {
@@ -218,25 +215,28 @@ static int sv_spec_apply(struct sv_flow *fl, struct sv_flow_key *km,
 		if (t->mask.tunnel_id & ~htonl(0xffffff))
 			return -EINVAL;
 		ret = sv_imply_u8(kv, km, &kv->tunnel, SV_TUN_VXLAN);
-		return ret ?: SV_MERGE(kv, km, tunnel_id, t->val.tunnel_id,
-				       t->mask.tunnel_id);
+		return ret ?: sv_key_merge(kv, km, &kv->tunnel_id,
+					   &t->val.tunnel_id,
+					   &t->mask.tunnel_id, 4);
 	case SV_FLOW_SPEC_GRE:
 		ret = sv_imply_u8(kv, km, &kv->tunnel, SV_TUN_GRE);
-		ret = ret ?: SV_MERGE(kv, km, gre_flags, g->val.c_ks_res0_ver,
-				      g->mask.c_ks_res0_ver);
-		ret = ret ?: SV_MERGE(kv, km, gre_proto, g->val.protocol,
-				      g->mask.protocol);
-		return ret ?: SV_MERGE(kv, km, gre_key, g->val.key,
-				       g->mask.key);
+		ret = ret ?: sv_key_merge(kv, km, &kv->gre_flags,
+					  &g->val.c_ks_res0_ver,
+					  &g->mask.c_ks_res0_ver, 2);
+		ret = ret ?: sv_key_merge(kv, km, &kv->gre_proto,
+					  &g->val.protocol,
+					  &g->mask.protocol, 2);
+		return ret ?: sv_key_merge(kv, km, &kv->gre_key, &g->val.key,
+					   &g->mask.key, 4);
 	case SV_FLOW_SPEC_MPLS:
-		return SV_MERGE(kv, km, mpls_label, mp->val.label,
-				mp->mask.label);
+		return sv_key_merge(kv, km, &kv->mpls_label, &mp->val.label,
+				    &mp->mask.label, 4);
 	case SV_FLOW_SPEC_ESP:
 		ret = sv_imply_u8(kv, km, &kv->outer.ip_proto, IPPROTO_ESP);
-		ret = ret ?: SV_MERGE(kv, km, esp_spi, e->val.spi,
-				      e->mask.spi);
-		return ret ?: SV_MERGE(kv, km, esp_seq, e->val.seq,
-				       e->mask.seq);
+		ret = ret ?: sv_key_merge(kv, km, &kv->esp_spi, &e->val.spi,
+					  &e->mask.spi, 4);
+		return ret ?: sv_key_merge(kv, km, &kv->esp_seq, &e->val.seq,
+					   &e->mask.seq, 4);
 	case SV_FLOW_SPEC_ACTION_TAG:
 		if (*tagged)
 			return -EINVAL;
