@@ -465,6 +465,13 @@ FIXTURE_SETUP(steer)
 	   " 2>/dev/null");
 	ASSERT_EQ(0, SH("ip netns add " NS " && ip link add " NEAR
 			" type veth peer name " FAR " netns " NS));
+	/*
+	 * No IPv6 on either end: its router and neighbour solicitations and
+	 * MLD reports are multicast frames the default rules would take.
+	 */
+	ASSERT_EQ(0, SH("sysctl -qw net.ipv6.conf." NEAR ".disable_ipv6=1 && "
+			"ip netns exec " NS " sysctl -qw net.ipv6.conf." FAR
+			".disable_ipv6=1"));
 	ASSERT_EQ(0, SH("ip addr add " NEAR_IP "/24 dev " NEAR
 			" && ip link set " NEAR " up && ip -n " NS
 			" addr add " FAR_IP "/24 dev " FAR " && ip -n " NS
