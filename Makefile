@@ -27,13 +27,14 @@ module:
 	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR): run scripts/install-deps" >&2; exit 1; }
 	@if [ "$$(cat kernel/.kdir 2>/dev/null)" != "$(KDIR)" ]; then \
 		rm -f kernel/*.o kernel/*.ko kernel/*.mod kernel/*.mod.c \
-		      kernel/.*.cmd kernel/modules.order Module.symvers modules.order; \
+		      kernel/.*.cmd kernel/modules.order Module.symvers modules.order \
+		      kernel/steer/*.o kernel/steer/.*.cmd; \
 		echo "$(KDIR)" > kernel/.kdir; \
 	fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 sparse:
-	@rm -f kernel/*.o
+	@rm -f kernel/*.o kernel/steer/*.o
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 CHECK="sparse -Wno-decl" modules
 
 user:
@@ -52,7 +53,7 @@ CHECKPATCH = $(BUILD)/linux-src/scripts/checkpatch.pl --no-tree --strict \
 
 checkpatch:
 	@$(CURDIR)/scripts/extract-linux-source
-	$(CHECKPATCH) -f $(filter-out %.mod.c kernel/compat.h,$(wildcard kernel/*.[ch])) uapi/*.h
+	$(CHECKPATCH) -f $(filter-out %.mod.c kernel/compat.h,$(wildcard kernel/*.[ch] kernel/steer/*.[ch])) uapi/*.h
 	@# Version checks are what compat.h is for.
 	$(CHECKPATCH) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f kernel/compat.h
 

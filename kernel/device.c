@@ -122,6 +122,7 @@ static void sv_device_release(struct device *dev)
 	struct sv_device *sdev = to_sv_device(dev);
 
 	sv_qp_device_fini(sdev);
+	sv_steer_device_fini(sdev);
 	sv_limits_device_fini(sdev);
 	sv_stats_free(sdev);
 	mutex_destroy(&sdev->files_lock);
@@ -171,6 +172,9 @@ struct sv_device *sv_device_create(const char *name, const u8 *mac,
 	sdev->dev.devt = MKDEV(MAJOR(sv_devt_base), index);
 	sdev->dev.release = sv_device_release;
 	ret = sv_stats_alloc(sdev);
+	if (ret)
+		goto err_put;
+	ret = sv_steer_device_init(sdev);
 	if (ret)
 		goto err_put;
 	if (name)

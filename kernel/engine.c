@@ -88,8 +88,9 @@
  * itself (microseconds) is undone.
  *
  * Lifetimes and locks: sv_engines_lock (creating engines, picking one)
- * -> e->lock (spinlock: the engine's user list, every user's file list,
- * every attached file's QP list, kicked, asleep). A struct
+ * -> e->lock (spinlock, taken with BH off: steering kicks the engine
+ * from softirq; the engine's user list, every user's file list, every
+ * attached file's QP list, kicked, asleep). A struct
  * sv_engine_user is referenced by the engine's list, from its first
  * file's attach to its last file's detach, and by a pass in the user's
  * turn (which then frees it). A file's struct sv_engine_file is
@@ -356,6 +357,10 @@ static bool sv_engine_flush(struct sv_qp *qp)
 	bool did;
 
 	did = sv_wq_flush(&qp->sq, qp->send_cq, qp->qpn, true);
+	if (sv_steer_qp_pending(qp)) {
+		sv_steer_qp_purge(qp);
+		did = true;
+	}
 	if (qp->rq.ring) {
 		mutex_lock(&qp->rq.lock);
 		did |= sv_wq_flush(&qp->rq, qp->recv_cq, qp->qpn, false);
@@ -411,6 +416,10 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 		did = sv_engine_flush(qp);
 		goto out;
 	}
+	/* Steered frames into the receive queue (steer/rx.c). */
+	if (state >= SV_QPS_RTR && state <= SV_QPS_SQE &&
+	    sv_steer_qp_pending(qp))
+		did = sv_steer_qp_drain(qp, ef->exec_buf, budget);
 	if (state != SV_QPS_RTS)
 		goto out;
 	for (n = 0; n < budget; n++) {
@@ -497,19 +506,19 @@ static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u32 *wqes,
 	u32 i, n;
 
 	lockdep_assert_held(&ef->run_lock);
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	n = ef->nqps;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	for (i = 0; i < n && *wqes && *bytes; i++) {
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		if (list_empty(&ef->qps)) {
-			spin_unlock(&e->lock);
+			spin_unlock_bh(&e->lock);
 			break;
 		}
 		qp = list_first_entry(&ef->qps, struct sv_qp, engine_node);
 		list_move_tail(&qp->engine_node, &ef->qps);
 		kref_get(&qp->uobj.ref);
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 		did |= sv_engine_run_qp(ef, qp, qbudget, wqes, bytes, wake);
 		sv_qp_put(qp);
 	}
@@ -531,6 +540,10 @@ static bool sv_file_pending(struct sv_engine_file *ef)
 		if (state == SV_QPS_RTS && !qp->waiting &&
 		    sv_wq_pending(&qp->sq))
 			return true;
+		if ((state == SV_QPS_ERR ||
+		     (state >= SV_QPS_RTR && state <= SV_QPS_SQE)) &&
+		    sv_steer_qp_pending(qp))
+			return true;
 	}
 	return false;
 }
@@ -539,9 +552,9 @@ static bool sv_file_has_work(struct sv_engine_file *ef)
 {
 	bool pending;
 
-	spin_lock(&ef->e->lock);
+	spin_lock_bh(&ef->e->lock);
 	pending = sv_file_pending(ef);
-	spin_unlock(&ef->e->lock);
+	spin_unlock_bh(&ef->e->lock);
 	return pending;
 }
 
@@ -600,20 +613,20 @@ static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
 
 	for (round = 0; round < SV_USER_ROUNDS && wqes && bytes; round++) {
 		before = wqes;
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		n = u->nfiles;
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 		for (i = 0; i < n && wqes && bytes; i++) {
-			spin_lock(&e->lock);
+			spin_lock_bh(&e->lock);
 			if (list_empty(&u->files)) {
-				spin_unlock(&e->lock);
+				spin_unlock_bh(&e->lock);
 				return did;
 			}
 			ef = list_first_entry(&u->files, struct sv_engine_file,
 					      node);
 			list_move_tail(&ef->node, &u->files);
 			kref_get(&ef->ref);
-			spin_unlock(&e->lock);
+			spin_unlock_bh(&e->lock);
 			if (mutex_trylock(&ef->run_lock)) {
 				if (!ef->detached) {
 					executed = ef->executed;
@@ -649,19 +662,19 @@ static bool sv_engine_pass(struct sv_engine *e, u64 *wake)
 	bool did = false;
 	u32 i, n;
 
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	n = e->nusers;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	for (i = 0; i < n; i++) {
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		if (list_empty(&e->users)) {
-			spin_unlock(&e->lock);
+			spin_unlock_bh(&e->lock);
 			break;
 		}
 		u = list_first_entry(&e->users, struct sv_engine_user, node);
 		list_move_tail(&u->node, &e->users);
 		kref_get(&u->ref);
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 		did |= sv_user_pass(e, u, &p);
 		kref_put(&u->ref, sv_engine_user_release);
 	}
@@ -677,13 +690,13 @@ static void sv_engine_set_asleep(struct sv_engine *e, bool asleep)
 	struct sv_engine_user *u;
 	struct sv_engine_file *ef;
 
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	e->asleep = asleep;
 	list_for_each_entry(u, &e->users, node)
 		list_for_each_entry(ef, &u->files, node)
 			WRITE_ONCE(ef->db->flags,
 				   asleep ? SV_DB_NEED_WAKEUP : 0);
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 }
 
 static bool sv_engine_woken(struct sv_engine *e)
@@ -773,10 +786,10 @@ static int sv_engine_thread(void *arg)
 		sv_engine_set_asleep(e, true);
 		/* Pairs with the library's fence between prod and flags. */
 		smp_mb();
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		pending = sv_engine_pending(e) || e->kicked;
 		e->kicked = false;
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 		now = ktime_get_ns();
 		wake = min(wake, now + SV_ENGINE_NAP_NS);
 		/* An hrtimer: back-offs are tens of microseconds and up. */
@@ -785,9 +798,9 @@ static int sv_engine_thread(void *arg)
 							   sv_engine_woken(e),
 							   ns_to_ktime(wake - now));
 		sv_engine_set_asleep(e, false);
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		e->kicked = false;
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 		idle_start = ktime_get_ns();
 	}
 	return 0;
@@ -898,7 +911,7 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 		goto err_user;
 	}
 	ef->e = e;
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	list_for_each_entry(u, &e->users, node)
 		if (uid_eq(u->uid, f->uid))
 			break;
@@ -917,7 +930,7 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 	list_add_tail(&ef->node, &u->files);
 	u->nfiles++;
 	WRITE_ONCE(e->nfiles, e->nfiles + 1);
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	mutex_unlock(&sv_engines_lock);
 	kfree(nu);
 	/* The doorbell and kicks read it without f->lock. */
@@ -940,9 +953,9 @@ err_scratch:
 
 static void sv_engine_wake(struct sv_engine *e)
 {
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	e->kicked = true;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	wake_up(&e->wait);
 }
 
@@ -975,7 +988,7 @@ void sv_engine_detach(struct sv_file *f)
 		return;
 	e = ef->e;
 	u = ef->user;
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	list_del(&ef->node);
 	u->nfiles--;
 	last = !u->nfiles;
@@ -984,7 +997,7 @@ void sv_engine_detach(struct sv_file *f)
 		e->nusers--;
 	}
 	WRITE_ONCE(e->nfiles, e->nfiles - 1);
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 	ef->user = NULL;
 	/* A pass in the user's turn frees it when it is done. */
 	if (last)
@@ -1067,10 +1080,10 @@ void sv_dp_qp_activate(struct sv_file *f, struct sv_qp *qp)
 	struct sv_engine_file *ef = f->ef;
 	struct sv_engine *e = ef->e;
 
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	list_add_tail(&qp->engine_node, &ef->qps);
 	ef->nqps++;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 }
 
 /* Undo sv_dp_qp_create() (before activation). */
@@ -1089,10 +1102,10 @@ static void sv_dp_qp_unlink(struct sv_qp *qp)
 	if (!ef || list_empty(&qp->engine_node))
 		return;
 	e = ef->e;
-	spin_lock(&e->lock);
+	spin_lock_bh(&e->lock);
 	list_del_init(&qp->engine_node);
 	ef->nqps--;
-	spin_unlock(&e->lock);
+	spin_unlock_bh(&e->lock);
 }
 
 /* The QP's handle is gone: no more execution, no more mapping. */
@@ -1106,6 +1119,8 @@ void sv_dp_qp_destroy(struct sv_qp *qp)
 	qp->dead = true;
 	spin_unlock_bh(&qp->lock);
 	mutex_unlock(&qp->sq.lock);
+	/* No flow names the QP any more: nothing queues frames to it. */
+	sv_steer_qp_purge(qp);
 	sv_wq_fini(f, &qp->sq);
 	sv_wq_fini(f, &qp->rq);
 }
@@ -1153,6 +1168,7 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 		mutex_lock(&qp->rq.lock);
 		sv_wq_reset(&qp->rq);
 		mutex_unlock(&qp->rq.lock);
+		sv_steer_qp_purge(qp);
 	} else if (state == SV_QPS_ERR) {
 		WRITE_ONCE(qp->sq.ring->flags, SV_WQ_RING_ERR);
 		if (qp->rq.ring)
@@ -1279,14 +1295,14 @@ void sv_engines_show(struct seq_file *m)
 	mutex_lock(&sv_engines_lock);
 	for (i = 0; i < sv_nengines; i++) {
 		e = sv_engines[i];
-		spin_lock(&e->lock);
+		spin_lock_bh(&e->lock);
 		seq_printf(m, "engine %u files %u users %u\n", i, e->nfiles,
 			   e->nusers);
 		list_for_each_entry(u, &e->users, node)
 			seq_printf(m, "engine %u uid %u files %u executed %llu\n",
 				   i, from_kuid_munged(&init_user_ns, u->uid),
 				   u->nfiles, READ_ONCE(u->executed));
-		spin_unlock(&e->lock);
+		spin_unlock_bh(&e->lock);
 	}
 	mutex_unlock(&sv_engines_lock);
 }

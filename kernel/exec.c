@@ -17,6 +17,7 @@
  * rnr_retry times (7: forever). RC to a destination that does not exist
  * or is not ready: retry per timeout and retry_cnt, then RETRY_EXC_ERR.
  */
+#include <linux/if_vlan.h>
 #include <linux/ktime.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -47,6 +48,7 @@ static DEFINE_SPINLOCK(sv_atomic_lock);
 #define SV_WC_REM_OP_ERR	11
 #define SV_WC_RETRY_EXC_ERR	12
 #define SV_WC_RNR_RETRY_EXC_ERR	13
+#define SV_WC_GENERAL_ERR	21
 
 /* wc_flags (enum ibv_wc_flags) */
 #define SV_WC_F_GRH		0x1
@@ -54,6 +56,8 @@ static DEFINE_SPINLOCK(sv_atomic_lock);
 #define SV_WC_F_WITH_INV	0x8
 
 #define SV_GRH_LEN		40
+/* The longest frame a RAW_PACKET QP may try: a 64 KiB MTU and a VLAN header */
+#define SV_RAW_MAX_FRAME	(SZ_64K + VLAN_ETH_HLEN)
 
 /* A resolved scatter/gather list: MR spans, held until released. */
 struct sv_sg {
@@ -585,6 +589,9 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 
 static bool sv_qp_op_ok(u32 qp_type, u32 op)
 {
+	/* A raw QP sends frames, nothing else. */
+	if (qp_type == SV_QPT_RAW_PACKET)
+		return op == SV_WR_SEND;
 	switch (op) {
 	case SV_WR_SEND:
 	case SV_WR_SEND_WITH_IMM:
@@ -711,6 +718,69 @@ static void sv_multicast(struct sv_req *r, u32 *status)
 	r->dqp = NULL;
 }
 
+/* Gather len bytes of a resolved list into buf. */
+static int sv_sg_read(struct sv_sg *src, void *buf, u64 len)
+{
+	u64 n;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < src->n && len; i++) {
+		n = min(len, src->ent[i].len);
+		ret = sv_mr_span_read(&src->ent[i], 0, buf, n);
+		if (ret)
+			return ret;
+		buf += n;
+		len -= n;
+	}
+	return len ? -ERANGE : 0;
+}
+
+/*
+ * A RAW_PACKET send: the gathered bytes (or the inline data) are one
+ * Ethernet frame, MAC header first (steer/rx.c sends it). Longer than
+ * the netdev's MTU plus its hard header (or shorter than an Ethernet
+ * header): LOC_LEN_ERR.
+ */
+static enum sv_exec_result sv_raw_send(struct sv_req *r, u32 *status)
+{
+	struct sv_qp *qp = r->qp;
+	struct sk_buff *skb;
+	int ret;
+
+	if (r->len > SV_RAW_MAX_FRAME || r->len < ETH_HLEN) {
+		*status = SV_WC_LOC_LEN_ERR;
+		return SV_EXEC_FATAL;
+	}
+	skb = alloc_skb(LL_MAX_HEADER + r->len, GFP_KERNEL);
+	if (!skb) {
+		*status = SV_WC_GENERAL_ERR;
+		return SV_EXEC_FATAL;
+	}
+	skb_reserve(skb, LL_MAX_HEADER);
+	ret = 0;
+	if (r->lsg)
+		ret = sv_sg_read(r->lsg, skb_put(skb, r->len), r->len);
+	else
+		memcpy(skb_put(skb, r->len), r->inl, r->len);
+	if (ret) {
+		kfree_skb(skb);
+		*status = SV_WC_LOC_PROT_ERR;
+		return SV_EXEC_FATAL;
+	}
+	ret = sv_steer_xmit(qp, skb);
+	if (ret == -EMSGSIZE) {
+		*status = SV_WC_LOC_LEN_ERR;
+		return SV_EXEC_FATAL;
+	}
+	/* No netdev any more (the device is going): the frame is lost. */
+	if (!ret) {
+		sv_stat_add(qp->sdev, SV_STAT_TX_PKTS, 1);
+		sv_stat_add(qp->sdev, SV_STAT_TX_BYTES, r->len);
+	}
+	return SV_EXEC_DONE;
+}
+
 static u32 sv_mtu_bytes(u32 mtu)
 {
 	return mtu >= 1 && mtu <= 5 ? 128U << mtu : 4096;
@@ -795,6 +865,10 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		goto out_lsg;
 	}
 
+	if (qp->qp_type == SV_QPT_RAW_PACKET) {
+		res = sv_raw_send(&r, status);
+		goto out_lsg;
+	}
 	r.dqp = sv_dest_qp(&r);
 	if (IS_ERR(r.dqp)) {
 		*status = SV_WC_LOC_QP_OP_ERR;
@@ -848,4 +922,107 @@ out_lsg:
 		sv_sg_release(lsg);
 out:
 	return res;
+}
+
+/**
+ * sv_exec_recv_frame - place one steered frame in a receive WQE of qp
+ * @qp: a RAW_PACKET or UD QP able to receive; its engine holds qp->sq.lock
+ * @skb: the frame (data at the network header; the VLAN tag, if any, in
+ *	the skb): it lands whole, from the MAC header on, its tag put back
+ * @tag: the rule's flow tag, for the CQE
+ * @buf: sv_exec_buf_size() bytes of scratch memory
+ *
+ * A UD QP's buffer starts with the 40 bytes of a GRH, left zero. Returns
+ * false if the frame was dropped: no receive WQE (counted by the caller),
+ * or no memory to linearize it.
+ */
+bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
+			void *buf)
+{
+	struct sv_exec_buf *b = buf;
+	bool ud = qp->qp_type == SV_QPT_UD;
+	struct sv_rwqe *rw = &b->rw;
+	struct sv_sg *sg = &b->sg[0];
+	struct sv_srq *srq = NULL;
+	struct sv_cqe cqe = {};
+	u32 maclen, vlen, len, off = 0;
+	u8 vhdr[VLAN_HLEN];
+	struct sv_wq *wq;
+	const u8 *mac;
+	int ret;
+
+	if (skb_linearize(skb))
+		return false;
+	mac = skb_mac_header(skb);
+	maclen = skb->data - mac;
+	vlen = skb_vlan_tag_present(skb) ? VLAN_HLEN : 0;
+	len = maclen + vlen + skb->len;
+	if (vlen) {
+		memcpy(vhdr, &skb->vlan_proto, 2);
+		put_unaligned_be16(skb_vlan_tag_get(skb), vhdr + 2);
+	}
+	if (qp->srq) {
+		srq = container_of(qp->srq, struct sv_srq, uobj);
+		wq = &srq->rq;
+	} else {
+		wq = &qp->rq;
+	}
+	mutex_lock(&wq->lock);
+	if (!wq->ring || sv_rq_peek(wq, rw) <= 0) {
+		mutex_unlock(&wq->lock);
+		return false;
+	}
+	sv_rq_pop(wq);
+	cqe.wr_id = rw->hdr.wr_id;
+	cqe.qp_num = qp->qpn;
+	cqe.opcode = SV_WC_RECV;
+	cqe.flow_tag = tag;
+	cqe.byte_len = len + (ud ? SV_GRH_LEN : 0);
+	if (rw->hdr.num_sge > SV_MAX_SGE ||
+	    rw->hdr.num_sge > (wq->wqe_size - sizeof(rw->hdr)) /
+			      sizeof(struct sv_sge)) {
+		cqe.status = SV_WC_LOC_QP_OP_ERR;
+		goto push;
+	}
+	ret = sv_sg_resolve(sg, qp->sdev, sv_qp_pd(qp), SV_ACCESS_LOCAL_WRITE,
+			    rw->sge, rw->hdr.num_sge);
+	if (ret) {
+		cqe.status = SV_WC_LOC_PROT_ERR;
+		goto push;
+	}
+	if (cqe.byte_len > sg->len) {
+		cqe.status = SV_WC_LOC_LEN_ERR;
+		goto release;
+	}
+	if (ud) {
+		u8 grh[SV_GRH_LEN] = {};
+
+		ret = sv_sg_write(sg, 0, grh, SV_GRH_LEN);
+		off = SV_GRH_LEN;
+	}
+	/* The MAC addresses, the tag the core took out, the rest. */
+	ret = ret ?: sv_sg_write(sg, off, mac, 2 * ETH_ALEN);
+	off += 2 * ETH_ALEN;
+	if (vlen) {
+		ret = ret ?: sv_sg_write(sg, off, vhdr, VLAN_HLEN);
+		off += VLAN_HLEN;
+	}
+	ret = ret ?: sv_sg_write(sg, off, mac + 2 * ETH_ALEN,
+				 maclen - 2 * ETH_ALEN + skb->len);
+	if (ret)
+		cqe.status = SV_WC_LOC_LEN_ERR;
+release:
+	sv_sg_release(sg);
+push:
+	if (cqe.status)
+		cqe.byte_len = 0;
+	sv_dp_push_cqe(qp->recv_cq, &cqe, false);
+	if (srq)
+		sv_srq_check_limit(qp, srq);
+	mutex_unlock(&wq->lock);
+	if (!cqe.status) {
+		sv_stat_add(qp->sdev, SV_STAT_RX_PKTS, 1);
+		sv_stat_add(qp->sdev, SV_STAT_RX_BYTES, len);
+	}
+	return true;
 }

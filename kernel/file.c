@@ -117,6 +117,10 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_TEST_CQ_PUSH, sv_test_cq_push, sv_test_cq_push,
 		 SV_TEST_CQ_PUSH_SIZE_VER0),
 	/* data path */
+	SV_IOCTL_CREATE(SV_NR_CREATE_FLOW, sv_create_flow, sv_create_flow,
+			SV_CREATE_FLOW_SIZE_VER0, SV_OBJ_FLOW, handle),
+	SV_IOCTL(SV_NR_DESTROY_FLOW, sv_destroy_flow, sv_destroy_flow,
+		 SV_DESTROY_FLOW_SIZE_VER0),
 	SV_IOCTL(SV_NR_MAP_WQ, sv_map_wq, sv_map_wq, SV_MAP_WQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_MAP_DOORBELL, sv_map_doorbell, sv_map_doorbell,
 		 SV_MAP_DOORBELL_SIZE_VER0),
@@ -150,6 +154,7 @@ static bool sv_ioctl_dead_ok(unsigned int nr)
 	case SV_NR_DESTROY_SRQ:
 	case SV_NR_DESTROY_AH:
 	case SV_NR_DETACH_MCAST:
+	case SV_NR_DESTROY_FLOW:
 		return true;
 	default:
 		return false;

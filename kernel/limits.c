@@ -90,6 +90,7 @@ static const u32 sv_obj_max[SV_OBJ_MAX] = {
 	[SV_OBJ_SRQ] = SV_MAX_SRQ,
 	[SV_OBJ_AH] = SV_MAX_AH,
 	[SV_OBJ_COMP_CHANNEL] = SV_MAX_COMP_CHANNEL,
+	[SV_OBJ_FLOW] = SV_MAX_FLOW,
 };
 
 u32 sv_obj_limit(enum sv_obj_type type)

@@ -249,10 +249,20 @@ static void sv_port_update(struct sv_device *sdev, struct net_device *ndev)
 			SV_EVENT_PORT_ERR);
 }
 
-/* Bind a new device to @ndev. rtnl and sv_devices_lock held. */
+/*
+ * Bind a new device to @ndev: it follows the netdev and sees every frame
+ * it receives (its rx_handler: -EBUSY if the netdev has one already, a
+ * bridge port or a macvlan lower device say). rtnl and sv_devices_lock
+ * held.
+ */
 int sv_netdev_bind(struct sv_device *sdev, struct net_device *ndev)
 {
+	int ret;
+
 	ASSERT_RTNL();
+	ret = sv_steer_bind(sdev, ndev);
+	if (ret)
+		return ret;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	WRITE_ONCE(sdev->ndev, ndev);
 	sv_gid_fill(sdev, ndev);
@@ -271,6 +281,8 @@ void sv_netdev_unbind(struct sv_device *sdev)
 	if (!ndev)
 		return;
 	WRITE_ONCE(sdev->ndev, NULL);
+	/* Waits for the frames in flight and the senders that saw ndev. */
+	sv_steer_unbind(sdev, ndev);
 	spin_lock_bh(&sdev->gid_lock);
 	memset(sdev->gids, 0, sizeof(sdev->gids));
 	spin_unlock_bh(&sdev->gid_lock);

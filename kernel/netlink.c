@@ -386,8 +386,12 @@ static int sv_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 	}
 	sdev->removable = true;
 	ret = sv_netdev_bind(sdev, ndev);
-	if (ret)
+	if (ret) {
+		if (ret == -EBUSY)
+			NL_SET_ERR_MSG(info->extack,
+				       "Netdev has a receive handler already (a bridge, bond, macvlan or team port?)");
 		sv_device_remove(sdev);
+	}
 out:
 	mutex_unlock(&sv_devices_lock);
 	rtnl_unlock();

@@ -13,6 +13,7 @@
  * Work queue rings are not allocated here yet: that is the data path's
  * work, as is flushing work requests on the way to ERR or RESET.
  */
+#include <linux/capability.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 
@@ -155,17 +156,28 @@ static u32 sv_qp_round_wr(u32 n)
 	return n ? roundup_pow_of_two(n) : 0;
 }
 
-/* The IBV_QP_CREATE_* flags verbs defines; softverbs supports none. */
+/*
+ * The IBV_QP_CREATE_* flags verbs defines; softverbs supports
+ * BLOCK_SELF_MCAST_LB on RAW_PACKET QPs (steer/rx.c: the e-switch).
+ */
 #define SV_QP_CREATE_KNOWN	(BIT(1) | BIT(8) | BIT(9) | BIT(10) | BIT(11))
 
-static int sv_qp_check_create(struct sv_create_qp *c)
+static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 {
+	struct sv_device *sdev = f->sdev;
+
 	switch (c->qp_type) {
 	case SV_QPT_RC:
 	case SV_QPT_UC:
 	case SV_QPT_UD:
 		break;
 	case SV_QPT_RAW_PACKET:
+		/* Frames need a netdev; sending raw ones, CAP_NET_RAW. */
+		if (!READ_ONCE(sdev->ndev))
+			return -EOPNOTSUPP;
+		if (!ns_capable(read_pnet(&sdev->net)->user_ns, CAP_NET_RAW))
+			return -EPERM;
+		break;
 	case SV_QPT_XRC_SEND:
 	case SV_QPT_XRC_RECV:
 	case SV_QPT_DRIVER:
@@ -177,7 +189,8 @@ static int sv_qp_check_create(struct sv_create_qp *c)
 		return -EINVAL;
 	if (c->create_flags & ~SV_QP_CREATE_KNOWN)
 		return -EINVAL;
-	if (c->create_flags)
+	if (c->create_flags & ~(c->qp_type == SV_QPT_RAW_PACKET ?
+				SV_QP_CREATE_BLOCK_SELF_MC_LB : 0))
 		return -EOPNOTSUPP;
 	if (c->cap.max_send_wr > SV_MAX_QP_WR ||
 	    c->cap.max_send_sge > SV_MAX_SGE ||
@@ -196,7 +209,7 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	struct sv_qp *qp;
 	int ret;
 
-	ret = sv_qp_check_create(c);
+	ret = sv_qp_check_create(f, c);
 	if (ret)
 		return ret;
 
@@ -212,6 +225,8 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp->sdev = sdev;
 	qp->qp_type = c->qp_type;
 	qp->flags = c->flags;
+	qp->create_flags = c->create_flags;
+	sv_steer_qp_init(qp);
 	qp->user_handle = c->user_handle;
 	spin_lock_init(&qp->lock);
 	INIT_LIST_HEAD(&qp->mcast);

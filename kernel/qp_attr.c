@@ -8,7 +8,8 @@
  */
 #include "sv.h"
 
-enum { SV_T_RC, SV_T_UC, SV_T_UD, SV_T_MAX };
+/* RAW_PACKET QPs take no attribute but the port (on RESET -> INIT). */
+enum { SV_T_RC, SV_T_UC, SV_T_UD, SV_T_RAW, SV_T_MAX };
 
 struct sv_qp_trans {
 	bool valid;
@@ -28,6 +29,7 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 					   SV_QP_ACCESS_FLAGS,
 				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_PORT |
 					   SV_QP_QKEY,
+				[SV_T_RAW] = SV_QP_PORT,
 			},
 		},
 		[SV_QPS_ERR] = { .valid = true },
@@ -44,6 +46,7 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 					   SV_QP_ACCESS_FLAGS,
 				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_PORT |
 					   SV_QP_QKEY,
+				[SV_T_RAW] = SV_QP_PORT,
 			},
 		},
 		[SV_QPS_RTR] = {
@@ -179,6 +182,8 @@ static int sv_qp_tindex(u32 qp_type)
 		return SV_T_RC;
 	case SV_QPT_UC:
 		return SV_T_UC;
+	case SV_QPT_RAW_PACKET:
+		return SV_T_RAW;
 	default:
 		return SV_T_UD;
 	}

@@ -92,6 +92,7 @@ struct sv_device {
 	u8 active_mtu;			/* SV_MTU_* */
 	u32 idle_us;			/* engine idle time before sleeping */
 	struct work_struct gid_work;	/* GID_CHANGE from atomic context */
+	struct sv_steer *steer;		/* flow steering tables (steer/) */
 	u64 __percpu *stats;		/* SV_STAT_MAX counters per CPU */
 };
 
@@ -367,8 +368,9 @@ struct sv_qp {
 	struct sv_device *sdev;
 	struct rcu_head rcu;
 	u32 qpn;
-	u32 qp_type;			/* SV_QPT_RC, _UC, _UD */
+	u32 qp_type;			/* SV_QPT_RC, _UC, _UD, _RAW_PACKET */
 	u32 flags;			/* SV_CREATE_QP_* */
+	u32 create_flags;		/* SV_QP_CREATE_* */
 	struct sv_uobj *pd;
 	struct sv_uobj *send_cq;
 	struct sv_uobj *recv_cq;
@@ -392,7 +394,13 @@ struct sv_qp {
 	u8 dest_gid[16];
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised */
 	bool dead;			/* destroyed: no more execution */
+	/* steered frames for the engine to receive (steer/rx.c) */
+	struct sk_buff_head rxq;
+	u32 rxq_bytes;			/* truesize queued; rxq.lock */
 };
+
+/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
+#define SV_QP_CREATE_BLOCK_SELF_MC_LB	BIT(1)
 
 struct sv_srq {
 	struct sv_uobj uobj;		/* first */
@@ -540,6 +548,7 @@ enum sv_stat {
 	SV_STAT_DOORBELLS,		/* SV_IOC_DOORBELL calls */
 	SV_STAT_DOORBELL_WQES,		/* WQEs executed in those calls */
 	SV_STAT_RX_PEER_DROPS,		/* RC/UC: not from the connected peer */
+	SV_STAT_RX_RAW_DROPS,		/* steered frames no QP could take */
 	SV_STAT_MAX
 };
 
@@ -557,6 +566,26 @@ static inline void sv_stat_add(struct sv_device *sdev, enum sv_stat stat,
 
 /* mr.c, for resource dumps */
 void sv_mr_res_info(struct sv_uobj *u, u32 *key, u64 *iova, u64 *length);
+
+/*
+ * Flow steering and raw Ethernet (steer/): see steer/steer.h. A bound
+ * device's netdev rx_handler steers frames to RAW_PACKET and UD QPs.
+ */
+struct sv_steer;
+int sv_steer_device_init(struct sv_device *sdev);
+void sv_steer_device_fini(struct sv_device *sdev);
+int sv_steer_bind(struct sv_device *sdev, struct net_device *ndev);
+void sv_steer_unbind(struct sv_device *sdev, struct net_device *ndev);
+int sv_steer_xmit(struct sv_qp *qp, struct sk_buff *skb);
+void sv_steer_qp_init(struct sv_qp *qp);
+bool sv_steer_qp_pending(struct sv_qp *qp);
+bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget);
+void sv_steer_qp_purge(struct sv_qp *qp);
+int sv_create_flow(struct sv_file *f, void *arg);
+int sv_destroy_flow(struct sv_file *f, void *arg);
+/* exec.c: one steered frame into qp's receive queue; false: dropped */
+bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
+			void *buf);
 
 int sv_netlink_init(void);
 void sv_netlink_exit(void);

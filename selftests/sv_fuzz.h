@@ -1100,6 +1100,8 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(DESTROY_AH, sv_destroy_ah, SV_DESTROY_AH_SIZE_VER0, -1),
 	FZ_CMD(ATTACH_MCAST, sv_mcast, SV_MCAST_SIZE_VER0, -1),
 	FZ_CMD(DETACH_MCAST, sv_mcast, SV_MCAST_SIZE_VER0, -1),
+	FZ_CMD(CREATE_FLOW, sv_create_flow, SV_CREATE_FLOW_SIZE_VER0, -1),
+	FZ_CMD(DESTROY_FLOW, sv_destroy_flow, SV_DESTROY_FLOW_SIZE_VER0, -1),
 	FZ_CMD(MAP_WQ, sv_map_wq, SV_MAP_WQ_SIZE_VER0, -1),
 	FZ_CMD(MAP_DOORBELL, sv_map_doorbell, SV_MAP_DOORBELL_SIZE_VER0, -1),
 	FZ_CMD(DOORBELL, sv_ring_doorbell, SV_RING_DOORBELL_SIZE_VER0, -1),

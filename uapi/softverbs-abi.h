@@ -40,6 +40,7 @@
  *   0x30-0x3f  QP                 0x40-0x47  SRQ
  *   0x48-0x4f  AH                 0x50-0x57  multicast
  *   0x58-0x5f  data path (rings, doorbell)
+ *   0x60-0x67  flow steering
  */
 enum sv_ioctl_nr {
 	SV_NR_QUERY_ABI = 0x00,
@@ -760,13 +761,16 @@ struct sv_qp_attr {
 #define SV_CREATE_QP_SQ_SIG_ALL	0x1
 
 /*
- * SV_IOC_CREATE_QP: a RC, UC or UD QP in RESET. RAW_PACKET, XRC and
- * DRIVER QPs are EOPNOTSUPP. Both CQs are required (they may be the same
+ * SV_IOC_CREATE_QP: a RC, UC, UD or RAW_PACKET QP in RESET. XRC and
+ * DRIVER QPs are EOPNOTSUPP. A RAW_PACKET QP needs a device bound to a
+ * netdev (EOPNOTSUPP otherwise) and CAP_NET_RAW in the device's network
+ * namespace (EPERM). Both CQs are required (they may be the same
  * CQ); srq_handle 0 means no SRQ. With an SRQ, max_recv_wr and
  * max_recv_sge are ignored and returned as 0. create_flags are
- * IBV_QP_CREATE_* bits: none is supported (EOPNOTSUPP; unknown bits
- * EINVAL). cap is the request on input and the QP's actual capacities,
- * each at least the request, on output.
+ * IBV_QP_CREATE_* bits: IBV_QP_CREATE_BLOCK_SELF_MCAST_LB on RAW_PACKET
+ * QPs only, the others EOPNOTSUPP (unknown bits EINVAL). cap is the
+ * request on input and the QP's actual capacities, each at least the
+ * request, on output.
  */
 struct sv_create_qp {
 	__u32 size;
@@ -776,7 +780,7 @@ struct sv_create_qp {
 	__u32 srq_handle;	/* in: 0 for none */
 	__u32 qp_type;		/* in: SV_QPT_* */
 	__u32 flags;		/* in: SV_CREATE_QP_* */
-	__u32 create_flags;	/* in: IBV_QP_CREATE_*, none supported */
+	__u32 create_flags;	/* in: IBV_QP_CREATE_* (see above) */
 	struct sv_qp_cap cap;	/* in/out */
 	__u32 handle;		/* out */
 	__u32 qpn;		/* out: unique on the device, >= 2 */
@@ -1102,5 +1106,250 @@ struct sv_ring_doorbell {
 #define SV_RING_DOORBELL_SIZE_VER0	8
 #define SV_IOC_DOORBELL _IOWR(SV_IOC_MAGIC, SV_NR_DOORBELL, \
 			      struct sv_ring_doorbell)
+
+/*
+ * Flow steering (0x60-0x67): ibv_create_flow / ibv_destroy_flow.
+ *
+ * SV_IOC_CREATE_FLOW passes, at user address attr, exactly what the
+ * application gave ibv_create_flow(): a struct ibv_flow_attr followed by
+ * num_of_specs specs, attr_len bytes in all (the attr's size field). The
+ * structs below mirror <infiniband/verbs.h> byte for byte (sizes in the
+ * SV_FLOW_*_SIZE constants); a spec whose size field is not its type's
+ * size, a total that does not add up, an unknown spec type, comp_mask or
+ * flag bit, or port != 1 is EINVAL. Values and masks are in network byte
+ * order; a value bit outside its mask is ignored. The QP must be a
+ * RAW_PACKET or UD QP of this file on a device bound to a netdev, and the
+ * caller needs CAP_NET_RAW in the device's network namespace (EPERM). A
+ * QP with flows cannot be destroyed (EBUSY); closing the file destroys
+ * flows first. Documentation/steering.rst has the semantics.
+ */
+enum sv_flow_nr {
+	SV_NR_CREATE_FLOW = 0x60,
+	SV_NR_DESTROY_FLOW = 0x61,
+};
+
+/* enum ibv_flow_attr_type */
+#define SV_FLOW_ATTR_NORMAL		0x0
+#define SV_FLOW_ATTR_ALL_DEFAULT	0x1
+#define SV_FLOW_ATTR_MC_DEFAULT		0x2
+#define SV_FLOW_ATTR_SNIFFER		0x3
+
+/* enum ibv_flow_flags (bit 0: the older headers' ALLOW_LOOP_BACK) */
+#define SV_FLOW_ATTR_FLAGS_ALLOW_LOOP_BACK	0x1
+#define SV_FLOW_ATTR_FLAGS_DONT_TRAP		0x2
+#define SV_FLOW_ATTR_FLAGS_EGRESS		0x4
+
+/* enum ibv_flow_spec_type */
+#define SV_FLOW_SPEC_ETH		0x20
+#define SV_FLOW_SPEC_IPV4		0x30
+#define SV_FLOW_SPEC_IPV6		0x31
+#define SV_FLOW_SPEC_IPV4_EXT		0x32
+#define SV_FLOW_SPEC_ESP		0x34
+#define SV_FLOW_SPEC_TCP		0x40
+#define SV_FLOW_SPEC_UDP		0x41
+#define SV_FLOW_SPEC_VXLAN_TUNNEL	0x50
+#define SV_FLOW_SPEC_GRE		0x51
+#define SV_FLOW_SPEC_MPLS		0x60
+#define SV_FLOW_SPEC_INNER		0x100
+#define SV_FLOW_SPEC_ACTION_TAG		0x1000
+#define SV_FLOW_SPEC_ACTION_DROP	0x1001
+#define SV_FLOW_SPEC_ACTION_HANDLE	0x1002
+#define SV_FLOW_SPEC_ACTION_COUNT	0x1003
+
+/* struct ibv_flow_attr, 20 bytes */
+struct sv_flow_attr {
+	__u32 comp_mask;
+	__u32 type;		/* SV_FLOW_ATTR_* */
+	__u16 size;		/* the attr and its specs, in bytes */
+	__u16 priority;		/* lower values are tried first */
+	__u8 num_of_specs;
+	__u8 port;
+	__u16 pad;
+	__u32 flags;		/* SV_FLOW_ATTR_FLAGS_* */
+};
+
+/* The head of every spec: type, then size (enum, uint16_t) */
+struct sv_flow_spec_hdr {
+	__u32 type;
+	__u16 size;
+};
+
+struct sv_flow_eth_filter {
+	__u8 dst_mac[6];
+	__u8 src_mac[6];
+	__be16 ether_type;
+	__be16 vlan_tag;	/* 802.1Q TCI: prio 3, CFI 1, VLAN id 12 */
+};
+
+struct sv_flow_spec_eth {	/* 40 bytes */
+	__u32 type;
+	__u16 size;
+	struct sv_flow_eth_filter val;
+	struct sv_flow_eth_filter mask;
+	__u16 pad;
+};
+
+struct sv_flow_ipv4_filter {
+	__be32 src_ip;
+	__be32 dst_ip;
+};
+
+struct sv_flow_spec_ipv4 {	/* 24 bytes */
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	struct sv_flow_ipv4_filter val;
+	struct sv_flow_ipv4_filter mask;
+};
+
+struct sv_flow_ipv4_ext_filter {
+	__be32 src_ip;
+	__be32 dst_ip;
+	__u8 proto;
+	__u8 tos;
+	__u8 ttl;
+	__u8 flags;		/* the 3 flag bits of the fragment field */
+};
+
+struct sv_flow_spec_ipv4_ext {	/* 32 bytes */
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	struct sv_flow_ipv4_ext_filter val;
+	struct sv_flow_ipv4_ext_filter mask;
+};
+
+struct sv_flow_ipv6_filter {
+	__u8 src_ip[16];
+	__u8 dst_ip[16];
+	__be32 flow_label;	/* 20 bits */
+	__u8 next_hdr;
+	__u8 traffic_class;
+	__u8 hop_limit;
+	__u8 pad;
+};
+
+struct sv_flow_spec_ipv6 {	/* 88 bytes */
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	struct sv_flow_ipv6_filter val;
+	struct sv_flow_ipv6_filter mask;
+};
+
+struct sv_flow_tcp_udp_filter {
+	__be16 dst_port;
+	__be16 src_port;
+};
+
+struct sv_flow_spec_tcp_udp {	/* 16 bytes */
+	__u32 type;
+	__u16 size;
+	struct sv_flow_tcp_udp_filter val;
+	struct sv_flow_tcp_udp_filter mask;
+	__u16 pad;
+};
+
+struct sv_flow_tunnel_filter {
+	__be32 tunnel_id;	/* VXLAN: the VNI in the upper 24 bits */
+};
+
+struct sv_flow_spec_tunnel {	/* 16 bytes */
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	struct sv_flow_tunnel_filter val;
+	struct sv_flow_tunnel_filter mask;
+};
+
+struct sv_flow_gre_filter {
+	__be16 c_ks_res0_ver;
+	__be16 protocol;
+	__be32 key;
+};
+
+struct sv_flow_spec_gre {	/* 24 bytes */
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	struct sv_flow_gre_filter val;
+	struct sv_flow_gre_filter mask;
+};
+
+struct sv_flow_mpls_filter {
+	__be32 label;		/* label 20, TC 3, bottom of stack 1, TTL 8 */
+};
+
+struct sv_flow_spec_mpls {	/* 16 bytes */
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	struct sv_flow_mpls_filter val;
+	struct sv_flow_mpls_filter mask;
+};
+
+struct sv_flow_esp_filter {
+	__be32 spi;
+	__be32 seq;
+};
+
+struct sv_flow_spec_esp {	/* 24 bytes */
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	struct sv_flow_esp_filter val;
+	struct sv_flow_esp_filter mask;
+};
+
+struct sv_flow_spec_action_tag {	/* 12 bytes */
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	__u32 tag_id;		/* host order: the CQE's flow_tag */
+};
+
+struct sv_flow_spec_action_drop {	/* 8 bytes */
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+};
+
+#define SV_FLOW_ATTR_SIZE		20
+#define SV_FLOW_SPEC_ETH_SIZE		40
+#define SV_FLOW_SPEC_IPV4_SIZE		24
+#define SV_FLOW_SPEC_IPV4_EXT_SIZE	32
+#define SV_FLOW_SPEC_IPV6_SIZE		88
+#define SV_FLOW_SPEC_TCP_UDP_SIZE	16
+#define SV_FLOW_SPEC_TUNNEL_SIZE	16
+#define SV_FLOW_SPEC_GRE_SIZE		24
+#define SV_FLOW_SPEC_MPLS_SIZE		16
+#define SV_FLOW_SPEC_ESP_SIZE		24
+#define SV_FLOW_SPEC_ACTION_TAG_SIZE	12
+#define SV_FLOW_SPEC_ACTION_DROP_SIZE	8
+/* The largest attr + specs SV_IOC_CREATE_FLOW takes. */
+#define SV_FLOW_ATTR_MAX_SIZE		1024
+/* Flows per device */
+#define SV_MAX_FLOW			65536
+
+struct sv_create_flow {
+	__u32 size;
+	__u32 qp_handle;	/* in */
+	__u64 attr;		/* in: user address of the ibv_flow_attr */
+	__u32 attr_len;		/* in: its size field (at most 1024) */
+	__u32 handle;		/* out */
+};
+
+#define SV_CREATE_FLOW_SIZE_VER0	24
+#define SV_IOC_CREATE_FLOW _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_FLOW, \
+				 struct sv_create_flow)
+
+struct sv_destroy_flow {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_FLOW_SIZE_VER0	8
+#define SV_IOC_DESTROY_FLOW _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_FLOW, \
+				  struct sv_destroy_flow)
 
 #endif /* _UAPI_SOFTVERBS_ABI_H */

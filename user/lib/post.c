@@ -222,6 +222,9 @@ static int sv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 
 static bool sv_op_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
+	/* A raw QP's WR is one Ethernet frame. */
+	if (type == IBV_QPT_RAW_PACKET)
+		return op == IBV_WR_SEND;
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:

@@ -203,6 +203,9 @@ static int sv_check_send_ops(enum ibv_qp_type type, uint64_t ops)
 	case IBV_QPT_UD:
 		ok = SV_SEND_OPS_UD;
 		break;
+	case IBV_QPT_RAW_PACKET:
+		ok = IBV_QP_EX_WITH_SEND;
+		break;
 	default:
 		return EOPNOTSUPP;
 	}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * softverbs flow steering: the frames a device bound to a netdev receives
+ * (and, on the e-switch, sends to itself) go through the device's verbs
+ * rules before the kernel's own receive path.
+ *
+ *   flow.c   SV_IOC_CREATE_FLOW / SV_IOC_DESTROY_FLOW: the verbs specs
+ *            (struct ibv_flow_attr and its specs, byte for byte) become a
+ *            rule: a masked match key, a priority, actions
+ *   table.c  the device's tables: per priority, one exact-match hash
+ *            table per distinct mask (as NIC hardware does); writers
+ *            under a mutex, the frame path under RCU
+ *   parse.c  a frame's headers -> struct sv_flow_key
+ *   rx.c     the netdev rx_handler, the rules' verdict on a frame,
+ *            delivery to RAW_PACKET/UD QPs (a bounded queue per QP that
+ *            the file's engine drains into the receive queue), and the
+ *            RAW_PACKET QP's transmit path (dev_queue_xmit, e-switch
+ *            loopback)
+ */
+#ifndef SV_STEER_H
+#define SV_STEER_H
+
+#include <linux/rhashtable.h>
+#include <linux/skbuff.h>
+
+#include "../sv.h"
+
+/* The headers of one layer set (outer, or inner of a tunnel). */
+struct sv_flow_hdrs {
+	u8 dst_mac[6];
+	u8 src_mac[6];
+	__be16 ether_type;	/* after the VLAN tag */
+	__be16 vlan_tag;	/* the TCI, 0 without a tag */
+	u8 l3;			/* 4, 6 or 0 */
+	u8 ip_proto;		/* IPv4 protocol, IPv6 next header */
+	u8 tos;			/* IPv4 TOS, IPv6 traffic class */
+	u8 ttl;			/* IPv4 TTL, IPv6 hop limit */
+	u8 ip_flags;		/* IPv4: the 3 flag bits */
+	u8 l4;			/* IPPROTO_TCP or _UDP: ports are valid */
+	__be16 src_port;
+	__be16 dst_port;
+	u8 pad[2];
+	__be32 flow_label;	/* IPv6, 20 bits */
+	u8 src_ip[16];		/* IPv4: the first 4 bytes */
+	u8 dst_ip[16];
+};
+
+/*
+ * Everything a rule can match on. Rules keep a value and a mask of this;
+ * a frame matches when (key & mask) == value, bit for bit. Padding is
+ * always zero, so whole keys hash and compare as bytes.
+ */
+struct sv_flow_key {
+	struct sv_flow_hdrs outer;
+	u8 tunnel;		/* SV_TUN_* */
+	u8 pad[3];
+	__be32 tunnel_id;	/* VXLAN: VNI << 8 */
+	__be16 gre_flags;	/* c_ks_res0_ver */
+	__be16 gre_proto;
+	__be32 gre_key;
+	__be32 mpls_label;	/* the first label entry */
+	__be32 esp_spi;
+	__be32 esp_seq;
+	struct sv_flow_hdrs inner;
+} __aligned(8);
+
+enum {
+	SV_TUN_NONE,
+	SV_TUN_VXLAN,
+	SV_TUN_GRE,
+};
+
+/* One flow: a verbs rule and its uobj. */
+struct sv_flow {
+	struct sv_uobj uobj;		/* first */
+	struct rhlist_head hnode;	/* in its mask's table */
+	struct list_head list;		/* on the default/sniffer lists */
+	struct sv_steer_mask *mask;	/* NORMAL rules */
+	struct sv_flow_key val;		/* already masked */
+	struct sv_qp *qp;		/* referenced, usecnt held */
+	u64 seq;			/* creation order: earlier wins ties */
+	u32 type;			/* SV_FLOW_ATTR_* */
+	u32 flags;			/* SV_FLOW_ATTR_FLAGS_* */
+	u32 tag;
+	u16 priority;
+	bool drop;
+};
+
+/* The device's tables (table.c). */
+struct sv_steer {
+	struct mutex lock;		/* writers */
+	struct list_head prios;		/* struct sv_steer_prio, ascending */
+	struct list_head defaults;	/* ALL/MC_DEFAULT rules, by priority */
+	struct list_head sniffers;	/* SNIFFER rules */
+	u64 next_seq;
+	atomic_t nrules;		/* 0: the frame path does nothing */
+};
+
+/* table.c */
+struct sv_steer *sv_steer_alloc(void);
+void sv_steer_free(struct sv_steer *st);
+int sv_steer_insert(struct sv_steer *st, struct sv_flow *fl,
+		    const struct sv_flow_key *mask);
+void sv_steer_remove(struct sv_steer *st, struct sv_flow *fl);
+
+/* The verdict on one frame (rx.c, via table.c). */
+struct sv_steer_verdict {
+	struct sv_flow *deliver[16];	/* rules whose QP gets a copy */
+	u32 n;
+	bool trapped;			/* the kernel stack does not see it */
+	bool dropped;			/* an ACTION_DROP rule took it */
+};
+
+void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
+		     bool multicast, struct sv_qp *src_qp,
+		     struct sv_steer_verdict *v);
+
+/* parse.c: the key of a frame whose data is at the network header. */
+void sv_steer_parse(const struct sk_buff *skb, struct sv_flow_key *key);
+
+/* flow.c */
+int sv_create_flow(struct sv_file *f, void *arg);
+int sv_destroy_flow(struct sv_file *f, void *arg);
+
+#endif /* SV_STEER_H */

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs steering tables, one set per device.
+ *
+ * NORMAL rules live in priority groups (ascending priority value: lower
+ * values are tried first). A group holds one exact-match hash table
+ * (rhltable) per distinct mask among its rules, keyed by the masked
+ * value, as NIC flow tables are: a frame costs one hash lookup per mask
+ * of a priority, however many rules share it. ALL_DEFAULT and MC_DEFAULT
+ * rules (no match criteria) are on one list by priority, SNIFFER rules
+ * on another.
+ *
+ * Writers (create, destroy) hold st->lock; the frame path reads under
+ * RCU. A removed rule, mask or group is freed only after a grace period:
+ * sv_steer_remove() waits for one, outside the lock.
+ *
+ * Verdict, per frame: the first priority group with a matching rule that
+ * traps decides. At that priority every matching DONT_TRAP rule delivers
+ * a copy, as does every DONT_TRAP rule met in earlier groups; of several
+ * trapping rules of one priority the earliest created wins, so a frame
+ * never reaches one QP twice. A frame no NORMAL rule trapped goes to the
+ * default rules (MC_DEFAULT only for multicast frames) in the same way,
+ * and every SNIFFER rule gets a copy of every frame.
+ */
+#include <linux/etherdevice.h>
+#include <linux/slab.h>
+
+#include "steer.h"
+
+struct sv_steer_mask {
+	struct list_head node;		/* on its group's masks, RCU */
+	struct sv_flow_key mask;
+	struct rhltable ht;		/* struct sv_flow by val */
+	struct sv_steer_prio *prio;	/* its group */
+	u32 nrules;			/* under st->lock */
+};
+
+struct sv_steer_prio {
+	struct list_head node;		/* on st->prios, RCU */
+	struct list_head masks;		/* struct sv_steer_mask, RCU */
+	u16 priority;
+	u32 nrules;			/* under st->lock */
+};
+
+static const struct rhashtable_params sv_steer_params = {
+	.key_len = sizeof(struct sv_flow_key),
+	.key_offset = offsetof(struct sv_flow, val),
+	.head_offset = offsetof(struct sv_flow, hnode),
+	.automatic_shrinking = true,
+};
+
+struct sv_steer *sv_steer_alloc(void)
+{
+	struct sv_steer *st = kzalloc(sizeof(*st), GFP_KERNEL);
+
+	if (!st)
+		return NULL;
+	mutex_init(&st->lock);
+	INIT_LIST_HEAD(&st->prios);
+	INIT_LIST_HEAD(&st->defaults);
+	INIT_LIST_HEAD(&st->sniffers);
+	return st;
+}
+
+/* Every flow is gone (they hold the device through their QPs). */
+void sv_steer_free(struct sv_steer *st)
+{
+	if (!st)
+		return;
+	WARN_ON_ONCE(!list_empty(&st->prios) || !list_empty(&st->defaults) ||
+		     !list_empty(&st->sniffers));
+	mutex_destroy(&st->lock);
+	kfree(st);
+}
+
+static void sv_key_and(struct sv_flow_key *out, const struct sv_flow_key *a,
+		       const struct sv_flow_key *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+	u64 *o = (u64 *)out;
+	size_t i;
+
+	BUILD_BUG_ON(sizeof(*out) % sizeof(u64));
+	for (i = 0; i < sizeof(*out) / sizeof(u64); i++)
+		o[i] = x[i] & y[i];
+}
+
+static struct sv_steer_prio *sv_prio_get(struct sv_steer *st, u16 priority)
+{
+	struct sv_steer_prio *p, *np;
+
+	list_for_each_entry(p, &st->prios, node) {
+		if (p->priority == priority)
+			return p;
+		if (p->priority > priority)
+			break;
+	}
+	np = kzalloc(sizeof(*np), GFP_KERNEL_ACCOUNT);
+	if (!np)
+		return NULL;
+	np->priority = priority;
+	INIT_LIST_HEAD(&np->masks);
+	/* Before p (the first higher one), or at the tail. */
+	list_add_tail_rcu(&np->node, &p->node);
+	return np;
+}
+
+static struct sv_steer_mask *sv_mask_find(struct sv_steer_prio *p,
+					  const struct sv_flow_key *mask)
+{
+	struct sv_steer_mask *m;
+
+	list_for_each_entry(m, &p->masks, node)
+		if (!memcmp(&m->mask, mask, sizeof(*mask)))
+			return m;
+	return NULL;
+}
+
+/* Insert a flow whose type, priority, flags, val (masked) are set. */
+int sv_steer_insert(struct sv_steer *st, struct sv_flow *fl,
+		    const struct sv_flow_key *mask)
+{
+	struct sv_steer_prio *p;
+	struct sv_steer_mask *m;
+	struct sv_flow *pos;
+	bool new_mask = false;
+	int ret = 0;
+
+	mutex_lock(&st->lock);
+	fl->seq = st->next_seq++;
+	switch (fl->type) {
+	case SV_FLOW_ATTR_SNIFFER:
+		list_add_tail_rcu(&fl->list, &st->sniffers);
+		break;
+	case SV_FLOW_ATTR_ALL_DEFAULT:
+	case SV_FLOW_ATTR_MC_DEFAULT:
+		/* By priority, after the equal ones: creation order. */
+		list_for_each_entry(pos, &st->defaults, list)
+			if (pos->priority > fl->priority)
+				break;
+		list_add_tail_rcu(&fl->list, &pos->list);
+		break;
+	default:
+		p = sv_prio_get(st, fl->priority);
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		m = sv_mask_find(p, mask);
+		if (!m) {
+			m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+			if (!m) {
+				ret = -ENOMEM;
+				goto err_prio;
+			}
+			m->mask = *mask;
+			m->prio = p;
+			ret = rhltable_init(&m->ht, &sv_steer_params);
+			if (ret) {
+				kfree(m);
+				goto err_prio;
+			}
+			new_mask = true;
+		}
+		ret = rhltable_insert(&m->ht, &fl->hnode, sv_steer_params);
+		if (ret) {
+			if (new_mask) {
+				rhltable_destroy(&m->ht);
+				kfree(m);
+			}
+			goto err_prio;
+		}
+		/* Published complete: the table holds the rule already. */
+		if (new_mask)
+			list_add_tail_rcu(&m->node, &p->masks);
+		fl->mask = m;
+		m->nrules++;
+		p->nrules++;
+		break;
+err_prio:
+		if (!p->nrules) {
+			/* Never seen by a reader that could find a rule. */
+			list_del_rcu(&p->node);
+			synchronize_rcu();
+			kfree(p);
+		}
+		break;
+	}
+	if (!ret)
+		atomic_inc(&st->nrules);
+	mutex_unlock(&st->lock);
+	return ret;
+}
+
+/*
+ * Take a flow out of the tables and wait until no frame can be looking
+ * at it (or at the mask and group it emptied). Process context.
+ */
+void sv_steer_remove(struct sv_steer *st, struct sv_flow *fl)
+{
+	struct sv_steer_prio *p = NULL;
+	struct sv_steer_mask *m = NULL;
+
+	mutex_lock(&st->lock);
+	atomic_dec(&st->nrules);
+	if (fl->type != SV_FLOW_ATTR_NORMAL) {
+		list_del_rcu(&fl->list);
+	} else {
+		m = fl->mask;
+		rhltable_remove(&m->ht, &fl->hnode, sv_steer_params);
+		p = m->prio;
+		p->nrules--;
+		if (--m->nrules)
+			m = NULL;
+		else
+			list_del_rcu(&m->node);
+		if (p->nrules)
+			p = NULL;
+		else
+			list_del_rcu(&p->node);
+	}
+	mutex_unlock(&st->lock);
+	synchronize_rcu();
+	if (m) {
+		rhltable_destroy(&m->ht);
+		kfree(m);
+	}
+	kfree(p);
+}
+
+/* May this rule take a frame @src_qp sent (e-switch loopback)? */
+static bool sv_flow_applies(const struct sv_flow *fl,
+			    const struct sv_qp *src_qp, bool multicast)
+{
+	if (!src_qp || fl->qp != src_qp)
+		return true;
+	if (multicast && (src_qp->create_flags & SV_QP_CREATE_BLOCK_SELF_MC_LB))
+		return false;
+	return fl->flags & SV_FLOW_ATTR_FLAGS_ALLOW_LOOP_BACK;
+}
+
+/* A copy for fl's QP, unless that QP has one already. */
+static void sv_verdict_add(struct sv_steer_verdict *v, struct sv_flow *fl)
+{
+	u32 i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->deliver[i]->qp == fl->qp)
+			return;
+	if (v->n < ARRAY_SIZE(v->deliver))
+		v->deliver[v->n++] = fl;
+}
+
+/* A matching rule: DONT_TRAP delivers, else the earliest trapping wins. */
+static void sv_verdict_take(struct sv_steer_verdict *v, struct sv_flow *fl,
+			    struct sv_flow **trap)
+{
+	if (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP)
+		sv_verdict_add(v, fl);
+	else if (!*trap || fl->seq < (*trap)->seq)
+		*trap = fl;
+}
+
+static void sv_verdict_trap(struct sv_steer_verdict *v, struct sv_flow *trap)
+{
+	v->trapped = true;
+	if (trap->drop)
+		v->dropped = true;
+	else
+		sv_verdict_add(v, trap);
+}
+
+/* The rules' verdict on a frame with @key. Under RCU. */
+void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
+		     bool multicast, struct sv_qp *src_qp,
+		     struct sv_steer_verdict *v)
+{
+	struct sv_flow *fl, *trap = NULL;
+	struct rhlist_head *list, *pos;
+	struct sv_steer_prio *p;
+	struct sv_steer_mask *m;
+	struct sv_flow_key mk;
+	int prio = -1;
+
+	v->n = 0;
+	v->trapped = false;
+	v->dropped = false;
+	list_for_each_entry_rcu(p, &st->prios, node) {
+		list_for_each_entry_rcu(m, &p->masks, node) {
+			sv_key_and(&mk, key, &m->mask);
+			list = rhltable_lookup(&m->ht, &mk, sv_steer_params);
+			rhl_for_each_entry_rcu(fl, pos, list, hnode)
+				if (sv_flow_applies(fl, src_qp, multicast))
+					sv_verdict_take(v, fl, &trap);
+		}
+		if (trap) {
+			sv_verdict_trap(v, trap);
+			break;
+		}
+	}
+	if (!v->trapped) {
+		list_for_each_entry_rcu(fl, &st->defaults, list) {
+			if (trap && fl->priority != prio)
+				break;
+			if (fl->type == SV_FLOW_ATTR_MC_DEFAULT && !multicast)
+				continue;
+			if (!sv_flow_applies(fl, src_qp, multicast))
+				continue;
+			sv_verdict_take(v, fl, &trap);
+			if (trap)
+				prio = trap->priority;
+		}
+		if (trap)
+			sv_verdict_trap(v, trap);
+	}
+	list_for_each_entry_rcu(fl, &st->sniffers, list)
+		if (sv_flow_applies(fl, src_qp, multicast))
+			sv_verdict_add(v, fl);
+}
