@@ -258,8 +258,9 @@ static void sv_verdict_take(struct sv_steer_verdict *v, struct sv_flow *fl,
 	if (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) {
 		sv_flow_count(fl, v->len);
 		sv_verdict_add(v, fl);
-	} else if (!*trap || fl->seq < (*trap)->seq)
+	} else if (!*trap || fl->seq < (*trap)->seq) {
 		*trap = fl;
+	}
 }
 
 static void sv_verdict_trap(struct sv_steer_verdict *v, struct sv_flow *trap)
