@@ -128,8 +128,9 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 sv_destroy_counters, SV_DESTROY_COUNTERS_SIZE_VER0),
 	SV_IOCTL(SV_NR_ATTACH_COUNTERS, sv_attach_counters, sv_attach_counters,
 		 SV_ATTACH_COUNTERS_SIZE_VER0),
-	SV_IOCTL(SV_NR_READ_COUNTERS, sv_read_counters, sv_read_counters,
-		 SV_READ_COUNTERS_SIZE_VER0),
+	/* It writes the values out without f->lock (counters.c). */
+	SV_IOCTL_UNLOCKED(SV_NR_READ_COUNTERS, sv_read_counters,
+			  sv_read_counters, SV_READ_COUNTERS_SIZE_VER0),
 	SV_IOCTL(SV_NR_MAP_WQ, sv_map_wq, sv_map_wq, SV_MAP_WQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_MAP_DOORBELL, sv_map_doorbell, sv_map_doorbell,
 		 SV_MAP_DOORBELL_SIZE_VER0),

@@ -19,7 +19,9 @@
  * before it drops the usecnt; its memory, and its reference, go later.
  *
  * Control operations run under the file's lock (file.c): descriptions and
- * the bound state do not change under a read.
+ * the bound state do not change under them. SV_IOC_READ_COUNTERS takes
+ * it itself, only to compute the values: it writes them to user memory
+ * after, as the lock must never wait on a fault.
  */
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -248,38 +250,44 @@ int sv_read_counters(struct sv_file *f, void *arg)
 	u64 vals[2], *buf = NULL;
 	struct sv_counters *c;
 	struct sv_uobj *u;
+	u32 i, nvalid = 0;
 	int ret = 0;
-	u32 i;
 
 	if (cmd->reserved || (cmd->flags & ~SV_READ_COUNTERS_PREFER_CACHED))
 		return -EINVAL;
+	mutex_lock(&f->lock);
 	u = sv_uobj_get(f, cmd->handle, SV_OBJ_COUNTERS);
-	if (IS_ERR(u))
+	if (IS_ERR(u)) {
+		mutex_unlock(&f->lock);
 		return PTR_ERR(u);
+	}
 	c = to_sv_counters(u);
 	/* As uverbs: only an object bound to a flow can be read. */
 	if (!atomic_read(&u->usecnt) || cmd->ncounters < c->nvalid) {
 		ret = -EINVAL;
-		goto out;
+		goto out_unlock;
 	}
-	buf = kcalloc(c->nvalid, sizeof(*buf), GFP_KERNEL);
+	nvalid = c->nvalid;
+	buf = kcalloc(nvalid, sizeof(*buf), GFP_KERNEL);
 	if (!buf) {
 		ret = -ENOMEM;
-		goto out;
+		goto out_unlock;
 	}
 	/* Exact software counts: cached or not, the live values. */
 	sv_counters_sum(c, &vals[SV_COUNTER_PACKETS], &vals[SV_COUNTER_BYTES]);
 	for (i = 0; i < c->ndesc; i++)
 		buf[c->desc[i].index] += vals[c->desc[i].desc];
-	if (copy_to_user(out, buf, c->nvalid * sizeof(*buf)) ||
-	    clear_user(out + c->nvalid,
-		       (size_t)(cmd->ncounters - c->nvalid) * sizeof(*buf))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	cmd->nvalid = c->nvalid;
-out:
-	kfree(buf);
+out_unlock:
+	mutex_unlock(&f->lock);
 	sv_uobj_put(u);
+	if (ret)
+		return ret;
+	if (copy_to_user(out, buf, nvalid * sizeof(*buf)) ||
+	    clear_user(out + nvalid,
+		       (size_t)(cmd->ncounters - nvalid) * sizeof(*buf)))
+		ret = -EFAULT;
+	else
+		cmd->nvalid = nvalid;
+	kfree(buf);
 	return ret;
 }
