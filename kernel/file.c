@@ -121,6 +121,16 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 			SV_CREATE_FLOW_SIZE_VER0, SV_OBJ_FLOW, handle),
 	SV_IOCTL(SV_NR_DESTROY_FLOW, sv_destroy_flow, sv_destroy_flow,
 		 SV_DESTROY_FLOW_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_CREATE_COUNTERS, sv_create_counters,
+			sv_create_counters, SV_CREATE_COUNTERS_SIZE_VER0,
+			SV_OBJ_COUNTERS, handle),
+	SV_IOCTL(SV_NR_DESTROY_COUNTERS, sv_destroy_counters,
+		 sv_destroy_counters, SV_DESTROY_COUNTERS_SIZE_VER0),
+	SV_IOCTL(SV_NR_ATTACH_COUNTERS, sv_attach_counters, sv_attach_counters,
+		 SV_ATTACH_COUNTERS_SIZE_VER0),
+	/* It writes the values out without f->lock (counters.c). */
+	SV_IOCTL_UNLOCKED(SV_NR_READ_COUNTERS, sv_read_counters,
+			  sv_read_counters, SV_READ_COUNTERS_SIZE_VER0),
 	SV_IOCTL(SV_NR_MAP_WQ, sv_map_wq, sv_map_wq, SV_MAP_WQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_MAP_DOORBELL, sv_map_doorbell, sv_map_doorbell,
 		 SV_MAP_DOORBELL_SIZE_VER0),
@@ -155,6 +165,8 @@ static bool sv_ioctl_dead_ok(unsigned int nr)
 	case SV_NR_DESTROY_AH:
 	case SV_NR_DETACH_MCAST:
 	case SV_NR_DESTROY_FLOW:
+	case SV_NR_DESTROY_COUNTERS:
+	case SV_NR_READ_COUNTERS:
 		return true;
 	default:
 		return false;

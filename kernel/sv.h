@@ -37,6 +37,7 @@ enum sv_obj_type {
 	SV_OBJ_WQ,
 	SV_OBJ_RWQ_IND_TBL,
 	SV_OBJ_FLOW,
+	SV_OBJ_COUNTERS,
 	SV_OBJ_MAX
 };
 
@@ -583,6 +584,11 @@ bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget);
 void sv_steer_qp_purge(struct sv_qp *qp);
 int sv_create_flow(struct sv_file *f, void *arg);
 int sv_destroy_flow(struct sv_file *f, void *arg);
+/* steer/counters.c: flow counters (ACTION_COUNT) */
+int sv_create_counters(struct sv_file *f, void *arg);
+int sv_destroy_counters(struct sv_file *f, void *arg);
+int sv_attach_counters(struct sv_file *f, void *arg);
+int sv_read_counters(struct sv_file *f, void *arg);
 /* exec.c: one steered frame into qp's receive queue; false: dropped */
 bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
 			void *buf);

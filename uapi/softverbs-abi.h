@@ -40,7 +40,7 @@
  *   0x30-0x3f  QP                 0x40-0x47  SRQ
  *   0x48-0x4f  AH                 0x50-0x57  multicast
  *   0x58-0x5f  data path (rings, doorbell)
- *   0x60-0x67  flow steering
+ *   0x60-0x67  flow steering (0x64-0x67: flow counters)
  */
 enum sv_ioctl_nr {
 	SV_NR_QUERY_ABI = 0x00,
@@ -1314,6 +1314,20 @@ struct sv_flow_spec_action_drop {	/* 8 bytes */
 	__u16 pad;
 };
 
+/*
+ * struct ibv_flow_spec_counter_action, 16 bytes: verbs.h has a pointer to
+ * the struct ibv_counters at offset 8; the library puts the counters'
+ * handle there instead (and zero in the upper half) before the attr goes
+ * to the kernel.
+ */
+struct sv_flow_spec_action_count {
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	__u32 counters_handle;
+	__u32 reserved;		/* zero */
+};
+
 #define SV_FLOW_ATTR_SIZE		20
 #define SV_FLOW_SPEC_ETH_SIZE		40
 #define SV_FLOW_SPEC_IPV4_SIZE		24
@@ -1326,6 +1340,7 @@ struct sv_flow_spec_action_drop {	/* 8 bytes */
 #define SV_FLOW_SPEC_ESP_SIZE		24
 #define SV_FLOW_SPEC_ACTION_TAG_SIZE	12
 #define SV_FLOW_SPEC_ACTION_DROP_SIZE	8
+#define SV_FLOW_SPEC_ACTION_COUNT_SIZE	16
 /* The largest attr + specs SV_IOC_CREATE_FLOW takes. */
 #define SV_FLOW_ATTR_MAX_SIZE		1024
 /* Flows per device */
@@ -1351,5 +1366,88 @@ struct sv_destroy_flow {
 #define SV_DESTROY_FLOW_SIZE_VER0	8
 #define SV_IOC_DESTROY_FLOW _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_FLOW, \
 				  struct sv_destroy_flow)
+
+/*
+ * Flow counters (0x64-0x67): ibv_create_counters, ibv_destroy_counters,
+ * ibv_attach_counters_point_flow (static mode: flow NULL) and
+ * ibv_read_counters. A counters object is bound to a flow by an
+ * IBV_FLOW_SPEC_ACTION_COUNT spec in SV_IOC_CREATE_FLOW (struct
+ * sv_flow_spec_action_count) and counts the packets and bytes of the
+ * frames that hit the flow's rule; several flows may share one object
+ * (their counts add up). Documentation/steering.rst has the semantics.
+ *
+ *   SV_IOC_ATTACH_COUNTERS: describe the counter at index (desc
+ *     SV_COUNTER_PACKETS or SV_COUNTER_BYTES, else EOPNOTSUPP); index
+ *     below SV_COUNTERS_MAX_INDEX and at most SV_COUNTERS_MAX_DESC
+ *     descriptions (EINVAL); EBUSY while the object is bound to a flow.
+ *   SV_IOC_CREATE_FLOW with an object that has no description: EINVAL.
+ *   SV_IOC_READ_COUNTERS: EINVAL while the object is bound to no flow,
+ *     for flags other than SV_READ_COUNTERS_PREFER_CACHED, and for
+ *     ncounters below the highest described index + 1. Writes ncounters
+ *     values at values: index i holds the sum of the counters described
+ *     at i, 0 where none is. nvalid returns the highest described index
+ *     + 1 (the kernel writes every value; nvalid is for information).
+ *   SV_IOC_DESTROY_COUNTERS: EBUSY while bound to a flow.
+ */
+enum sv_counters_nr {
+	SV_NR_CREATE_COUNTERS = 0x64,
+	SV_NR_DESTROY_COUNTERS = 0x65,
+	SV_NR_ATTACH_COUNTERS = 0x66,
+	SV_NR_READ_COUNTERS = 0x67,
+};
+
+/* enum ibv_counter_description */
+#define SV_COUNTER_PACKETS		0
+#define SV_COUNTER_BYTES		1
+/* enum ibv_read_counters_flags */
+#define SV_READ_COUNTERS_PREFER_CACHED	0x1
+/* Descriptions per counters object, and their indexes */
+#define SV_COUNTERS_MAX_DESC		256
+#define SV_COUNTERS_MAX_INDEX		256
+/* Counters objects per device */
+#define SV_MAX_COUNTERS			65536
+
+struct sv_create_counters {
+	__u32 size;
+	__u32 handle;		/* out */
+};
+
+#define SV_CREATE_COUNTERS_SIZE_VER0	8
+#define SV_IOC_CREATE_COUNTERS _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_COUNTERS, \
+				     struct sv_create_counters)
+
+struct sv_destroy_counters {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_COUNTERS_SIZE_VER0	8
+#define SV_IOC_DESTROY_COUNTERS _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_COUNTERS, \
+				      struct sv_destroy_counters)
+
+struct sv_attach_counters {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 desc;		/* in: SV_COUNTER_* */
+	__u32 index;		/* in: where ibv_read_counters puts it */
+};
+
+#define SV_ATTACH_COUNTERS_SIZE_VER0	16
+#define SV_IOC_ATTACH_COUNTERS _IOWR(SV_IOC_MAGIC, SV_NR_ATTACH_COUNTERS, \
+				     struct sv_attach_counters)
+
+struct sv_read_counters {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u64 values;		/* in: user address of ncounters __u64 */
+	__u32 ncounters;	/* in */
+	__u32 flags;		/* in: SV_READ_COUNTERS_* */
+	__u32 nvalid;		/* out: highest described index + 1 */
+	__u32 reserved;		/* zero */
+};
+
+#define SV_READ_COUNTERS_SIZE_VER0	32
+#define SV_IOC_READ_COUNTERS _IOWR(SV_IOC_MAGIC, SV_NR_READ_COUNTERS, \
+				   struct sv_read_counters)
 
 #endif /* _UAPI_SOFTVERBS_ABI_H */

@@ -248,8 +248,10 @@ static int sv_spec_apply(struct sv_flow *fl, struct sv_flow_key *km,
 			return -EINVAL;
 		fl->drop = true;
 		return 0;
+	case SV_FLOW_SPEC_ACTION_COUNT:
+		return sv_counters_spec(fl, spec);	/* counters.c */
 	default:
-		/* Flow actions and counters are objects softverbs lacks. */
+		/* Flow actions are objects softverbs lacks. */
 		return -EOPNOTSUPP;
 	}
 }
@@ -309,6 +311,7 @@ static void sv_flow_destroy(struct sv_uobj *u)
 
 	sv_steer_remove(fl->qp->sdev->steer, fl);
 	atomic_dec(&fl->qp->uobj.usecnt);
+	sv_counters_unbind(fl);
 }
 
 static void sv_flow_free(struct sv_uobj *u)
@@ -316,6 +319,7 @@ static void sv_flow_free(struct sv_uobj *u)
 	struct sv_flow *fl = to_sv_flow(u);
 
 	sv_qp_put(fl->qp);
+	sv_counters_put(fl);
 	kfree(fl);
 }
 
@@ -362,6 +366,7 @@ int sv_create_flow(struct sv_file *f, void *arg)
 		goto err_free;
 	}
 	ret = sv_flow_parse(fl, km, buf, c->attr_len);
+	ret = ret ?: sv_counters_bind(f, fl);
 	if (ret)
 		goto err_free;
 	ret = sv_charge(f, SV_OBJ_FLOW, &fl->uobj.charge);
@@ -388,6 +393,10 @@ err_usecnt:
 	atomic_dec(&qp->uobj.usecnt);
 	sv_uncharge(&fl->uobj.charge);
 err_free:
+	if (fl) {
+		sv_counters_unbind(fl);
+		sv_counters_put(fl);
+	}
 	kfree(fl);
 	kfree(km);
 	kfree(buf);

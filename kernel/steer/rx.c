@@ -97,6 +97,17 @@ static void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 }
 
 /*
+ * A frame's length as its QP receives it (the CQE's byte_len without a
+ * UD QP's GRH) and its rules' counters count it: from the MAC header on,
+ * a VLAN tag the kernel took out included, no FCS (netdevs strip it).
+ */
+static u32 sv_steer_frame_len(const struct sk_buff *skb)
+{
+	return skb->data - skb_mac_header(skb) + skb->len +
+	       (skb_vlan_tag_present(skb) ? VLAN_HLEN : 0);
+}
+
+/*
  * Steer one frame (data at the network header); true if it is trapped.
  * @src_qp: the sending QP for e-switch loopback, or NULL. Under RCU.
  */
@@ -113,6 +124,7 @@ static bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
 		return false;
 	sv_steer_parse(skb, &key);
 	mc = is_multicast_ether_addr(key.outer.dst_mac);
+	v.len = sv_steer_frame_len(skb);
 	sv_steer_lookup(st, &key, mc, src_qp, &v);
 	for (i = 0; i < v.n; i++)
 		sv_steer_enqueue(sdev, v.deliver[i], skb);
@@ -269,9 +281,13 @@ static bool sv_steer_loopback(struct sv_device *sdev, struct sv_qp *qp,
 
 		/* Not for the e-switch: only the sniffers see it. */
 		v.n = 0;
-		list_for_each_entry_rcu(fl, &sdev->steer->sniffers, list)
-			if (fl->qp != qp && v.n < ARRAY_SIZE(v.deliver))
+		list_for_each_entry_rcu(fl, &sdev->steer->sniffers, list) {
+			if (fl->qp == qp)
+				continue;
+			sv_flow_count(fl, sv_steer_frame_len(c));
+			if (v.n < ARRAY_SIZE(v.deliver))
 				v.deliver[v.n++] = fl;
+		}
 		for (i = 0; i < v.n; i++)
 			sv_steer_enqueue(sdev, v.deliver[i], c);
 	}

@@ -11,6 +11,8 @@
  *            table per distinct mask (as NIC hardware does); writers
  *            under a mutex, the frame path under RCU
  *   parse.c  a frame's headers -> struct sv_flow_key
+ *   counters.c  flow counters: the counters objects of ACTION_COUNT,
+ *            bound to flows, counted per CPU on the frame path
  *   rx.c     the netdev rx_handler, the rules' verdict on a frame,
  *            delivery to RAW_PACKET/UD QPs (a bounded queue per QP that
  *            the file's engine drains into the receive queue), and the
@@ -70,6 +72,8 @@ enum {
 	SV_TUN_GRE,
 };
 
+struct sv_counters;
+
 /* One flow: a verbs rule and its uobj. */
 struct sv_flow {
 	struct sv_uobj uobj;		/* first */
@@ -78,6 +82,9 @@ struct sv_flow {
 	struct sv_steer_mask *mask;	/* NORMAL rules */
 	struct sv_flow_key val;		/* already masked */
 	struct sv_qp *qp;		/* referenced, usecnt held */
+	struct sv_counters *counters;	/* ACTION_COUNT: referenced, usecnt */
+	u32 counters_handle;		/* ... as the spec named it */
+	bool count;			/* ... there is such a spec */
 	u64 seq;			/* creation order: earlier wins ties */
 	u32 type;			/* SV_FLOW_ATTR_* */
 	u32 flags;			/* SV_FLOW_ATTR_FLAGS_* */
@@ -109,6 +116,7 @@ struct sv_steer_verdict {
 	u32 n;
 	bool trapped;			/* the kernel stack does not see it */
 	bool dropped;			/* an ACTION_DROP rule took it */
+	u32 len;			/* in: the frame's length, for counters */
 };
 
 void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
@@ -117,6 +125,20 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 
 /* parse.c: the key of a frame whose data is at the network header. */
 void sv_steer_parse(const struct sk_buff *skb, struct sv_flow_key *key);
+
+/* counters.c */
+int sv_counters_spec(struct sv_flow *fl, const void *spec);
+int sv_counters_bind(struct sv_file *f, struct sv_flow *fl);
+void sv_counters_unbind(struct sv_flow *fl);
+void sv_counters_put(struct sv_flow *fl);
+void sv_counters_add(struct sv_counters *c, u32 len);
+
+/* A frame of len bytes hit fl's rule. Under RCU, BH off. */
+static inline void sv_flow_count(const struct sv_flow *fl, u32 len)
+{
+	if (fl->counters)
+		sv_counters_add(fl->counters, len);
+}
 
 /* flow.c */
 int sv_create_flow(struct sv_file *f, void *arg);

@@ -255,22 +255,28 @@ static void sv_verdict_add(struct sv_steer_verdict *v, struct sv_flow *fl)
 static void sv_verdict_take(struct sv_steer_verdict *v, struct sv_flow *fl,
 			    struct sv_flow **trap)
 {
-	if (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP)
+	if (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) {
+		sv_flow_count(fl, v->len);
 		sv_verdict_add(v, fl);
-	else if (!*trap || fl->seq < (*trap)->seq)
+	} else if (!*trap || fl->seq < (*trap)->seq) {
 		*trap = fl;
+	}
 }
 
 static void sv_verdict_trap(struct sv_steer_verdict *v, struct sv_flow *trap)
 {
 	v->trapped = true;
+	sv_flow_count(trap, v->len);
 	if (trap->drop)
 		v->dropped = true;
 	else
 		sv_verdict_add(v, trap);
 }
 
-/* The rules' verdict on a frame with @key. Under RCU. */
+/*
+ * The rules' verdict on a frame with @key; the counters of the rules it
+ * hits count v->len bytes (set by the caller). Under RCU, BH off.
+ */
 void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 		     bool multicast, struct sv_qp *src_qp,
 		     struct sv_steer_verdict *v)
@@ -313,7 +319,10 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 		if (trap)
 			sv_verdict_trap(v, trap);
 	}
-	list_for_each_entry_rcu(fl, &st->sniffers, list)
-		if (sv_flow_applies(fl, src_qp, multicast))
+	list_for_each_entry_rcu(fl, &st->sniffers, list) {
+		if (sv_flow_applies(fl, src_qp, multicast)) {
+			sv_flow_count(fl, v->len);
 			sv_verdict_add(v, fl);
+		}
+	}
 }

@@ -4,7 +4,9 @@
  * verbs_context ops verbs.h's inlines call). The application's struct
  * ibv_flow_attr and its specs go to the kernel as they are: the kernel
  * (kernel/steer/flow.c) parses verbs.h's layout, mirrored in
- * uapi/softverbs-abi.h; the asserts below keep the two in step.
+ * uapi/softverbs-abi.h; the asserts below keep the two in step. An
+ * ACTION_COUNT spec's counters pointer becomes the object's handle first
+ * (counters.c).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -66,6 +68,7 @@ static struct ibv_flow *sv_create_flow(struct ibv_qp *qp,
 {
 	struct sv_create_flow c = { .size = sizeof(c) };
 	struct ibv_flow *flow;
+	void *copy;
 	int ret;
 
 	if (!qp || !attr) {
@@ -77,10 +80,18 @@ static struct ibv_flow *sv_create_flow(struct ibv_qp *qp,
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* ACTION_COUNT specs carry a pointer: the kernel wants the handle. */
+	ret = sv_flow_attr_counters(qp->context, attr, &copy);
+	if (ret) {
+		free(flow);
+		errno = ret;
+		return NULL;
+	}
 	c.qp_handle = qp->handle;
-	c.attr = (uintptr_t)attr;
+	c.attr = (uintptr_t)(copy ? copy : attr);
 	c.attr_len = attr->size;
 	ret = sv_cmd(qp->context, SV_IOC_CREATE_FLOW, &c);
+	free(copy);
 	if (ret) {
 		free(flow);
 		errno = ret;

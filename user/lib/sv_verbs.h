@@ -238,6 +238,10 @@ struct sv_srq;
 int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge);
 void sv_dp_srq_unmap(struct sv_srq *srq);
 
+/* counters.c: ACTION_COUNT specs' counters pointers -> handles (flow.c) */
+int sv_flow_attr_counters(struct ibv_context *ctx,
+			  const struct ibv_flow_attr *attr, void **copy);
+
 static inline struct sv_qp *to_svqp(struct ibv_qp *qp)
 {
 	return container_of(qp, struct sv_qp, qpx.qp_base);

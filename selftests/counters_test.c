@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flow counters (Documentation/steering.rst, "Flow counters"):
+ * ibv_create_counters, ibv_attach_counters_point_flow, flows with an
+ * IBV_FLOW_SPEC_ACTION_COUNT spec, ibv_read_counters. As steer_test: a
+ * device bound to one end of a veth pair whose other end is in a network
+ * namespace of the test's own (svct_peer); frames come from there through
+ * an AF_PACKET socket, so their lengths are known to the byte.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <linux/if_packet.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <grp.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#include "sv_harness.h"
+#include "sv_dp_test.h"
+#include "sv_test.h"
+
+#define NS	"svct_peer"
+#define NEAR	"svct0"
+#define FAR	"svct1"
+#define DEV	"svct"
+#define ETYPE	0x88b5		/* IEEE local experimental */
+#define ETYPE2	0x88b6
+#define NRECV	32
+#define NOBODY	65534
+
+#define SH(...) ({ char _c[1024]; snprintf(_c, sizeof(_c), __VA_ARGS__); \
+		   system(_c); })
+
+/* A live object count of DEV (debugfs), -1 if unreadable. */
+static long dev_objs(const char *type)
+{
+	FILE *fp = fopen("/sys/kernel/debug/softverbs/" DEV "/objects", "r");
+	char name[32];
+	long n, ret = -1;
+
+	if (!fp)
+		return -1;
+	while (fscanf(fp, "%31s %ld", name, &n) == 2) {
+		if (!strcmp(name, type)) {
+			ret = n;
+			break;
+		}
+	}
+	fclose(fp);
+	return ret;
+}
+
+/* A packet socket on the far end (in NS); its ifindex and MAC. */
+static int far_packet(int *ifindex, uint8_t mac[6])
+{
+	int self = open("/proc/self/ns/net", O_RDONLY);
+	int peer = open("/var/run/netns/" NS, O_RDONLY);
+	struct ifreq ifr = {};
+	int s = -1;
+
+	if (self >= 0 && peer >= 0 && !setns(peer, CLONE_NEWNET)) {
+		s = socket(AF_PACKET, SOCK_RAW, 0);
+		if (setns(self, CLONE_NEWNET))
+			abort();
+	}
+	if (self >= 0)
+		close(self);
+	if (peer >= 0)
+		close(peer);
+	if (s < 0)
+		return -1;
+	strcpy(ifr.ifr_name, FAR);
+	if (ioctl(s, SIOCGIFINDEX, &ifr))
+		return -1;
+	*ifindex = ifr.ifr_ifindex;
+	if (ioctl(s, SIOCGIFHWADDR, &ifr))
+		return -1;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return s;
+}
+
+/* ---- the verbs side ---- */
+
+struct rawqp {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	char *buf;
+	struct ibv_mr *mr;
+};
+
+static int rawqp_open(struct ibv_context *ctx, struct ibv_pd *pd,
+		      struct rawqp *r)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 64,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	r->buf = aligned_alloc(4096, NRECV * 2048);
+	if (!r->cq || !r->buf)
+		return -1;
+	r->mr = ibv_reg_mr(pd, r->buf, NRECV * 2048, IBV_ACCESS_LOCAL_WRITE);
+	ia.send_cq = ia.recv_cq = r->cq;
+	r->qp = ibv_create_qp(pd, &ia);
+	if (!r->mr || !r->qp)
+		return -1;
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_PORT))
+		return -1;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE))
+		return -1;
+	for (i = 0; i < NRECV; i++)
+		if (post_recv(r->qp, r->mr, r->buf + (size_t)i * 2048, 2048, i))
+			return -1;
+	return 0;
+}
+
+static void rawqp_close(struct rawqp *r)
+{
+	if (r->qp)
+		ibv_destroy_qp(r->qp);
+	if (r->mr)
+		ibv_dereg_mr(r->mr);
+	if (r->cq)
+		ibv_destroy_cq(r->cq);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Wait for @n receives within @ms (reposting them); the sum of their
+ * byte_len in *bytes. Returns how many came.
+ */
+static int rx_wait(struct rawqp *r, int n, uint64_t *bytes, int ms)
+{
+	struct ibv_wc wc;
+	int got = 0, waited = 0;
+
+	*bytes = 0;
+	while (got < n && waited < ms) {
+		if (ibv_poll_cq(r->cq, 1, &wc) != 1) {
+			usleep(1000);
+			waited++;
+			continue;
+		}
+		if (wc.status == IBV_WC_SUCCESS)
+			*bytes += wc.byte_len;
+		got++;
+		post_recv(r->qp, r->mr, r->buf + wc.wr_id * 2048, 2048,
+			  wc.wr_id);
+	}
+	return got;
+}
+
+struct spec_attr {
+	struct ibv_flow_attr attr;
+	uint8_t specs[256];
+};
+
+static void *fa_add(struct spec_attr *a, size_t size)
+{
+	void *p = (char *)a + a->attr.size;
+
+	memset(p, 0, size);
+	a->attr.size += size;
+	a->attr.num_of_specs++;
+	return p;
+}
+
+/* A rule for frames of @etype to @dst; a count action if @c. */
+static void fa_rule(struct spec_attr *a, const uint8_t *dst, uint16_t etype,
+		    int prio, int flags)
+{
+	struct ibv_flow_spec_eth *e;
+
+	memset(a, 0, sizeof(*a));
+	a->attr.type = IBV_FLOW_ATTR_NORMAL;
+	a->attr.priority = prio;
+	a->attr.port = 1;
+	a->attr.flags = flags;
+	a->attr.size = sizeof(a->attr);
+	e = fa_add(a, sizeof(*e));
+	e->type = IBV_FLOW_SPEC_ETH;
+	e->size = sizeof(*e);
+	memcpy(e->val.dst_mac, dst, 6);
+	memset(e->mask.dst_mac, 0xff, 6);
+	e->val.ether_type = htons(etype);
+	e->mask.ether_type = 0xffff;
+}
+
+static void fa_count(struct spec_attr *a, struct ibv_counters *c)
+{
+	struct ibv_flow_spec_counter_action *s = fa_add(a, sizeof(*s));
+
+	s->type = IBV_FLOW_SPEC_ACTION_COUNT;
+	s->size = sizeof(*s);
+	s->counters = c;
+}
+
+static void fa_drop(struct spec_attr *a)
+{
+	struct ibv_flow_spec_action_drop *d = fa_add(a, sizeof(*d));
+
+	d->type = IBV_FLOW_SPEC_ACTION_DROP;
+	d->size = sizeof(*d);
+}
+
+static struct ibv_flow *rule(struct ibv_qp *qp, const uint8_t *dst,
+			     uint16_t etype, int prio, int flags,
+			     struct ibv_counters *c, bool drop)
+{
+	struct spec_attr a;
+
+	fa_rule(&a, dst, etype, prio, flags);
+	if (drop)
+		fa_drop(&a);
+	if (c)
+		fa_count(&a, c);
+	return ibv_create_flow(qp, &a.attr);
+}
+
+/* A counters object with (desc, index) pairs, -1 ending the list. */
+static struct ibv_counters *counters_new(struct ibv_context *ctx,
+					 const int *pairs)
+{
+	struct ibv_counters_init_attr ia = {};
+	struct ibv_counters *c = ibv_create_counters(ctx, &ia);
+	int i;
+
+	for (i = 0; c && pairs[i] >= 0; i += 2) {
+		struct ibv_counter_attach_attr a = {
+			.counter_desc = pairs[i], .index = pairs[i + 1],
+		};
+
+		if (ibv_attach_counters_point_flow(c, &a, NULL)) {
+			ibv_destroy_counters(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+static const int PKT_BYTES[] = { IBV_COUNTER_PACKETS, 0,
+				 IBV_COUNTER_BYTES, 1, -1 };
+
+FIXTURE(cnt) {
+	char svctl[PATH_MAX + 16];
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	uint8_t mac[6], far_mac[6];
+	int far_ifindex;
+	int pkt;
+	long base;		/* counters objects before the test */
+};
+
+FIXTURE_SETUP(cnt)
+{
+	char cmd[PATH_MAX + 128];
+	FILE *f;
+
+	self->pkt = -1;
+	ASSERT_EQ(0, sv_svctl_path(self->svctl, sizeof(self->svctl)));
+	SH("ip netns del " NS " 2>/dev/null; ip link del " NEAR
+	   " 2>/dev/null");
+	ASSERT_EQ(0, SH("ip netns add " NS " && ip link add " NEAR
+			" type veth peer name " FAR " netns " NS));
+	ASSERT_EQ(0, SH("ip link set " NEAR " up && ip -n " NS
+			" link set " FAR " up"));
+	f = fopen("/sys/class/net/" NEAR "/address", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(6, fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &self->mac[0],
+			    &self->mac[1], &self->mac[2], &self->mac[3],
+			    &self->mac[4], &self->mac[5]));
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NEAR,
+		 self->svctl);
+	ASSERT_EQ(0, system(cmd));
+	self->pkt = far_packet(&self->far_ifindex, self->far_mac);
+	ASSERT_LE(0, self->pkt);
+	self->list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, self->list);
+	self->ctx = sv_open_named(self->list, DEV);
+	ASSERT_NE(NULL, self->ctx);
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->base = dev_objs("counters");
+	ASSERT_EQ(0, self->base);
+}
+
+FIXTURE_TEARDOWN(cnt)
+{
+	char cmd[PATH_MAX + 128];
+
+	if (self->pd)
+		ibv_dealloc_pd(self->pd);
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+	if (self->list)
+		ibv_free_device_list(self->list);
+	if (self->pkt >= 0)
+		close(self->pkt);
+	snprintf(cmd, sizeof(cmd), "%s link del " DEV, self->svctl);
+	if (system(cmd) || SH("ip link del " NEAR) || SH("ip netns del " NS))
+		TH_LOG("cleanup failed");
+}
+
+/* Send one frame of @etype and @payload bytes to the near end; its length. */
+static size_t send_frame(FIXTURE_DATA(cnt) *self, uint16_t etype,
+			 size_t payload, int seed)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_ifindex = self->far_ifindex,
+				   .sll_halen = 6 };
+	uint8_t f[1514];
+	size_t len = 14 + payload;
+
+	memcpy(f, self->mac, 6);
+	memcpy(f + 6, self->far_mac, 6);
+	f[12] = etype >> 8;
+	f[13] = etype & 0xff;
+	sv_fill((char *)f + 14, payload, seed);
+	if (sendto(self->pkt, f, len, 0, (struct sockaddr *)&sll,
+		   sizeof(sll)) != (ssize_t)len)
+		return 0;
+	return len;
+}
+
+/* N matching frames and M others: exactly N packets and their bytes. */
+TEST_F(cnt, counts_exactly_the_hits)
+{
+	uint64_t v[6], bytes = 0, rxbytes;
+	struct ibv_counters *c;
+	struct ibv_flow *fl;
+	struct rawqp r;
+	size_t len;
+	int i;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	c = counters_new(self->ctx, PKT_BYTES);
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(1, dev_objs("counters"));
+	fl = rule(r.qp, self->mac, ETYPE, 0, 0, c, false);
+	ASSERT_NE(NULL, fl);
+	/* Bound, nothing yet. */
+	memset(v, 0xff, sizeof(v));
+	EXPECT_EQ(0, ibv_read_counters(c, v, 2, 0));
+	EXPECT_EQ(0, v[0]);
+	EXPECT_EQ(0, v[1]);
+	for (i = 0; i < 7; i++)
+		ASSERT_NE(0, send_frame(self, ETYPE2, 60 + i, i));
+	for (i = 0; i < 10; i++) {
+		len = send_frame(self, ETYPE, 46 + i * 37, 100 + i);
+		ASSERT_NE(0, len);
+		bytes += len;
+	}
+	ASSERT_EQ(10, rx_wait(&r, 10, &rxbytes, 3000));
+	EXPECT_EQ(bytes, rxbytes);
+	/* Nothing late arrives: the others never count. */
+	usleep(200 * 1000);
+	EXPECT_EQ(0, rx_wait(&r, 1, &rxbytes, 50));
+	EXPECT_EQ(0, ibv_read_counters(c, v, 2, 0));
+	EXPECT_EQ(10, v[0]);
+	EXPECT_EQ(bytes, v[1]);
+	/* PREFER_CACHED: the same (exact software counts). */
+	memset(v, 0xff, sizeof(v));
+	EXPECT_EQ(0, ibv_read_counters(c, v, 2,
+				       IBV_READ_COUNTERS_ATTR_PREFER_CACHED));
+	EXPECT_EQ(10, v[0]);
+	EXPECT_EQ(bytes, v[1]);
+	/* More room than descriptions: the rest is zero; less: EINVAL. */
+	memset(v, 0xff, sizeof(v));
+	EXPECT_EQ(0, ibv_read_counters(c, v, 5, 0));
+	EXPECT_EQ(10, v[0]);
+	EXPECT_EQ(bytes, v[1]);
+	EXPECT_EQ(0, v[2]);
+	EXPECT_EQ(0, v[4]);
+	EXPECT_EQ(UINT64_MAX, v[5]);
+	EXPECT_EQ(EINVAL, ibv_read_counters(c, v, 1, 0));
+	EXPECT_EQ(EINVAL, ibv_read_counters(c, v, 2, 2));
+	/* Destroy order: the flow first (EBUSY before), then the object. */
+	EXPECT_EQ(EBUSY, ibv_destroy_counters(c));
+	EXPECT_EQ(0, ibv_destroy_flow(fl));
+	/* Bound to nothing: not readable (uverbs), attachable again. */
+	EXPECT_EQ(EINVAL, ibv_read_counters(c, v, 2, 0));
+	EXPECT_EQ(0, ibv_destroy_counters(c));
+	EXPECT_EQ(0, dev_objs("counters"));
+	rawqp_close(&r);
+}
+
+/* Two flows, one object; descriptions that share an index add up. */
+TEST_F(cnt, shared_and_aggregated)
+{
+	static const int pairs[] = { IBV_COUNTER_BYTES, 0,
+				     IBV_COUNTER_PACKETS, 0,
+				     IBV_COUNTER_PACKETS, 3, -1 };
+	uint64_t v[4], bytes = 0, rxbytes;
+	struct ibv_flow *fa, *fb;
+	struct ibv_counters *c;
+	struct rawqp r;
+	size_t len;
+	int i;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	c = counters_new(self->ctx, pairs);
+	ASSERT_NE(NULL, c);
+	fa = rule(r.qp, self->mac, ETYPE, 0, 0, c, false);
+	fb = rule(r.qp, self->mac, ETYPE2, 2, 0, c, false);
+	ASSERT_NE(NULL, fa);
+	ASSERT_NE(NULL, fb);
+	for (i = 0; i < 7; i++) {
+		len = send_frame(self, i % 2 ? ETYPE2 : ETYPE, 100 + i, i);
+		ASSERT_NE(0, len);
+		bytes += len;
+	}
+	ASSERT_EQ(7, rx_wait(&r, 7, &rxbytes, 3000));
+	EXPECT_EQ(bytes, rxbytes);
+	EXPECT_EQ(EINVAL, ibv_read_counters(c, v, 3, 0));
+	EXPECT_EQ(0, ibv_read_counters(c, v, 4, 0));
+	EXPECT_EQ(bytes + 7, v[0]);
+	EXPECT_EQ(0, v[1]);
+	EXPECT_EQ(0, v[2]);
+	EXPECT_EQ(7, v[3]);
+	/* One flow gone: still bound, still counting through the other. */
+	EXPECT_EQ(0, ibv_destroy_flow(fa));
+	EXPECT_EQ(EBUSY, ibv_destroy_counters(c));
+	len = send_frame(self, ETYPE2, 80, 9);
+	ASSERT_EQ(1, rx_wait(&r, 1, &rxbytes, 3000));
+	EXPECT_EQ(0, ibv_read_counters(c, v, 4, 0));
+	EXPECT_EQ(bytes + len + 8, v[0]);
+	EXPECT_EQ(8, v[3]);
+	EXPECT_EQ(0, ibv_destroy_flow(fb));
+	EXPECT_EQ(0, ibv_destroy_counters(c));
+	rawqp_close(&r);
+}
+
+/*
+ * What hits a rule counts: a drop rule counts what it drops, a DONT_TRAP
+ * rule its copies, a lower rule the trapping one hides nothing.
+ */
+TEST_F(cnt, drop_and_dont_trap)
+{
+	struct ibv_counters *cd, *ct, *cl;
+	struct ibv_flow *fd, *ft, *flo;
+	uint64_t v[2], bytes = 0, rxbytes;
+	struct rawqp r;
+	size_t len;
+	int i;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	cd = counters_new(self->ctx, PKT_BYTES);
+	ct = counters_new(self->ctx, PKT_BYTES);
+	cl = counters_new(self->ctx, PKT_BYTES);
+	ASSERT_TRUE(cd && ct && cl);
+	EXPECT_EQ(3, dev_objs("counters"));
+	ft = rule(r.qp, self->mac, ETYPE, 0, IBV_FLOW_ATTR_FLAGS_DONT_TRAP,
+		  ct, false);
+	fd = rule(r.qp, self->mac, ETYPE, 1, 0, cd, true);
+	flo = rule(r.qp, self->mac, ETYPE, 2, 0, cl, false);
+	ASSERT_TRUE(fd && ft && flo);
+	for (i = 0; i < 6; i++) {
+		len = send_frame(self, ETYPE, 200 + i * 3, i);
+		ASSERT_NE(0, len);
+		bytes += len;
+	}
+	/* The DONT_TRAP copies arrive; the drop takes the frames. */
+	ASSERT_EQ(6, rx_wait(&r, 6, &rxbytes, 3000));
+	usleep(200 * 1000);
+	EXPECT_EQ(0, rx_wait(&r, 1, &rxbytes, 50));
+	EXPECT_EQ(0, ibv_read_counters(ct, v, 2, 0));
+	EXPECT_EQ(6, v[0]);
+	EXPECT_EQ(bytes, v[1]);
+	EXPECT_EQ(0, ibv_read_counters(cd, v, 2, 0));
+	EXPECT_EQ(6, v[0]);
+	EXPECT_EQ(bytes, v[1]);
+	EXPECT_EQ(0, ibv_read_counters(cl, v, 2, 0));
+	EXPECT_EQ(0, v[0]);
+	EXPECT_EQ(0, v[1]);
+	/*
+	 * Without the drop, the lower rule is hit. Both rules give the frame
+	 * to one QP, which gets one copy; both rules count it.
+	 */
+	EXPECT_EQ(0, ibv_destroy_flow(fd));
+	len = send_frame(self, ETYPE, 64, 1);
+	ASSERT_EQ(1, rx_wait(&r, 1, &rxbytes, 3000));
+	usleep(200 * 1000);
+	EXPECT_EQ(0, rx_wait(&r, 1, &rxbytes, 50));
+	EXPECT_EQ(0, ibv_read_counters(cl, v, 2, 0));
+	EXPECT_EQ(1, v[0]);
+	EXPECT_EQ(len, v[1]);
+	EXPECT_EQ(0, ibv_read_counters(ct, v, 2, 0));
+	EXPECT_EQ(7, v[0]);
+	EXPECT_EQ(bytes + len, v[1]);
+	EXPECT_EQ(0, ibv_destroy_flow(ft));
+	EXPECT_EQ(0, ibv_destroy_flow(flo));
+	EXPECT_EQ(0, ibv_destroy_counters(cd));
+	EXPECT_EQ(0, ibv_destroy_counters(ct));
+	EXPECT_EQ(0, ibv_destroy_counters(cl));
+	EXPECT_EQ(0, dev_objs("counters"));
+	rawqp_close(&r);
+}
+
+/* The errors of each call, with their exact errno. */
+TEST_F(cnt, errors)
+{
+	struct ibv_counters_init_attr ia = { .comp_mask = 1 };
+	struct ibv_counter_attach_attr at = {};
+	struct ibv_counters *c, *empty, *other_c;
+	struct ibv_context *other;
+	struct ibv_flow *fl, *plain;
+	struct spec_attr a;
+	uint64_t v[2];
+	struct rawqp r;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_counters(self->ctx, &ia));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	ia.comp_mask = 0;
+	c = ibv_create_counters(self->ctx, &ia);
+	empty = ibv_create_counters(self->ctx, &ia);
+	ASSERT_TRUE(c && empty);
+	/* attach: a flow (dynamic mode), comp_mask, desc, index. */
+	plain = rule(r.qp, self->mac, ETYPE2, 0, 0, NULL, false);
+	ASSERT_NE(NULL, plain);
+	EXPECT_EQ(ENOTSUP, ibv_attach_counters_point_flow(c, &at, plain));
+	at.comp_mask = 1;
+	EXPECT_EQ(EOPNOTSUPP, ibv_attach_counters_point_flow(c, &at, NULL));
+	at.comp_mask = 0;
+	at.counter_desc = 2;
+	EXPECT_EQ(ENOTSUP, ibv_attach_counters_point_flow(c, &at, NULL));
+	at.counter_desc = IBV_COUNTER_BYTES;
+	at.index = 256;
+	EXPECT_EQ(EINVAL, ibv_attach_counters_point_flow(c, &at, NULL));
+	at.index = 1;
+	EXPECT_EQ(0, ibv_attach_counters_point_flow(c, &at, NULL));
+	/* read: bound to no flow. */
+	EXPECT_EQ(EINVAL, ibv_read_counters(c, v, 2, 0));
+	/* create_flow: no description, NULL, two counts, another context. */
+	errno = 0;
+	EXPECT_EQ(NULL, rule(r.qp, self->mac, ETYPE, 0, 0, empty, false));
+	EXPECT_EQ(EINVAL, errno);
+	fa_rule(&a, self->mac, ETYPE, 0, 0);
+	fa_count(&a, NULL);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_flow(r.qp, &a.attr));
+	EXPECT_EQ(EINVAL, errno);
+	fa_rule(&a, self->mac, ETYPE, 0, 0);
+	fa_count(&a, c);
+	fa_count(&a, c);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_flow(r.qp, &a.attr));
+	EXPECT_EQ(EINVAL, errno);
+	other = sv_open_named(self->list, DEV);
+	ASSERT_NE(NULL, other);
+	other_c = counters_new(other, PKT_BYTES);
+	ASSERT_NE(NULL, other_c);
+	errno = 0;
+	EXPECT_EQ(NULL, rule(r.qp, self->mac, ETYPE, 0, 0, other_c, false));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, ibv_destroy_counters(other_c));
+	ibv_close_device(other);
+	/* None of those left a flow or a binding behind. */
+	EXPECT_EQ(1, dev_objs("flow"));
+	EXPECT_EQ(0, ibv_destroy_counters(empty));
+	/* Bound: attach is EBUSY, destroy EBUSY; unbound: both work. */
+	fl = rule(r.qp, self->mac, ETYPE, 0, 0, c, false);
+	ASSERT_NE(NULL, fl);
+	EXPECT_EQ(EBUSY, ibv_attach_counters_point_flow(c, &at, NULL));
+	EXPECT_EQ(EBUSY, ibv_destroy_counters(c));
+	EXPECT_EQ(EBUSY, ibv_destroy_qp(r.qp));
+	EXPECT_EQ(0, ibv_read_counters(c, v, 2, 0));
+	EXPECT_EQ(0, v[0]);
+	EXPECT_EQ(0, ibv_destroy_flow(fl));
+	EXPECT_EQ(0, ibv_attach_counters_point_flow(c, &at, NULL));
+	EXPECT_EQ(0, ibv_destroy_counters(c));
+	EXPECT_EQ(0, ibv_destroy_flow(plain));
+	EXPECT_EQ(0, dev_objs("counters"));
+	EXPECT_EQ(0, dev_objs("flow"));
+	rawqp_close(&r);
+}
+
+/*
+ * Without CAP_NET_RAW: counters can be made (they count nothing), a flow
+ * cannot (EPERM, as any flow). A process that exits with counters bound
+ * to flows leaves no object.
+ */
+TEST_F(cnt, unprivileged_and_exit)
+{
+	struct ibv_counters *c;
+	struct rawqp r;
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	c = counters_new(self->ctx, PKT_BYTES);
+	ASSERT_NE(NULL, c);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ibv_counters *mine;
+
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(2);
+		mine = counters_new(self->ctx, PKT_BYTES);
+		if (!mine)
+			_exit(3);
+		errno = 0;
+		if (rule(r.qp, self->mac, ETYPE, 0, 0, c, false) ||
+		    errno != EPERM)
+			_exit(4);
+		_exit(ibv_destroy_counters(mine) ? 5 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(1, dev_objs("counters"));
+	EXPECT_EQ(0, ibv_destroy_counters(c));
+	rawqp_close(&r);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ibv_context *ctx = sv_open_named(self->list, DEV);
+		struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+		struct ibv_counters *cc;
+
+		if (!pd || rawqp_open(ctx, pd, &r))
+			_exit(2);
+		cc = counters_new(ctx, PKT_BYTES);
+		if (!cc || !rule(r.qp, self->mac, ETYPE, 0, 0, cc, false) ||
+		    !rule(r.qp, self->mac, ETYPE2, 0, 0, cc, false))
+			_exit(3);
+		_exit(dev_objs("counters") == 1 && dev_objs("flow") == 2 ?
+		      0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, dev_objs("counters"));
+	EXPECT_EQ(0, dev_objs("flow"));
+	EXPECT_EQ(0, dev_objs("qp"));
+}
+
+TEST_HARNESS_MAIN
