@@ -779,7 +779,14 @@ TEST_F(rss, ind_table_and_rss_qp_errors)
 	ASSERT_NE(NULL, c0);
 	{
 		struct ibv_pd *pd0 = ibv_alloc_pd(c0);
+		struct ibv_device_attr_ex dx;
 		struct wqr w0;
+
+		/* ... and says so, but WQs it has. */
+		ASSERT_EQ(0, ibv_query_device_ex(c0, NULL, &dx));
+		EXPECT_EQ(0u, dx.rss_caps.supported_qpts);
+		EXPECT_EQ(0u, dx.raw_packet_caps);
+		EXPECT_NE(0u, dx.max_wq_type_rq);
 
 		ASSERT_EQ(0, wq_open(c0, pd0, &w0, 0, 0));
 		t = ind_tbl(c0, &w0, 0);

@@ -177,7 +177,12 @@ struct sv_query_device {
 	__u8 phys_port_cnt;
 	__u32 max_inline_data;
 	__u32 num_comp_vectors;
+	__u32 raw_caps;		/* SV_RAW_CAP_* */
+	__u32 reserved_raw;
 };
+
+/* The device is bound to a netdev: RAW_PACKET and RSS QPs can be made. */
+#define SV_RAW_CAP_NETDEV		0x1
 
 #define SV_QUERY_DEVICE_SIZE_VER0	208
 #define SV_IOC_QUERY_DEVICE _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_DEVICE, struct sv_query_device)

@@ -310,9 +310,16 @@ struct ibv_qp *sv_create_rss_qp(struct ibv_context *ctx,
 	return &qp->qpx.qp_base;
 }
 
-/* ibv_query_device_ex: what WQs and RSS QPs can do. */
-void sv_wq_fill_caps(struct ibv_device_attr_ex *ex)
+/*
+ * ibv_query_device_ex: what WQs and RSS QPs can do. WQs can be made on
+ * every device; RSS QPs, and the raw packet features they deliver with,
+ * only on a device bound to a netdev (SV_RAW_CAP_NETDEV).
+ */
+void sv_wq_fill_caps(struct ibv_device_attr_ex *ex, uint32_t raw_caps)
 {
+	ex->max_wq_type_rq = SV_MAX_WQ;
+	if (!(raw_caps & SV_RAW_CAP_NETDEV))
+		return;
 	ex->rss_caps.supported_qpts = 1U << IBV_QPT_RAW_PACKET;
 	ex->rss_caps.max_rwq_indirection_tables = SV_MAX_RWQ_IND_TBL;
 	ex->rss_caps.max_rwq_indirection_table_size =
@@ -324,7 +331,6 @@ void sv_wq_fill_caps(struct ibv_device_attr_ex *ex)
 		IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP |
 		IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP |
 		IBV_RX_HASH_IPSEC_SPI | IBV_RX_HASH_INNER;
-	ex->max_wq_type_rq = SV_MAX_WQ;
 	ex->raw_packet_caps |= IBV_RAW_PACKET_CAP_CVLAN_STRIPPING |
 			       IBV_RAW_PACKET_CAP_SCATTER_FCS;
 	ex->device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS;
