@@ -182,6 +182,26 @@ static void eth_frame(struct frame *f, const uint8_t dst[6],
 	f->len = 14 + payload;
 }
 
+/* An IPv4 packet to us of protocol @proto whose payload is @pl. */
+static void ipv4_frame(struct frame *f, const uint8_t dst[6],
+		       const uint8_t src[6], uint8_t proto, const void *pl,
+		       size_t n)
+{
+	uint8_t *ip = f->b + 14;
+
+	eth_frame(f, dst, src, ETH_P_IP, 0, 0);
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	ip[2] = (20 + n) >> 8;
+	ip[3] = (20 + n) & 0xff;
+	ip[8] = 64;
+	ip[9] = proto;
+	inet_pton(AF_INET, FAR_IP, ip + 12);
+	inet_pton(AF_INET, NEAR_IP, ip + 16);
+	memcpy(ip + 20, pl, n);
+	f->len = 14 + 20 + n;
+}
+
 /* ---- the verbs side ---- */
 
 struct rawqp {
@@ -445,6 +465,13 @@ FIXTURE_SETUP(steer)
 	   " 2>/dev/null");
 	ASSERT_EQ(0, SH("ip netns add " NS " && ip link add " NEAR
 			" type veth peer name " FAR " netns " NS));
+	/*
+	 * No IPv6 on either end: its router and neighbour solicitations and
+	 * MLD reports are multicast frames the default rules would take.
+	 */
+	ASSERT_EQ(0, SH("sysctl -qw net.ipv6.conf." NEAR ".disable_ipv6=1 && "
+			"ip netns exec " NS " sysctl -qw net.ipv6.conf." FAR
+			".disable_ipv6=1"));
 	ASSERT_EQ(0, SH("ip addr add " NEAR_IP "/24 dev " NEAR
 			" && ip link set " NEAR " up && ip -n " NS
 			" addr add " FAR_IP "/24 dev " FAR " && ip -n " NS
@@ -1278,6 +1305,31 @@ TEST_F(steer, eswitch_loopback)
 	EXPECT_EQ(0, ibv_destroy_flow(fm[2]));
 	EXPECT_EQ(0, ibv_destroy_flow(fa));
 	EXPECT_EQ(0, ibv_destroy_flow(fb));
+
+	/* To the own MAC, trapped by no rule: the local stack has it. */
+	{
+		static const char msg[] = "via the e-switch";
+		int near = udp_socket(false, NEAR_IP, 5010);
+		uint8_t udp[8 + sizeof(msg)] = { 0x17, 0x70, 5010 >> 8,
+						 5010 & 0xff, 0,
+						 sizeof(udp) };
+		uint32_t sum = 0;
+		int i;
+
+		ASSERT_LE(0, near);
+		memcpy(udp + 8, msg, sizeof(msg));
+		ipv4_frame(&f, self->mac, self->mac, 17, udp, sizeof(udp));
+		for (i = 0; i < 20; i += 2)
+			sum += f.b[14 + i] << 8 | f.b[15 + i];
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		f.b[14 + 10] = ~sum >> 8;
+		f.b[14 + 11] = ~sum & 0xff;
+		ASSERT_EQ(0, raw_send_inline(&a, &f, 5));
+		EXPECT_EQ(0, tx_done(&a));
+		EXPECT_EQ(1, udp_got(near, msg, sizeof(msg), 2000));
+		close(near);
+	}
 	rawqp_close(&a);
 	rawqp_close(&b);
 	rawqp_close(&c);
@@ -1481,6 +1533,130 @@ TEST_F(steer, vxlan_inner)
 	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 400));
 	EXPECT_EQ(0, ibv_destroy_flow(fl));
+	rawqp_close(&r);
+}
+
+/* GRE (key, inner IPv4 + UDP), ESP (SPI), MPLS (the label bits). */
+TEST_F(steer, gre_esp_mpls)
+{
+	struct ibv_flow_spec_gre *g;
+	struct ibv_flow_spec_esp *e;
+	struct ibv_flow_spec_mpls *m;
+	struct ibv_flow_spec_ipv4 *i4;
+	struct ibv_flow_spec_tcp_udp *u;
+	struct ibv_flow *fg, *fe, *fm;
+	struct spec_attr sa;
+	uint8_t pl[64];
+	struct rawqp r;
+	struct ibv_wc wc;
+	struct frame f;
+	uint32_t tag;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
+	fa_init(&sa, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	g = fa_add(&sa, sizeof(*g));
+	memset(g, 0, sizeof(*g));
+	g->type = IBV_FLOW_SPEC_GRE;
+	g->size = sizeof(*g);
+	g->val.c_ks_res0_ver = htons(0x2000);	/* key present */
+	g->mask.c_ks_res0_ver = htons(0x2000);
+	g->val.protocol = htons(0x0800);
+	g->mask.protocol = 0xffff;
+	g->val.key = htonl(0xdeadbeef);
+	g->mask.key = 0xffffffff;
+	i4 = fa_add(&sa, sizeof(*i4));
+	memset(i4, 0, sizeof(*i4));
+	i4->type = IBV_FLOW_SPEC_IPV4 | IBV_FLOW_SPEC_INNER;
+	i4->size = sizeof(*i4);
+	inet_pton(AF_INET, "192.0.2.2", &i4->val.dst_ip);
+	i4->mask.dst_ip = 0xffffffff;
+	u = fa_add(&sa, sizeof(*u));
+	memset(u, 0, sizeof(*u));
+	u->type = IBV_FLOW_SPEC_UDP | IBV_FLOW_SPEC_INNER;
+	u->size = sizeof(*u);
+	u->val.dst_port = htons(9999);
+	u->mask.dst_port = 0xffff;
+	fa_tag(&sa, 1);
+	fg = ibv_create_flow(r.qp, &sa.attr);
+	ASSERT_NE(NULL, fg);
+
+	fa_init(&sa, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	e = fa_add(&sa, sizeof(*e));
+	memset(e, 0, sizeof(*e));
+	e->type = IBV_FLOW_SPEC_ESP;
+	e->size = sizeof(*e);
+	e->val.spi = htonl(0x1000);
+	e->mask.spi = 0xffffffff;
+	fa_tag(&sa, 2);
+	fe = ibv_create_flow(r.qp, &sa.attr);
+	ASSERT_NE(NULL, fe);
+
+	fa_init(&sa, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	m = fa_add(&sa, sizeof(*m));
+	memset(m, 0, sizeof(*m));
+	m->type = IBV_FLOW_SPEC_MPLS;
+	m->size = sizeof(*m);
+	m->val.label = htonl(1234 << 12);
+	m->mask.label = htonl(0xfffff000);
+	fa_tag(&sa, 3);
+	fm = ibv_create_flow(r.qp, &sa.attr);
+	ASSERT_NE(NULL, fm);
+
+	/* GRE with a key around IPv4 + UDP to 192.0.2.2:9999. */
+	memset(pl, 0, sizeof(pl));
+	pl[0] = 0x20;			/* K */
+	pl[2] = 0x08;			/* IPv4 */
+	pl[4] = 0xde;
+	pl[5] = 0xad;
+	pl[6] = 0xbe;
+	pl[7] = 0xef;
+	pl[8] = 0x45;
+	pl[8 + 3] = 28;
+	pl[8 + 9] = 17;
+	inet_pton(AF_INET, "192.0.2.1", pl + 8 + 12);
+	inet_pton(AF_INET, "192.0.2.2", pl + 8 + 16);
+	pl[28 + 2] = 9999 >> 8;
+	pl[28 + 3] = 9999 & 0xff;
+	ipv4_frame(&f, self->mac, self->far_mac, 47, pl, 36);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	ASSERT_EQ(1, rx_poll(&r, &wc, &tag, 3000));
+	EXPECT_EQ(1, tag);
+	EXPECT_TRUE(rx_is(&r, &wc, &f));
+	pl[7] ^= 1;			/* another key */
+	ipv4_frame(&f, self->mac, self->far_mac, 47, pl, 36);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	pl[7] ^= 1;
+	pl[28 + 3] ^= 1;		/* another inner port */
+	ipv4_frame(&f, self->mac, self->far_mac, 47, pl, 36);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 300));
+
+	/* ESP SPI 0x1000, sequence 7. */
+	memset(pl, 0, sizeof(pl));
+	pl[2] = 0x10;
+	pl[7] = 7;
+	ipv4_frame(&f, self->mac, self->far_mac, 50, pl, 24);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	ASSERT_EQ(1, rx_poll(&r, &wc, &tag, 3000));
+	EXPECT_EQ(2, tag);
+	EXPECT_TRUE(rx_is(&r, &wc, &f));
+
+	/* MPLS: label 1234, any TC, bottom of stack, TTL. */
+	eth_frame(&f, self->mac, self->far_mac, 0x8847, 0, 30);
+	tag = htonl(1234 << 12 | 5 << 9 | 1 << 8 | 64);
+	memcpy(f.b + 14, &tag, 4);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	ASSERT_EQ(1, rx_poll(&r, &wc, &tag, 3000));
+	EXPECT_EQ(3, tag);
+	EXPECT_TRUE(rx_is(&r, &wc, &f));
+	f.b[15] ^= 0x10;		/* label 1235 */
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 300));
+
+	EXPECT_EQ(0, ibv_destroy_flow(fg));
+	EXPECT_EQ(0, ibv_destroy_flow(fe));
+	EXPECT_EQ(0, ibv_destroy_flow(fm));
 	rawqp_close(&r);
 }
 

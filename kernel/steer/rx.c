@@ -18,7 +18,8 @@
  * Transmit: a RAW_PACKET QP's send WQE is one Ethernet frame, sent with
  * dev_queue_xmit() on the bound netdev. The e-switch: a frame to the
  * device's own MAC, or to a multicast or broadcast address, also goes
- * through the device's own steering (to its own MAC, only there). The
+ * through the device's own steering (to its own MAC, only there: what no
+ * rule traps goes to the local kernel stack, not out). The
  * sending QP receives it only by a rule with ALLOW_LOOP_BACK, and a
  * multicast frame never if it was created with BLOCK_SELF_MCAST_LB.
  * SNIFFER rules see every frame the device's QPs send, too.
@@ -237,8 +238,8 @@ static bool sv_steer_loopback(struct sv_device *sdev, struct sv_qp *qp,
 	bool mc = is_multicast_ether_addr(eth->h_dest);
 	struct sk_buff *c;
 
-	if (!atomic_read(&sdev->steer->nrules))
-		return own;
+	if (!own && !atomic_read(&sdev->steer->nrules))
+		return false;
 	c = skb_copy(skb, GFP_KERNEL);
 	if (!c)
 		return own;
@@ -249,7 +250,18 @@ static bool sv_steer_loopback(struct sv_device *sdev, struct sv_qp *qp,
 		return own;
 	local_bh_disable();
 	rcu_read_lock();
-	if (own || mc) {
+	if (own) {
+		/*
+		 * What no rule traps goes to the host, as a NIC's e-switch
+		 * hands it to the PF: the kernel's stack, as a looped-back
+		 * frame, which our own rx_handler lets pass.
+		 */
+		if (!sv_steer_frame(sdev, c, qp)) {
+			c->pkt_type = PACKET_LOOPBACK;
+			netif_rx(c);
+			c = NULL;
+		}
+	} else if (mc) {
 		sv_steer_frame(sdev, c, qp);
 	} else {
 		struct sv_steer_verdict v;
@@ -266,7 +278,8 @@ static bool sv_steer_loopback(struct sv_device *sdev, struct sv_qp *qp,
 	}
 	rcu_read_unlock();
 	local_bh_enable();
-	consume_skb(c);
+	if (c)
+		consume_skb(c);
 	return own;
 }
 
