@@ -469,6 +469,10 @@ FIXTURE_SETUP(rss)
 	   " 2>/dev/null");
 	ASSERT_EQ(0, SH("ip netns add " NS " && ip link add " NEAR
 			" type veth peer name " FAR " netns " NS));
+	/* No IPv6 chatter from either end (router solicitations, MLD). */
+	ASSERT_EQ(0, SH("sysctl -qw net.ipv6.conf." NEAR ".disable_ipv6=1 && "
+			"ip netns exec " NS " sysctl -qw net.ipv6.conf." FAR
+			".disable_ipv6=1"));
 	ASSERT_EQ(0, SH("ip link set " NEAR " up && ip -n " NS
 			" link set " FAR " up"));
 	f = fopen("/sys/class/net/" NEAR "/address", "r");
