@@ -131,6 +131,19 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 	/* It writes the values out without f->lock (counters.c). */
 	SV_IOCTL_UNLOCKED(SV_NR_READ_COUNTERS, sv_read_counters,
 			  sv_read_counters, SV_READ_COUNTERS_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_CREATE_WQ, sv_create_wq, sv_create_wq,
+			SV_CREATE_WQ_SIZE_VER0, SV_OBJ_WQ, handle),
+	SV_IOCTL(SV_NR_MODIFY_WQ, sv_modify_wq, sv_modify_wq,
+		 SV_MODIFY_WQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_DESTROY_WQ, sv_destroy_wq, sv_destroy_wq,
+		 SV_DESTROY_WQ_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_CREATE_RWQ_IND_TBL, sv_create_rwq_ind_tbl,
+			sv_create_rwq_ind_tbl, SV_CREATE_RWQ_IND_TBL_SIZE_VER0,
+			SV_OBJ_RWQ_IND_TBL, handle),
+	SV_IOCTL(SV_NR_DESTROY_RWQ_IND_TBL, sv_destroy_rwq_ind_tbl,
+		 sv_destroy_rwq_ind_tbl, SV_DESTROY_RWQ_IND_TBL_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_CREATE_RSS_QP, sv_create_rss_qp, sv_create_rss_qp,
+			SV_CREATE_RSS_QP_SIZE_VER0, SV_OBJ_QP, handle),
 	SV_IOCTL(SV_NR_MAP_WQ, sv_map_wq, sv_map_wq, SV_MAP_WQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_MAP_DOORBELL, sv_map_doorbell, sv_map_doorbell,
 		 SV_MAP_DOORBELL_SIZE_VER0),
@@ -167,6 +180,8 @@ static bool sv_ioctl_dead_ok(unsigned int nr)
 	case SV_NR_DESTROY_FLOW:
 	case SV_NR_DESTROY_COUNTERS:
 	case SV_NR_READ_COUNTERS:
+	case SV_NR_DESTROY_WQ:
+	case SV_NR_DESTROY_RWQ_IND_TBL:
 		return true;
 	default:
 		return false;

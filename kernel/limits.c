@@ -92,6 +92,8 @@ static const u32 sv_obj_max[SV_OBJ_MAX] = {
 	[SV_OBJ_COMP_CHANNEL] = SV_MAX_COMP_CHANNEL,
 	[SV_OBJ_FLOW] = SV_MAX_FLOW,
 	[SV_OBJ_COUNTERS] = SV_MAX_COUNTERS,
+	[SV_OBJ_WQ] = SV_MAX_WQ,
+	[SV_OBJ_RWQ_IND_TBL] = SV_MAX_RWQ_IND_TBL,
 };
 
 u32 sv_obj_limit(enum sv_obj_type type)

@@ -104,6 +104,7 @@ static void sv_qp_destroy(struct sv_uobj *u)
 	struct sv_qp *qp = to_sv_qp(u);
 
 	sv_dp_qp_destroy(qp);
+	sv_rss_qp_destroy(qp);
 	xa_erase(&qp->sdev->qps, qp->qpn);
 	sv_mcast_detach_all(qp);
 	sv_async_event_detach(u->file, &qp->events);
@@ -325,6 +326,10 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 	if (IS_ERR(u))
 		return PTR_ERR(u);
 	qp = to_sv_qp(u);
+	if (qp->rss) {		/* RSS QPs have no state to change */
+		sv_uobj_put(u);
+		return -EOPNOTSUPP;
+	}
 	sv_ah_attr_normalize(&m->attr.ah_attr);
 	sv_ah_attr_normalize(&m->attr.alt_ah_attr);
 	spin_lock_bh(&qp->lock);
@@ -364,6 +369,10 @@ int sv_query_qp(struct sv_file *f, void *arg)
 	if (IS_ERR(u))
 		return PTR_ERR(u);
 	qp = to_sv_qp(u);
+	if (qp->rss) {
+		sv_uobj_put(u);
+		return -EOPNOTSUPP;
+	}
 	spin_lock_bh(&qp->lock);
 	q->attr = qp->attr;
 	spin_unlock_bh(&qp->lock);

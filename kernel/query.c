@@ -34,6 +34,7 @@ int sv_query_device(struct sv_file *f, void *arg)
 	q->max_qp = SV_MAX_QP;
 	q->max_qp_wr = SV_MAX_QP_WR;
 	q->device_cap_flags = SV_DEVICE_CAP_FLAGS;
+	q->raw_caps = READ_ONCE(sdev->ndev) ? SV_RAW_CAP_NETDEV : 0;
 	q->max_sge = SV_MAX_SGE;
 	q->max_sge_rd = SV_MAX_SGE_RD;
 	q->max_cq = SV_MAX_CQ;

@@ -398,6 +398,7 @@ struct sv_qp {
 	/* steered frames for the engine to receive (steer/rx.c) */
 	struct sk_buff_head rxq;
 	u32 rxq_bytes;			/* truesize queued; rxq.lock */
+	struct sv_rss_qp *rss;		/* an RSS QP (steer/rss.c), or NULL */
 };
 
 /* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
@@ -592,6 +593,17 @@ int sv_read_counters(struct sv_file *f, void *arg);
 /* exec.c: one steered frame into qp's receive queue; false: dropped */
 bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
 			void *buf);
+
+/* Receive WQs, indirection tables, RSS QPs (steer/wq.c, steer/rss.c) */
+int sv_create_wq(struct sv_file *f, void *arg);
+int sv_modify_wq(struct sv_file *f, void *arg);
+int sv_destroy_wq(struct sv_file *f, void *arg);
+int sv_create_rwq_ind_tbl(struct sv_file *f, void *arg);
+int sv_destroy_rwq_ind_tbl(struct sv_file *f, void *arg);
+int sv_create_rss_qp(struct sv_file *f, void *arg);
+void sv_rss_qp_destroy(struct sv_qp *qp);
+bool sv_rss_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
+		       void *buf);
 
 int sv_netlink_init(void);
 void sv_netlink_exit(void);

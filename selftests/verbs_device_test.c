@@ -303,8 +303,10 @@ TEST_F(ctx, query_device_ex)
 	EXPECT_EQ(0, ex.hca_core_clock);
 	EXPECT_EQ(a.device_cap_flags, ex.device_cap_flags_ex);
 	EXPECT_EQ(0, ex.tso_caps.max_tso);
+	/* softverbs0 has no netdev: WQs, but no RSS QPs or raw packets. */
 	EXPECT_EQ(0, ex.rss_caps.max_rwq_indirection_tables);
-	EXPECT_EQ(0, ex.max_wq_type_rq);
+	EXPECT_EQ(0, ex.rss_caps.supported_qpts);
+	EXPECT_EQ(SV_MAX_WQ, ex.max_wq_type_rq);
 	EXPECT_EQ(0, ex.raw_packet_caps);
 	EXPECT_EQ(0, ex.max_dm_size);
 	EXPECT_EQ(1, ex.phys_port_cnt_ex);

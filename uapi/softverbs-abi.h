@@ -177,7 +177,12 @@ struct sv_query_device {
 	__u8 phys_port_cnt;
 	__u32 max_inline_data;
 	__u32 num_comp_vectors;
+	__u32 raw_caps;		/* SV_RAW_CAP_* */
+	__u32 reserved_raw;
 };
+
+/* The device is bound to a netdev: RAW_PACKET and RSS QPs can be made. */
+#define SV_RAW_CAP_NETDEV		0x1
 
 #define SV_QUERY_DEVICE_SIZE_VER0	208
 #define SV_IOC_QUERY_DEVICE _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_DEVICE, struct sv_query_device)
@@ -1449,5 +1454,147 @@ struct sv_read_counters {
 #define SV_READ_COUNTERS_SIZE_VER0	32
 #define SV_IOC_READ_COUNTERS _IOWR(SV_IOC_MAGIC, SV_NR_READ_COUNTERS, \
 				   struct sv_read_counters)
+
+/*
+ * ---- Receive WQs, indirection tables and RSS QPs (0x68-0x6f) ----
+ *
+ * SV_IOC_CREATE_WQ: a receive work queue (IBV_WQT_RQ) with its own ring
+ * (the RQ format: struct sv_recv_wqe and max_sge struct sv_sge), mapped
+ * at ring_offset/ring_len, a CQ and a PD. Its number (wqn) comes from the
+ * device's QP number space. SV_IOC_MODIFY_WQ moves it between RESET, RDY
+ * and ERR (ERR flushes every posted WQE with IBV_WC_WR_FLUSH_ERR, also
+ * those posted later: modify to ERR again) and changes its flags.
+ * SV_IOC_CREATE_RWQ_IND_TBL: 1 << log_size WQ handles (a user array of
+ * __u32); a WQ in a table cannot be destroyed (EBUSY). SV_IOC_CREATE_RSS_QP:
+ * a RAW_PACKET QP without send or receive queue whose flows deliver each
+ * frame to the table's WQ at Toeplitz(key, fields) & (size - 1); it is
+ * destroyed with SV_IOC_DESTROY_QP. Documentation/steering.rst.
+ */
+enum sv_rss_nr {
+	SV_NR_CREATE_WQ = 0x68,
+	SV_NR_MODIFY_WQ = 0x69,
+	SV_NR_DESTROY_WQ = 0x6a,
+	SV_NR_CREATE_RWQ_IND_TBL = 0x6b,
+	SV_NR_DESTROY_RWQ_IND_TBL = 0x6c,
+	SV_NR_CREATE_RSS_QP = 0x6d,
+};
+
+#define SV_MAX_WQ			16384	/* per device */
+#define SV_MAX_RWQ_IND_TBL		4096	/* per device */
+#define SV_MAX_LOG_IND_TBL_SIZE		10	/* 1024 entries */
+
+/* enum ibv_wq_type */
+#define SV_WQT_RQ			0
+/* enum ibv_wq_state */
+#define SV_WQS_RESET			0
+#define SV_WQS_RDY			1
+#define SV_WQS_ERR			2
+/* enum ibv_wq_flags */
+#define SV_WQ_FLAGS_CVLAN_STRIPPING	0x1U
+#define SV_WQ_FLAGS_SCATTER_FCS		0x2U
+#define SV_WQ_FLAGS_DELAY_DROP		0x4U
+#define SV_WQ_FLAGS_PCI_WRITE_END_PADDING 0x8U
+/* enum ibv_wq_attr_mask */
+#define SV_WQ_ATTR_STATE		0x1U
+#define SV_WQ_ATTR_CURR_STATE		0x2U
+#define SV_WQ_ATTR_FLAGS		0x4U
+/* enum ibv_rx_hash_function_flags, enum ibv_rx_hash_fields */
+#define SV_RX_HASH_FUNC_TOEPLITZ	0x1U
+#define SV_RX_HASH_SRC_IPV4		0x1ULL
+#define SV_RX_HASH_DST_IPV4		0x2ULL
+#define SV_RX_HASH_SRC_IPV6		0x4ULL
+#define SV_RX_HASH_DST_IPV6		0x8ULL
+#define SV_RX_HASH_SRC_PORT_TCP		0x10ULL
+#define SV_RX_HASH_DST_PORT_TCP		0x20ULL
+#define SV_RX_HASH_SRC_PORT_UDP		0x40ULL
+#define SV_RX_HASH_DST_PORT_UDP		0x80ULL
+#define SV_RX_HASH_IPSEC_SPI		0x100ULL
+#define SV_RX_HASH_INNER		0x80000000ULL
+#define SV_RX_HASH_KEY_LEN		40
+
+struct sv_create_wq {
+	__u32 size;
+	__u32 wq_type;		/* in: SV_WQT_RQ */
+	__u32 pd_handle;	/* in */
+	__u32 cq_handle;	/* in */
+	__u32 max_wr;		/* in/out: 1..SV_MAX_QP_WR */
+	__u32 max_sge;		/* in/out: 0..SV_MAX_SGE */
+	__u32 flags;		/* in: SV_WQ_FLAGS_* */
+	__u32 reserved;		/* must be zero */
+	__u64 user_handle;	/* in */
+	__u32 handle;		/* out */
+	__u32 wqn;		/* out */
+	__u64 ring_offset;	/* out: mmap offset of the ring */
+	__u64 ring_len;		/* out */
+};
+
+#define SV_CREATE_WQ_SIZE_VER0		64
+#define SV_IOC_CREATE_WQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_WQ, \
+			       struct sv_create_wq)
+
+struct sv_modify_wq {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 attr_mask;	/* in: SV_WQ_ATTR_* */
+	__u32 state;		/* in: SV_WQS_* */
+	__u32 curr_state;	/* in: with SV_WQ_ATTR_CURR_STATE */
+	__u32 flags;		/* in: with SV_WQ_ATTR_FLAGS, ... */
+	__u32 flags_mask;	/* in: ... the flags to change */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_MODIFY_WQ_SIZE_VER0		32
+#define SV_IOC_MODIFY_WQ _IOWR(SV_IOC_MAGIC, SV_NR_MODIFY_WQ, \
+			       struct sv_modify_wq)
+
+struct sv_destroy_wq {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_WQ_SIZE_VER0		8
+#define SV_IOC_DESTROY_WQ _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_WQ, \
+				struct sv_destroy_wq)
+
+struct sv_create_rwq_ind_tbl {
+	__u32 size;
+	__u32 log_size;		/* in: 0..SV_MAX_LOG_IND_TBL_SIZE */
+	__u64 wq_handles;	/* in: user address of 1 << log_size __u32 */
+	__u32 handle;		/* out */
+	__u32 ind_tbl_num;	/* out */
+};
+
+#define SV_CREATE_RWQ_IND_TBL_SIZE_VER0	24
+#define SV_IOC_CREATE_RWQ_IND_TBL _IOWR(SV_IOC_MAGIC, \
+					SV_NR_CREATE_RWQ_IND_TBL, \
+					struct sv_create_rwq_ind_tbl)
+
+struct sv_destroy_rwq_ind_tbl {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_RWQ_IND_TBL_SIZE_VER0	8
+#define SV_IOC_DESTROY_RWQ_IND_TBL _IOWR(SV_IOC_MAGIC, \
+					 SV_NR_DESTROY_RWQ_IND_TBL, \
+					 struct sv_destroy_rwq_ind_tbl)
+
+struct sv_create_rss_qp {
+	__u32 size;
+	__u32 pd_handle;	/* in */
+	__u32 ind_tbl_handle;	/* in */
+	__u32 hash_function;	/* in: SV_RX_HASH_FUNC_TOEPLITZ */
+	__u64 fields_mask;	/* in: SV_RX_HASH_* */
+	__u32 key_len;		/* in: SV_RX_HASH_KEY_LEN */
+	__u32 reserved;		/* must be zero */
+	__u8 key[SV_RX_HASH_KEY_LEN];	/* in */
+	__u64 user_handle;	/* in */
+	__u32 handle;		/* out: a QP handle */
+	__u32 qpn;		/* out */
+};
+
+#define SV_CREATE_RSS_QP_SIZE_VER0	88
+#define SV_IOC_CREATE_RSS_QP _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_RSS_QP, \
+				   struct sv_create_rss_qp)
 
 #endif /* _UAPI_SOFTVERBS_ABI_H */

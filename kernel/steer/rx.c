@@ -226,7 +226,8 @@ bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 		skb = sv_rxq_dequeue(qp);
 		if (!skb)
 			break;
-		if (!sv_exec_recv_frame(qp, skb, sv_rx_cb(skb)->tag, buf))
+		if (!(qp->rss ? sv_rss_recv_frame : sv_exec_recv_frame)
+		    (qp, skb, sv_rx_cb(skb)->tag, buf))
 			sv_stat_add(qp->sdev, SV_STAT_RX_RAW_DROPS, 1);
 		consume_skb(skb);
 	}

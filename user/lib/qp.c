@@ -229,11 +229,16 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* XRC, RSS and TSO QPs are not supported. */
+	/* RSS QPs: wq.c */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE)
+		return sv_create_rss_qp(ctx, attr);
+	/* XRC and TSO QPs are not supported; a hash needs a table. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (attr->comp_mask & (IBV_QP_INIT_ATTR_XRCD |
-			       IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
-			       IBV_QP_INIT_ATTR_IND_TABLE |
-			       IBV_QP_INIT_ATTR_RX_HASH)) {
+			       IBV_QP_INIT_ATTR_MAX_TSO_HEADER)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

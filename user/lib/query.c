@@ -101,6 +101,7 @@ static int sv_query_device_ex(struct ibv_context *context,
 	sv_fill_device_attr(&ex.orig_attr, &q);
 	ex.device_cap_flags_ex = q.device_cap_flags;
 	ex.phys_port_cnt_ex = q.phys_port_cnt;
+	sv_wq_fill_caps(&ex, q.raw_caps);
 
 	/* A newer caller's fields this library does not know: zero. */
 	memset(attr, 0, attr_size);
