@@ -15,6 +15,11 @@ static int __init sv_init(void)
 	ret = sv_engines_init();
 	if (ret)
 		return ret;
+	ret = sv_steer_init();
+	if (ret) {
+		sv_engines_exit();
+		return ret;
+	}
 	ret = sv_device_class_init();
 	if (ret)
 		goto err_engines;
@@ -45,6 +50,7 @@ err_devices:
 err_class:
 	sv_device_class_exit();
 err_engines:
+	sv_steer_exit();
 	sv_engines_exit();
 	return ret;
 }
@@ -54,6 +60,7 @@ static void __exit sv_exit(void)
 	sv_netlink_exit();
 	sv_netdev_exit();
 	sv_device_remove_all();
+	sv_steer_exit();
 	sv_device_class_exit();
 	sv_engines_exit();
 }

@@ -576,6 +576,8 @@ void sv_mr_res_info(struct sv_uobj *u, u32 *key, u64 *iova, u64 *length);
 struct sv_steer;
 int sv_steer_device_init(struct sv_device *sdev);
 void sv_steer_device_fini(struct sv_device *sdev);
+int sv_steer_init(void);
+void sv_steer_exit(void);
 int sv_steer_bind(struct sv_device *sdev, struct net_device *ndev);
 void sv_steer_unbind(struct sv_device *sdev, struct net_device *ndev);
 int sv_steer_xmit(struct sv_qp *qp, struct sk_buff *skb);

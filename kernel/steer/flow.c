@@ -314,13 +314,27 @@ static void sv_flow_destroy(struct sv_uobj *u)
 	sv_counters_unbind(fl);
 }
 
+static void sv_flow_free_work(struct work_struct *work)
+{
+	struct sv_flow *fl = container_of(to_rcu_work(work), struct sv_flow,
+					  free_work);
+
+	sv_steer_release(fl);
+	sv_qp_put(fl->qp);
+	sv_counters_put(fl);
+	kfree(fl);
+}
+
+/*
+ * Frames may still be looking at the flow (its QP, counters, tag) for a
+ * grace period after sv_steer_remove(): the free waits for one, without
+ * making the destroy wait.
+ */
 static void sv_flow_free(struct sv_uobj *u)
 {
 	struct sv_flow *fl = to_sv_flow(u);
 
-	sv_qp_put(fl->qp);
-	sv_counters_put(fl);
-	kfree(fl);
+	sv_steer_defer(&fl->free_work, sv_flow_free_work);
 }
 
 static const struct sv_uobj_ops sv_flow_ops = {
@@ -382,6 +396,9 @@ int sv_create_flow(struct sv_file *f, void *arg)
 	ret = sv_uobj_add(f, &fl->uobj, SV_OBJ_FLOW, &sv_flow_ops);
 	if (ret) {
 		sv_steer_remove(sdev->steer, fl);
+		/* Rare: the grace period in line. */
+		synchronize_rcu();
+		sv_steer_release(fl);
 		goto err_usecnt;
 	}
 	c->handle = fl->uobj.handle;

@@ -77,7 +77,13 @@ static void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 	}
 	sv_rx_cb(c)->tag = fl->tag;
 	spin_lock_irqsave(&qp->rxq.lock, flags);
-	if (skb_queue_len(&qp->rxq) < SV_RXQ_FRAMES &&
+	/*
+	 * A flow being destroyed may still deliver for a grace period: a QP
+	 * destroyed meanwhile (dead, then its queue purged under this lock)
+	 * takes nothing more.
+	 */
+	if (!READ_ONCE(qp->dead) &&
+	    skb_queue_len(&qp->rxq) < SV_RXQ_FRAMES &&
 	    qp->rxq_bytes + c->truesize <= SV_RXQ_BYTES) {
 		__skb_queue_tail(&qp->rxq, c);
 		qp->rxq_bytes += c->truesize;

@@ -24,6 +24,7 @@
 
 #include <linux/rhashtable.h>
 #include <linux/skbuff.h>
+#include <linux/workqueue.h>
 
 #include "../sv.h"
 
@@ -91,6 +92,10 @@ struct sv_flow {
 	u32 tag;
 	u16 priority;
 	bool drop;
+	/* What sv_steer_remove() emptied, freed with the flow (table.c) */
+	struct sv_steer_mask *dead_mask;
+	struct sv_steer_prio *dead_prio;
+	struct rcu_work free_work;	/* the free, after a grace period */
 };
 
 /* The device's tables (table.c). */
@@ -109,6 +114,8 @@ void sv_steer_free(struct sv_steer *st);
 int sv_steer_insert(struct sv_steer *st, struct sv_flow *fl,
 		    const struct sv_flow_key *mask);
 void sv_steer_remove(struct sv_steer *st, struct sv_flow *fl);
+void sv_steer_release(struct sv_flow *fl);
+void sv_steer_defer(struct rcu_work *rw, work_func_t fn);
 
 /* The verdict on one frame (rx.c, via table.c). */
 struct sv_steer_verdict {

@@ -12,7 +12,10 @@
  *
  * Writers (create, destroy) hold st->lock; the frame path reads under
  * RCU. A removed rule, mask or group is freed only after a grace period:
- * sv_steer_remove() waits for one, outside the lock.
+ * sv_steer_remove() unlinks the rule and hands what it emptied to the
+ * flow, whose free runs as RCU work (flow.c, sv_steer_defer()): no
+ * destroy waits for a grace period of its own, so closing a file with
+ * 100,000 flows costs one, not 100,000.
  *
  * Verdict, per frame: the first priority group with a matching rule that
  * traps decides. At that priority every matching DONT_TRAP rule delivers
@@ -24,6 +27,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "steer.h"
 
@@ -193,8 +197,9 @@ err_prio:
 }
 
 /*
- * Take a flow out of the tables and wait until no frame can be looking
- * at it (or at the mask and group it emptied). Process context.
+ * Take a flow out of the tables. Frames may still be looking at it, and
+ * at the mask and group it emptied, until a grace period has passed:
+ * sv_steer_release() frees those then. Process context.
  */
 void sv_steer_remove(struct sv_steer *st, struct sv_flow *fl)
 {
@@ -220,12 +225,46 @@ void sv_steer_remove(struct sv_steer *st, struct sv_flow *fl)
 			list_del_rcu(&p->node);
 	}
 	mutex_unlock(&st->lock);
-	synchronize_rcu();
-	if (m) {
-		rhltable_destroy(&m->ht);
-		kfree(m);
+	fl->dead_mask = m;
+	fl->dead_prio = p;
+}
+
+/* A grace period after sv_steer_remove(): free what it emptied. */
+void sv_steer_release(struct sv_flow *fl)
+{
+	if (fl->dead_mask) {
+		rhltable_destroy(&fl->dead_mask->ht);
+		kfree(fl->dead_mask);
 	}
-	kfree(p);
+	kfree(fl->dead_prio);
+	fl->dead_mask = NULL;
+	fl->dead_prio = NULL;
+}
+
+/*
+ * Flows are freed as RCU work on a queue of the module's own, drained at
+ * unload (the work may drop the last reference of a QP, and so of a
+ * device).
+ */
+static struct workqueue_struct *sv_steer_wq;
+
+void sv_steer_defer(struct rcu_work *rw, work_func_t fn)
+{
+	INIT_RCU_WORK(rw, fn);
+	queue_rcu_work(sv_steer_wq, rw);
+}
+
+int sv_steer_init(void)
+{
+	sv_steer_wq = alloc_workqueue("softverbs_steer", WQ_UNBOUND, 0);
+	return sv_steer_wq ? 0 : -ENOMEM;
+}
+
+/* Every file is closed: wait for the flows' frees, then the queue. */
+void sv_steer_exit(void)
+{
+	rcu_barrier();
+	destroy_workqueue(sv_steer_wq);
 }
 
 /* May this rule take a frame @src_qp sent (e-switch loopback)? */
