@@ -226,8 +226,24 @@ static void race(struct __test_metadata *_metadata, enum obj k, uint32_t max)
 	EXPECT_EQ(0, sv_obj_count(obj_name[k]));
 }
 
+/*
+ * The races create a device's worth of objects: minutes on the debug
+ * kernel, so they have a longer timeout (a fixture's, x SV_SLOW).
+ */
+FIXTURE(race) {
+	int unused;
+};
+
+FIXTURE_SETUP(race)
+{
+}
+
+FIXTURE_TEARDOWN(race)
+{
+}
+
 /* Four processes racing for the last SRQ slots end with exactly max_srq. */
-TEST(race_last_srq_slots)
+TEST_F_TIMEOUT(race, last_srq_slots, 120)
 {
 	struct sv_query_device q;
 	int fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
@@ -241,7 +257,7 @@ TEST(race_last_srq_slots)
 	race(_metadata, OBJ_SRQ, q.max_srq);
 }
 
-TEST(race_last_ah_slots)
+TEST_F_TIMEOUT(race, last_ah_slots, 120)
 {
 	struct sv_query_device q;
 	int fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
