@@ -40,25 +40,6 @@
 #define SH(...) ({ char _c[1024]; snprintf(_c, sizeof(_c), __VA_ARGS__); \
 		   system(_c); })
 
-/* A live object count of DEV (debugfs), -1 if unreadable. */
-static long dev_objs(const char *type)
-{
-	FILE *fp = fopen("/sys/kernel/debug/softverbs/" DEV "/objects", "r");
-	char name[32];
-	long n, ret = -1;
-
-	if (!fp)
-		return -1;
-	while (fscanf(fp, "%31s %ld", name, &n) == 2) {
-		if (!strcmp(name, type)) {
-			ret = n;
-			break;
-		}
-	}
-	fclose(fp);
-	return ret;
-}
-
 /* A packet socket on the far end (in NS); its ifindex and MAC. */
 static int far_packet(int *ifindex, uint8_t mac[6])
 {
@@ -301,7 +282,7 @@ FIXTURE_SETUP(cnt)
 	ASSERT_NE(NULL, self->ctx);
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);
-	self->base = dev_objs("counters");
+	self->base = sv_dev_obj_count(DEV, "counters");
 	ASSERT_EQ(0, self->base);
 }
 
@@ -356,7 +337,7 @@ TEST_F(cnt, counts_exactly_the_hits)
 	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
 	c = counters_new(self->ctx, PKT_BYTES);
 	ASSERT_NE(NULL, c);
-	EXPECT_EQ(1, dev_objs("counters"));
+	EXPECT_EQ(1, sv_dev_obj_count(DEV, "counters"));
 	fl = rule(r.qp, self->mac, ETYPE, 0, 0, c, false);
 	ASSERT_NE(NULL, fl);
 	/* Bound, nothing yet. */
@@ -401,7 +382,7 @@ TEST_F(cnt, counts_exactly_the_hits)
 	/* Bound to nothing: not readable (uverbs), attachable again. */
 	EXPECT_EQ(EINVAL, ibv_read_counters(c, v, 2, 0));
 	EXPECT_EQ(0, ibv_destroy_counters(c));
-	EXPECT_EQ(0, dev_objs("counters"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "counters"));
 	rawqp_close(&r);
 }
 
@@ -469,7 +450,7 @@ TEST_F(cnt, drop_and_dont_trap)
 	ct = counters_new(self->ctx, PKT_BYTES);
 	cl = counters_new(self->ctx, PKT_BYTES);
 	ASSERT_TRUE(cd && ct && cl);
-	EXPECT_EQ(3, dev_objs("counters"));
+	EXPECT_EQ(3, sv_dev_obj_count(DEV, "counters"));
 	ft = rule(r.qp, self->mac, ETYPE, 0, IBV_FLOW_ATTR_FLAGS_DONT_TRAP,
 		  ct, false);
 	fd = rule(r.qp, self->mac, ETYPE, 1, 0, cd, true);
@@ -513,7 +494,7 @@ TEST_F(cnt, drop_and_dont_trap)
 	EXPECT_EQ(0, ibv_destroy_counters(cd));
 	EXPECT_EQ(0, ibv_destroy_counters(ct));
 	EXPECT_EQ(0, ibv_destroy_counters(cl));
-	EXPECT_EQ(0, dev_objs("counters"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "counters"));
 	rawqp_close(&r);
 }
 
@@ -578,7 +559,7 @@ TEST_F(cnt, errors)
 	EXPECT_EQ(0, ibv_destroy_counters(other_c));
 	ibv_close_device(other);
 	/* None of those left a flow or a binding behind. */
-	EXPECT_EQ(1, dev_objs("flow"));
+	EXPECT_EQ(1, sv_dev_obj_count(DEV, "flow"));
 	EXPECT_EQ(0, ibv_destroy_counters(empty));
 	/* Bound: attach is EBUSY, destroy EBUSY; unbound: both work. */
 	fl = rule(r.qp, self->mac, ETYPE, 0, 0, c, false);
@@ -592,8 +573,8 @@ TEST_F(cnt, errors)
 	EXPECT_EQ(0, ibv_attach_counters_point_flow(c, &at, NULL));
 	EXPECT_EQ(0, ibv_destroy_counters(c));
 	EXPECT_EQ(0, ibv_destroy_flow(plain));
-	EXPECT_EQ(0, dev_objs("counters"));
-	EXPECT_EQ(0, dev_objs("flow"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "counters"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "flow"));
 	rawqp_close(&r);
 }
 
@@ -632,7 +613,7 @@ TEST_F(cnt, unprivileged_and_exit)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
-	EXPECT_EQ(1, dev_objs("counters"));
+	EXPECT_EQ(1, sv_dev_obj_count(DEV, "counters"));
 	EXPECT_EQ(0, ibv_destroy_counters(c));
 	rawqp_close(&r);
 
@@ -649,15 +630,15 @@ TEST_F(cnt, unprivileged_and_exit)
 		if (!cc || !rule(r.qp, self->mac, ETYPE, 0, 0, cc, false) ||
 		    !rule(r.qp, self->mac, ETYPE2, 0, 0, cc, false))
 			_exit(3);
-		_exit(dev_objs("counters") == 1 && dev_objs("flow") == 2 ?
+		_exit(sv_dev_obj_count(DEV, "counters") == 1 && sv_dev_obj_count(DEV, "flow") == 2 ?
 		      0 : 4);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
-	EXPECT_EQ(0, dev_objs("counters"));
-	EXPECT_EQ(0, dev_objs("flow"));
-	EXPECT_EQ(0, dev_objs("qp"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "counters"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "flow"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "qp"));
 }
 
 TEST_HARNESS_MAIN

@@ -90,42 +90,6 @@ static uint32_t crc32_eth(const uint8_t *p, size_t n)
 	return ~c;
 }
 
-static long dev_objs(const char *type)
-{
-	FILE *fp = fopen("/sys/kernel/debug/softverbs/" DEV "/objects", "r");
-	char name[32];
-	long n, ret = -1;
-
-	if (!fp)
-		return -1;
-	while (fscanf(fp, "%31s %ld", name, &n) == 2) {
-		if (!strcmp(name, type)) {
-			ret = n;
-			break;
-		}
-	}
-	fclose(fp);
-	return ret;
-}
-
-static int ns_socket(int domain, int type, int proto)
-{
-	int self = open("/proc/self/ns/net", O_RDONLY);
-	int peer = open("/var/run/netns/" NS, O_RDONLY);
-	int s = -1;
-
-	if (self >= 0 && peer >= 0 && !setns(peer, CLONE_NEWNET)) {
-		s = socket(domain, type, proto);
-		if (setns(self, CLONE_NEWNET))
-			abort();
-	}
-	if (self >= 0)
-		close(self);
-	if (peer >= 0)
-		close(peer);
-	return s;
-}
-
 /* ---- frames ---- */
 
 struct frame {
@@ -484,7 +448,7 @@ FIXTURE_SETUP(rss)
 	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NEAR,
 		 self->svctl);
 	ASSERT_EQ(0, system(cmd));
-	self->pkt = ns_socket(AF_PACKET, SOCK_RAW, 0);
+	self->pkt = sv_ns_socket(NS, AF_PACKET, SOCK_RAW, 0);
 	ASSERT_LE(0, self->pkt);
 	strcpy(ifr.ifr_name, FAR);
 	ASSERT_EQ(0, ioctl(self->pkt, SIOCGIFINDEX, &ifr));
@@ -650,7 +614,7 @@ TEST_F(rss, wq_state_machine_and_flush)
 	EXPECT_EQ(EBUSY, ibv_destroy_cq(ibv_cq_ex_to_cq(w->cqx)));
 	EXPECT_EQ(EBUSY, ibv_dealloc_pd(self->pd));
 	wq_close(w);
-	EXPECT_EQ(0, dev_objs("wq"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "wq"));
 }
 
 /* Indirection tables and RSS QPs: what is refused. */
@@ -873,9 +837,9 @@ static void spread(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, ibv_destroy_rwq_ind_table(t));
 	for (i = 0; i < NWQ; i++)
 		wq_close(&self->w[i]);
-	EXPECT_EQ(0, dev_objs("wq"));
-	EXPECT_EQ(0, dev_objs("rwq_ind_tbl"));
-	EXPECT_EQ(0, dev_objs("flow"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "wq"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "rwq_ind_tbl"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "flow"));
 }
 
 TEST_F(rss, ipv4_udp_spread)
@@ -1099,10 +1063,10 @@ TEST_F(rss, exit_leaves_nothing)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
-	EXPECT_EQ(0, dev_objs("wq"));
-	EXPECT_EQ(0, dev_objs("rwq_ind_tbl"));
-	EXPECT_EQ(0, dev_objs("flow"));
-	EXPECT_EQ(0, dev_objs("qp"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "wq"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "rwq_ind_tbl"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "flow"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "qp"));
 }
 
 TEST_HARNESS_MAIN

@@ -45,44 +45,7 @@
 #define SH(...) ({ char _c[1024]; snprintf(_c, sizeof(_c), __VA_ARGS__); \
 		   system(_c); })
 
-/* A live object count of DEV (debugfs), -1 if unreadable. */
-static long dev_objs(const char *type)
-{
-	FILE *fp = fopen("/sys/kernel/debug/softverbs/" DEV "/objects", "r");
-	char name[32];
-	long n, ret = -1;
-
-	if (!fp)
-		return -1;
-	while (fscanf(fp, "%31s %ld", name, &n) == 2) {
-		if (!strcmp(name, type)) {
-			ret = n;
-			break;
-		}
-	}
-	fclose(fp);
-	return ret;
-}
-
 /* ---- sockets in the far namespace ---- */
-
-static int ns_socket(int domain, int type, int proto)
-{
-	int self = open("/proc/self/ns/net", O_RDONLY);
-	int peer = open("/var/run/netns/" NS, O_RDONLY);
-	int s = -1;
-
-	if (self >= 0 && peer >= 0 && !setns(peer, CLONE_NEWNET)) {
-		s = socket(domain, type, proto);
-		if (setns(self, CLONE_NEWNET))
-			abort();
-	}
-	if (self >= 0)
-		close(self);
-	if (peer >= 0)
-		close(peer);
-	return s;
-}
 
 static void set_timeout(int s, int ms)
 {
@@ -94,7 +57,7 @@ static void set_timeout(int s, int ms)
 /* A packet socket on the far end, for ethertype @proto; its ifindex. */
 static int far_packet(uint16_t proto, int *ifindex, uint8_t mac[6])
 {
-	int s = ns_socket(AF_PACKET, SOCK_RAW, htons(proto));
+	int s = sv_ns_socket(NS, AF_PACKET, SOCK_RAW, htons(proto));
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
 				   .sll_protocol = htons(proto) };
 	struct ifreq ifr = {};
@@ -128,7 +91,7 @@ static int udp_socket(bool far, const char *ip, int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons(port) };
-	int s = far ? ns_socket(AF_INET, SOCK_DGRAM, 0) :
+	int s = far ? sv_ns_socket(NS, AF_INET, SOCK_DGRAM, 0) :
 		      socket(AF_INET, SOCK_DGRAM, 0);
 
 	if (s < 0)
@@ -658,7 +621,7 @@ TEST_F(steer, udp_rule_traps_and_tags)
 				0));
 	fl = udp_rule(r.qp, self->mac, 5000, 0, 0, 0x123456);
 	ASSERT_NE(NULL, fl);
-	EXPECT_EQ(1, dev_objs("flow"));
+	EXPECT_EQ(1, sv_dev_obj_count(DEV, "flow"));
 
 	ASSERT_EQ(0, udp_send(far, NEAR_IP, 5000, msg, sizeof(msg)));
 	ASSERT_EQ(1, rx_poll(&r, &wc, &tag, 3000));
@@ -1005,7 +968,7 @@ TEST_F(steer, bad_specs_and_permissions)
 	struct ibv_flow *fl;
 	struct ibv_qp *rc;
 	struct rawqp r;
-	long flows = dev_objs("flow");
+	long flows = sv_dev_obj_count(DEV, "flow");
 	pid_t pid;
 	int st;
 
@@ -1081,7 +1044,7 @@ TEST_F(steer, bad_specs_and_permissions)
 		c->size = sizeof(*c);
 	}
 	REFUSED(EOPNOTSUPP);
-	EXPECT_EQ(flows, dev_objs("flow"));
+	EXPECT_EQ(flows, sv_dev_obj_count(DEV, "flow"));
 
 	/* Only RAW_PACKET and UD QPs. */
 	ia.send_cq = ia.recv_cq = r.cq;
@@ -1111,10 +1074,10 @@ TEST_F(steer, bad_specs_and_permissions)
 	/* A good one counts and holds its QP. */
 	fl = ibv_create_flow(r.qp, &sa.attr);
 	ASSERT_NE(NULL, fl);
-	EXPECT_EQ(flows + 1, dev_objs("flow"));
+	EXPECT_EQ(flows + 1, sv_dev_obj_count(DEV, "flow"));
 	EXPECT_EQ(EBUSY, ibv_destroy_qp(r.qp));
 	EXPECT_EQ(0, ibv_destroy_flow(fl));
-	EXPECT_EQ(flows, dev_objs("flow"));
+	EXPECT_EQ(flows, sv_dev_obj_count(DEV, "flow"));
 	rawqp_close(&r);
 
 	/* A process that exits with flows: the file's close destroys them. */
@@ -1129,12 +1092,12 @@ TEST_F(steer, bad_specs_and_permissions)
 		if (!ibv_create_flow(r.qp, &sa.attr) ||
 		    !ibv_create_flow(r.qp, &sa.attr))
 			_exit(3);
-		_exit(dev_objs("flow") == flows + 2 ? 0 : 4);
+		_exit(sv_dev_obj_count(DEV, "flow") == flows + 2 ? 0 : 4);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	EXPECT_EQ(flows, dev_objs("flow"));
-	EXPECT_EQ(0, dev_objs("qp"));
+	EXPECT_EQ(flows, sv_dev_obj_count(DEV, "flow"));
+	EXPECT_EQ(0, sv_dev_obj_count(DEV, "qp"));
 }
 
 /* Processes making and destroying rules while frames flow: no splat. */
@@ -1142,7 +1105,7 @@ TEST_F(steer, churn_under_traffic)
 {
 	struct frame f;
 	pid_t kids[4], sender;
-	long flows = dev_objs("flow");
+	long flows = sv_dev_obj_count(DEV, "flow");
 	int i, st, ok = 0;
 
 	eth_frame(&f, self->mac, self->far_mac, ETYPE, 3, 300);
@@ -1202,7 +1165,7 @@ TEST_F(steer, churn_under_traffic)
 	kill(sender, SIGKILL);
 	waitpid(sender, &st, 0);
 	EXPECT_EQ(4, ok);
-	EXPECT_EQ(flows, dev_objs("flow"));
+	EXPECT_EQ(flows, sv_dev_obj_count(DEV, "flow"));
 }
 
 #define ALLOW_LOOP_BACK	(1 << 0)	/* older verbs.h names bit 0 so */
@@ -1440,7 +1403,7 @@ TEST_F(steer, ipv6_and_tcp)
 	inet_pton(AF_INET, NEAR_IP, &a.sin_addr);
 	ASSERT_EQ(0, bind(lst, (struct sockaddr *)&a, sizeof(a)));
 	ASSERT_EQ(0, listen(lst, 4));
-	far = ns_socket(AF_INET, SOCK_STREAM, 0);
+	far = sv_ns_socket(NS, AF_INET, SOCK_STREAM, 0);
 	ASSERT_LE(0, far);
 	ASSERT_EQ(0, connect(far, (struct sockaddr *)&a, sizeof(a)));
 	acc = accept(lst, NULL, NULL);
@@ -1448,7 +1411,7 @@ TEST_F(steer, ipv6_and_tcp)
 	close(acc);
 	close(far);
 	EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 200));
-	far = ns_socket(AF_INET, SOCK_STREAM, 0);
+	far = sv_ns_socket(NS, AF_INET, SOCK_STREAM, 0);
 	ASSERT_LE(0, far);
 	fcntl(far, F_SETFL, O_NONBLOCK);
 	a.sin_port = htons(5005);

@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "softverbs-abi.h"
@@ -36,13 +38,16 @@ static inline int sv_read_attr(const char *path, char *buf, size_t len)
 
 #define SV_DEBUGFS0	"/sys/kernel/debug/" SV_CLASS_NAME "/softverbs0"
 
-/* Live objects of one type ("pd", "mr", ...) on softverbs0; -1 on error. */
-static inline long sv_obj_count(const char *type)
+/* Live objects of one type ("pd", "mr", ...) on device dev; -1 on error. */
+static inline long sv_dev_obj_count(const char *dev, const char *type)
 {
-	FILE *fp = fopen(SV_DEBUGFS0 "/objects", "r");
-	char name[32];
+	char path[128], name[32];
 	long n, ret = -1;
+	FILE *fp;
 
+	snprintf(path, sizeof(path), "/sys/kernel/debug/" SV_CLASS_NAME
+		 "/%s/objects", dev);
+	fp = fopen(path, "r");
 	if (!fp)
 		return -1;
 	while (fscanf(fp, "%31s %ld", name, &n) == 2) {
@@ -53,6 +58,34 @@ static inline long sv_obj_count(const char *type)
 	}
 	fclose(fp);
 	return ret;
+}
+
+/* ... on softverbs0. */
+static inline long sv_obj_count(const char *type)
+{
+	return sv_dev_obj_count("softverbs0", type);
+}
+
+/* A socket made in the network namespace /var/run/netns/<ns>; -1 if not. */
+static inline int sv_ns_socket(const char *ns, int domain, int type,
+			       int proto)
+{
+	int self = open("/proc/self/ns/net", O_RDONLY);
+	char path[128];
+	int peer, s = -1;
+
+	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
+	peer = open(path, O_RDONLY);
+	if (self >= 0 && peer >= 0 && !setns(peer, CLONE_NEWNET)) {
+		s = socket(domain, type, proto);
+		if (setns(self, CLONE_NEWNET))
+			abort();
+	}
+	if (self >= 0)
+		close(self);
+	if (peer >= 0)
+		close(peer);
+	return s;
 }
 
 /* A "Name:   N kB" line of /proc/<pid>/status, in kB; -1 if absent. */
