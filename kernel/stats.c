@@ -26,6 +26,7 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_DOORBELL_WQES] = "doorbell_wqes",
 	[SV_STAT_RX_PEER_DROPS] = "rx_peer_drops",
 	[SV_STAT_RX_RAW_DROPS] = "rx_raw_drops",
+	[SV_STAT_STEER_TX_DROPS] = "steering_tx_drops",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

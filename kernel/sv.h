@@ -94,6 +94,7 @@ struct sv_device {
 	u32 idle_us;			/* engine idle time before sleeping */
 	struct work_struct gid_work;	/* GID_CHANGE from atomic context */
 	struct sv_steer *steer;		/* flow steering tables (steer/) */
+	struct sv_steer *steer_tx;	/* ... the egress rules' */
 	u64 __percpu *stats;		/* SV_STAT_MAX counters per CPU */
 };
 
@@ -551,6 +552,7 @@ enum sv_stat {
 	SV_STAT_DOORBELL_WQES,		/* WQEs executed in those calls */
 	SV_STAT_RX_PEER_DROPS,		/* RC/UC: not from the connected peer */
 	SV_STAT_RX_RAW_DROPS,		/* steered frames no QP could take */
+	SV_STAT_STEER_TX_DROPS,		/* sent frames an egress rule dropped */
 	SV_STAT_MAX
 };
 

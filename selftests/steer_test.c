@@ -1623,4 +1623,162 @@ TEST_F(steer, gre_esp_mpls)
 	rawqp_close(&r);
 }
 
+/* An egress rule for ETYPE frames to @dst; DROP and COUNT if given. */
+static struct ibv_flow *egress_rule(struct ibv_qp *qp, const uint8_t *dst,
+				    int prio, int flags, bool drop,
+				    struct ibv_counters *c)
+{
+	struct spec_attr a;
+
+	fa_init(&a, IBV_FLOW_ATTR_NORMAL, prio,
+		flags | IBV_FLOW_ATTR_FLAGS_EGRESS);
+	fa_eth(&a, dst, ETYPE);
+	if (drop)
+		fa_drop(&a);
+	if (c) {
+		struct ibv_flow_spec_counter_action *s = fa_add(&a, sizeof(*s));
+
+		s->type = IBV_FLOW_SPEC_ACTION_COUNT;
+		s->size = sizeof(*s);
+		s->counters = c;
+	}
+	return ibv_create_flow(qp, &a.attr);
+}
+
+/* Did the far side get @f within @ms? Other frames are skipped. */
+static bool far_got(int pkt, const struct frame *f, int ms)
+{
+	uint8_t got[2048];
+	ssize_t n;
+
+	set_timeout(pkt, ms);
+	while ((n = recv(pkt, got, sizeof(got), 0)) > 0)
+		if ((size_t)n == f->len && !memcmp(got, f->b, f->len))
+			return true;
+	return false;
+}
+
+/*
+ * IBV_FLOW_ATTR_FLAGS_EGRESS, as mlx5: the device's transmit table sees
+ * what every QP of the device sends, before the e-switch and the wire. A
+ * DROP rule drops (the send still succeeds), a rule without one lets the
+ * frame go on at its priority, DONT_TRAP rules only count.
+ */
+TEST_F(steer, egress_rules)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct ibv_counters_init_attr cia = {};
+	struct ibv_counter_attach_attr at = {};
+	struct ibv_flow *drop, *allow, *count, *lb, *own;
+	struct ibv_counters *c;
+	struct rawqp a, b;
+	struct spec_attr sa;
+	struct frame f, g, m;
+	struct ibv_wc wc;
+	uint64_t v[2];
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &a, IBV_QPT_RAW_PACKET,
+				0));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &b, IBV_QPT_RAW_PACKET,
+				0));
+	eth_frame(&f, self->far_mac, self->mac, ETYPE, 21, 40);
+	eth_frame(&g, bcast, self->mac, ETYPE, 22, 44);
+
+	/* Without rules both go out. */
+	ASSERT_EQ(0, raw_send_inline(&a, &g, 1));
+	EXPECT_EQ(0, tx_done(&a));
+	EXPECT_TRUE(far_got(self->pkt, &g, 2000));
+
+	/* A drop rule (on a's QP) drops a's and b's frames to the far MAC. */
+	c = ibv_create_counters(self->ctx, &cia);
+	ASSERT_NE(NULL, c);
+	at.counter_desc = IBV_COUNTER_PACKETS;
+	ASSERT_EQ(0, ibv_attach_counters_point_flow(c, &at, NULL));
+	at.counter_desc = IBV_COUNTER_BYTES;
+	at.index = 1;
+	ASSERT_EQ(0, ibv_attach_counters_point_flow(c, &at, NULL));
+	drop = egress_rule(a.qp, self->far_mac, 5, 0, true, c);
+	ASSERT_NE(NULL, drop) TH_LOG("errno %d", errno);
+	ASSERT_EQ(0, raw_send_inline(&a, &f, 2));
+	EXPECT_EQ(0, tx_done(&a));
+	ASSERT_EQ(0, raw_send_inline(&b, &f, 3));
+	EXPECT_EQ(0, tx_done(&b));
+	ASSERT_EQ(0, raw_send_inline(&b, &g, 4));
+	EXPECT_EQ(0, tx_done(&b));
+	/* The broadcast after them arrives, they did not. */
+	EXPECT_TRUE(far_got(self->pkt, &g, 2000));
+	EXPECT_FALSE(far_got(self->pkt, &f, 300));
+	ASSERT_EQ(0, ibv_read_counters(c, v, 2, 0));
+	EXPECT_EQ(2, v[0]);
+	EXPECT_EQ(2 * f.len, v[1]);
+
+	/* An allowing rule of a lower priority value wins... */
+	allow = egress_rule(b.qp, self->far_mac, 2, 0, false, NULL);
+	ASSERT_NE(NULL, allow);
+	ASSERT_EQ(0, raw_send_inline(&a, &f, 5));
+	EXPECT_EQ(0, tx_done(&a));
+	EXPECT_TRUE(far_got(self->pkt, &f, 2000));
+	/* ... a DONT_TRAP one only counts, and the drop decides. */
+	EXPECT_EQ(0, ibv_destroy_flow(allow));
+	count = egress_rule(b.qp, self->far_mac, 1,
+			    IBV_FLOW_ATTR_FLAGS_DONT_TRAP, false, NULL);
+	ASSERT_NE(NULL, count);
+	ASSERT_EQ(0, raw_send_inline(&a, &f, 6));
+	EXPECT_EQ(0, tx_done(&a));
+	ASSERT_EQ(0, raw_send_inline(&a, &g, 7));
+	EXPECT_EQ(0, tx_done(&a));
+	EXPECT_TRUE(far_got(self->pkt, &g, 2000));
+	EXPECT_FALSE(far_got(self->pkt, &f, 300));
+	ASSERT_EQ(0, ibv_read_counters(c, v, 2, 0));
+	EXPECT_EQ(3, v[0]);
+	EXPECT_EQ(3 * f.len, v[1]);
+	EXPECT_EQ(0, ibv_destroy_flow(count));
+
+	/* Before the e-switch: a dropped frame to the own MAC reaches no QP. */
+	lb = eth_rule(b.qp, self->mac, ETYPE, 0, 0);
+	ASSERT_NE(NULL, lb);
+	eth_frame(&m, self->mac, self->mac, ETYPE, 23, 46);
+	ASSERT_EQ(0, raw_send_inline(&a, &m, 8));
+	EXPECT_EQ(0, tx_done(&a));
+	ASSERT_EQ(1, rx_poll(&b, &wc, NULL, 3000));
+	EXPECT_TRUE(rx_is(&b, &wc, &m));
+	own = egress_rule(a.qp, self->mac, 0, 0, true, NULL);
+	ASSERT_NE(NULL, own);
+	ASSERT_EQ(0, raw_send_inline(&a, &m, 9));
+	EXPECT_EQ(0, tx_done(&a));
+	EXPECT_EQ(0, rx_poll(&b, &wc, NULL, 300));
+
+	/* Without the rules, frames go out again. */
+	EXPECT_EQ(0, ibv_destroy_flow(own));
+	EXPECT_EQ(0, ibv_destroy_flow(lb));
+	EXPECT_EQ(0, ibv_destroy_flow(drop));
+	ASSERT_EQ(0, raw_send_inline(&a, &f, 10));
+	EXPECT_EQ(0, tx_done(&a));
+	EXPECT_TRUE(far_got(self->pkt, &f, 2000));
+
+	/* No defaults, sniffers or tags on the egress side: EINVAL. */
+	fa_init(&sa, IBV_FLOW_ATTR_ALL_DEFAULT, 0, IBV_FLOW_ATTR_FLAGS_EGRESS);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_flow(a.qp, &sa.attr));
+	EXPECT_EQ(EINVAL, errno);
+	fa_init(&sa, IBV_FLOW_ATTR_MC_DEFAULT, 0, IBV_FLOW_ATTR_FLAGS_EGRESS);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_flow(a.qp, &sa.attr));
+	EXPECT_EQ(EINVAL, errno);
+	fa_init(&sa, IBV_FLOW_ATTR_SNIFFER, 0, IBV_FLOW_ATTR_FLAGS_EGRESS);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_flow(a.qp, &sa.attr));
+	EXPECT_EQ(EINVAL, errno);
+	fa_init(&sa, IBV_FLOW_ATTR_NORMAL, 0, IBV_FLOW_ATTR_FLAGS_EGRESS);
+	fa_eth(&sa, self->far_mac, ETYPE);
+	fa_tag(&sa, 7);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_flow(a.qp, &sa.attr));
+	EXPECT_EQ(EINVAL, errno);
+
+	EXPECT_EQ(0, ibv_destroy_counters(c));
+	rawqp_close(&a);
+	rawqp_close(&b);
+}
+
 TEST_HARNESS_MAIN

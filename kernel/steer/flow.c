@@ -275,8 +275,10 @@ static int sv_flow_parse(struct sv_flow *fl, struct sv_flow_key *km,
 	if (a->comp_mask || (a->flags & ~SV_FLOW_FLAGS_KNOWN) ||
 	    a->port != SV_PORT_NUM || a->type > SV_FLOW_ATTR_SNIFFER)
 		return -EINVAL;
-	if (a->flags & SV_FLOW_ATTR_FLAGS_EGRESS)
-		return -EOPNOTSUPP;
+	/* Egress rules filter what the device sends: no defaults there. */
+	if ((a->flags & SV_FLOW_ATTR_FLAGS_EGRESS) &&
+	    a->type != SV_FLOW_ATTR_NORMAL)
+		return -EINVAL;
 	fl->type = a->type;
 	fl->flags = a->flags;
 	fl->priority = a->priority;
@@ -302,14 +304,25 @@ static int sv_flow_parse(struct sv_flow *fl, struct sv_flow_key *km,
 	if (fl->drop && (tagged || (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) ||
 			 fl->type == SV_FLOW_ATTR_SNIFFER))
 		return -EINVAL;
+	/* A tag marks a receive completion: sent frames have none. */
+	if (tagged && (fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS))
+		return -EINVAL;
 	return 0;
+}
+
+/* The table a flow lives in: the receive side's, or the egress one. */
+static struct sv_steer *sv_flow_table(struct sv_device *sdev,
+				      const struct sv_flow *fl)
+{
+	return fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS ? sdev->steer_tx :
+						      sdev->steer;
 }
 
 static void sv_flow_destroy(struct sv_uobj *u)
 {
 	struct sv_flow *fl = to_sv_flow(u);
 
-	sv_steer_remove(fl->qp->sdev->steer, fl);
+	sv_steer_remove(sv_flow_table(fl->qp->sdev, fl), fl);
 	atomic_dec(&fl->qp->uobj.usecnt);
 	sv_counters_unbind(fl);
 }
@@ -390,12 +403,12 @@ int sv_create_flow(struct sv_file *f, void *arg)
 	INIT_LIST_HEAD(&fl->list);
 	/* The QP reference from the lookup is the flow's from now on. */
 	atomic_inc(&qp->uobj.usecnt);
-	ret = sv_steer_insert(sdev->steer, fl, km);
+	ret = sv_steer_insert(sv_flow_table(sdev, fl), fl, km);
 	if (ret)
 		goto err_usecnt;
 	ret = sv_uobj_add(f, &fl->uobj, SV_OBJ_FLOW, &sv_flow_ops);
 	if (ret) {
-		sv_steer_remove(sdev->steer, fl);
+		sv_steer_remove(sv_flow_table(sdev, fl), fl);
 		/* Rare: the grace period in line. */
 		synchronize_rcu();
 		sv_steer_release(fl);

@@ -4,7 +4,9 @@
  *
  * The frame is an skb as a netdev's rx_handler sees it: data at the
  * network header, the MAC header before it, a VLAN tag (if any) already
- * taken out into the skb (the core's skb_vlan_untag()). Headers are read
+ * taken out into the skb (the core's skb_vlan_untag()); or, for egress
+ * rules, a frame being sent: data at the MAC header, its tag in band
+ * (sv_steer_parse_tx()). Headers are read
  * with skb_header_pointer(), so a frame too short for a header simply
  * leaves that header's fields zero; nothing is ever written to the skb.
  * L4 ports are parsed for TCP and UDP, only in a first (or only)
@@ -54,9 +56,13 @@ static void sv_parse_l3(const struct sk_buff *skb, int off, __be16 proto,
 			struct sv_flow_hdrs *h, struct sv_flow_key *k,
 			bool outer);
 
-/* A tunnel's inner Ethernet frame at @off. */
-static void sv_parse_inner_eth(const struct sk_buff *skb, int off,
-			       struct sv_flow_key *k)
+/*
+ * An Ethernet frame at @off with its VLAN tag (if any) in band: a
+ * tunnel's inner frame, or a frame being sent (sv_steer_parse_tx()).
+ */
+static void sv_parse_eth(const struct sk_buff *skb, int off,
+			 struct sv_flow_hdrs *h, struct sv_flow_key *k,
+			 bool outer)
 {
 	struct vlan_ethhdr buf;
 	const struct vlan_ethhdr *e = sv_hdr(skb, off, ETH_HLEN, &buf);
@@ -64,20 +70,20 @@ static void sv_parse_inner_eth(const struct sk_buff *skb, int off,
 
 	if (!e)
 		return;
-	memcpy(k->inner.dst_mac, e->h_dest, ETH_ALEN);
-	memcpy(k->inner.src_mac, e->h_source, ETH_ALEN);
+	memcpy(h->dst_mac, e->h_dest, ETH_ALEN);
+	memcpy(h->src_mac, e->h_source, ETH_ALEN);
 	proto = e->h_vlan_proto;
 	off += ETH_HLEN;
-	if (proto == htons(ETH_P_8021Q)) {
+	if (eth_type_vlan(proto)) {
 		e = sv_hdr(skb, off - ETH_HLEN, VLAN_ETH_HLEN, &buf);
 		if (!e)
 			return;
-		k->inner.vlan_tag = e->h_vlan_TCI;
+		h->vlan_tag = e->h_vlan_TCI;
 		proto = e->h_vlan_encapsulated_proto;
 		off += VLAN_HLEN;
 	}
-	k->inner.ether_type = proto;
-	sv_parse_l3(skb, off, proto, &k->inner, k, false);
+	h->ether_type = proto;
+	sv_parse_l3(skb, off, proto, h, k, outer);
 }
 
 static void sv_parse_l4(const struct sk_buff *skb, int off,
@@ -114,7 +120,7 @@ static void sv_parse_l4(const struct sk_buff *skb, int off,
 				return;
 			k->tunnel = SV_TUN_VXLAN;
 			k->tunnel_id = htonl(ntohl(w[1]) >> 8);
-			sv_parse_inner_eth(skb, off + 16, k);
+			sv_parse_eth(skb, off + 16, &k->inner, k, false);
 		} else if (u->dest == htons(SV_MPLS_UDP_PORT)) {
 			sv_parse_mpls(skb, off + 8, k);
 		}
@@ -149,7 +155,7 @@ static void sv_parse_l4(const struct sk_buff *skb, int off,
 			n += 4;
 		switch (ntohs(k->gre_proto)) {
 		case ETH_P_TEB:
-			sv_parse_inner_eth(skb, off + n, k);
+			sv_parse_eth(skb, off + n, &k->inner, k, false);
 			break;
 		case ETH_P_IP:
 		case ETH_P_IPV6:
@@ -231,4 +237,14 @@ void sv_steer_parse(const struct sk_buff *skb, struct sv_flow_key *k)
 	if (skb_vlan_tag_present(skb))
 		k->outer.vlan_tag = htons(skb_vlan_tag_get(skb));
 	sv_parse_l3(skb, moff + ETH_HLEN, eth->h_proto, &k->outer, k, true);
+}
+
+/*
+ * The key of a frame being sent: data at the MAC header, a VLAN tag (if
+ * any) still in the frame, as a RAW_PACKET QP posted it.
+ */
+void sv_steer_parse_tx(const struct sk_buff *skb, struct sv_flow_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	sv_parse_eth(skb, 0, &k->outer, k, true);
 }

@@ -175,13 +175,19 @@ void sv_steer_unbind(struct sv_device *sdev, struct net_device *ndev)
 int sv_steer_device_init(struct sv_device *sdev)
 {
 	sdev->steer = sv_steer_alloc();
-	return sdev->steer ? 0 : -ENOMEM;
+	sdev->steer_tx = sv_steer_alloc();
+	if (sdev->steer && sdev->steer_tx)
+		return 0;
+	sv_steer_device_fini(sdev);
+	return -ENOMEM;
 }
 
 void sv_steer_device_fini(struct sv_device *sdev)
 {
 	sv_steer_free(sdev->steer);
+	sv_steer_free(sdev->steer_tx);
 	sdev->steer = NULL;
+	sdev->steer_tx = NULL;
 }
 
 /* ---- QP receive queues (the engine's side) ---- */
@@ -335,6 +341,11 @@ int sv_steer_xmit(struct sv_qp *qp, struct sk_buff *skb)
 	skb_reset_mac_header(skb);
 	skb_set_network_header(skb, ETH_HLEN);
 	skb->protocol = eth_hdr(skb)->h_proto;
+	/* The NIC's transmit table comes before its e-switch and the wire. */
+	if (sv_steer_egress(sdev, skb)) {
+		consume_skb(skb);
+		goto out;
+	}
 	if (sv_steer_loopback(sdev, qp, ndev, skb)) {
 		consume_skb(skb);
 		goto out;

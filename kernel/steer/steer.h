@@ -13,6 +13,8 @@
  *   parse.c  a frame's headers -> struct sv_flow_key
  *   counters.c  flow counters: the counters objects of ACTION_COUNT,
  *            bound to flows, counted per CPU on the frame path
+ *   egress.c the egress rules (IBV_FLOW_ATTR_FLAGS_EGRESS): the
+ *            device's transmit table, which may drop a frame being sent
  *   rx.c     the netdev rx_handler, the rules' verdict on a frame,
  *            delivery to RAW_PACKET/UD QPs (a bounded queue per QP that
  *            the file's engine drains into the receive queue), and the
@@ -132,6 +134,10 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 
 /* parse.c: the key of a frame whose data is at the network header. */
 void sv_steer_parse(const struct sk_buff *skb, struct sv_flow_key *key);
+void sv_steer_parse_tx(const struct sk_buff *skb, struct sv_flow_key *key);
+
+/* egress.c */
+bool sv_steer_egress(struct sv_device *sdev, const struct sk_buff *skb);
 
 /* counters.c */
 int sv_counters_spec(struct sv_flow *fl, const void *spec);
