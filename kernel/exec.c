@@ -430,7 +430,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 
 	cqe.wr_id = rw->hdr.wr_id;
 	cqe.qp_num = dqp->qpn;
-	cqe.src_qp = qp->qpn;
+	cqe.src_qp = sv_qp_wire_qpn(qp);
 	cqe.opcode = write_imm ? SV_WC_RECV_RDMA_WITH_IMM : SV_WC_RECV;
 	if (w->opcode == SV_WR_SEND_WITH_IMM || write_imm) {
 		cqe.wc_flags |= SV_WC_F_WITH_IMM;
@@ -649,6 +649,9 @@ static bool sv_dest_ok(struct sv_req *r, struct sv_qp *dqp)
 
 	if (dqp->qp_type != qp->qp_type || READ_ONCE(dqp->dead) ||
 	    !sv_state_can_recv(sv_qp_state(dqp)))
+		return false;
+	/* A SOURCE_QPN QP receives through flow steering only. */
+	if (dqp->create_flags & SV_QP_CREATE_SOURCE_QPN)
 		return false;
 	if (qp->qp_type != SV_QPT_UD)
 		return sv_dest_is_peer(qp, dqp);

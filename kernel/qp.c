@@ -159,7 +159,8 @@ static u32 sv_qp_round_wr(u32 n)
 
 /*
  * The IBV_QP_CREATE_* flags verbs defines; softverbs supports
- * BLOCK_SELF_MCAST_LB on RAW_PACKET QPs (steer/rx.c: the e-switch).
+ * BLOCK_SELF_MCAST_LB on RAW_PACKET QPs (steer/rx.c: the e-switch) and
+ * SOURCE_QPN on UD QPs.
  */
 #define SV_QP_CREATE_KNOWN	(BIT(1) | BIT(8) | BIT(9) | BIT(10) | BIT(11))
 
@@ -191,8 +192,24 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 	if (c->create_flags & ~SV_QP_CREATE_KNOWN)
 		return -EINVAL;
 	if (c->create_flags & ~(c->qp_type == SV_QPT_RAW_PACKET ?
-				SV_QP_CREATE_BLOCK_SELF_MC_LB : 0))
+				SV_QP_CREATE_BLOCK_SELF_MC_LB :
+				c->qp_type == SV_QPT_UD ?
+				SV_QP_CREATE_SOURCE_QPN : 0))
 		return -EOPNOTSUPP;
+	if (c->reserved2 ||
+	    (c->source_qpn && !(c->create_flags & SV_QP_CREATE_SOURCE_QPN)))
+		return -EINVAL;
+	if (c->create_flags & SV_QP_CREATE_SOURCE_QPN) {
+		/*
+		 * Sending as any QPN is spoofing another QP's messages: as
+		 * the RDMA core, CAP_NET_RAW. Never as the special QPs or
+		 * the multicast QPN.
+		 */
+		if (!ns_capable(read_pnet(&sdev->net)->user_ns, CAP_NET_RAW))
+			return -EPERM;
+		if (c->source_qpn < 2 || c->source_qpn >= SV_QPN_MASK)
+			return -EINVAL;
+	}
 	if (c->cap.max_send_wr > SV_MAX_QP_WR ||
 	    c->cap.max_send_sge > SV_MAX_SGE ||
 	    c->cap.max_inline_data > SV_MAX_INLINE_DATA)
@@ -227,6 +244,7 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp->qp_type = c->qp_type;
 	qp->flags = c->flags;
 	qp->create_flags = c->create_flags;
+	qp->source_qpn = c->source_qpn;
 	sv_steer_qp_init(qp);
 	qp->user_handle = c->user_handle;
 	spin_lock_init(&qp->lock);

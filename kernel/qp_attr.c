@@ -257,6 +257,9 @@ int sv_qp_check_modify(struct sv_qp *qp, u32 mask,
 	t = &sv_qp_trans[cur][next];
 	if (!t->valid)
 		return -EINVAL;
+	/* As mlx5's underlay QPs: the state, nothing else to set. */
+	if (qp->create_flags & SV_QP_CREATE_SOURCE_QPN)
+		return mask & ~(SV_QP_STATE | SV_QP_CUR_STATE) ? -EINVAL : 0;
 	req = t->req[sv_qp_tindex(qp->qp_type)];
 	opt = t->opt[sv_qp_tindex(qp->qp_type)];
 	if ((mask & req) != req)

@@ -373,6 +373,7 @@ struct sv_qp {
 	u32 qp_type;			/* SV_QPT_RC, _UC, _UD, _RAW_PACKET */
 	u32 flags;			/* SV_CREATE_QP_* */
 	u32 create_flags;		/* SV_QP_CREATE_* */
+	u32 source_qpn;			/* SOURCE_QPN: the QPN it sends as */
 	struct sv_uobj *pd;
 	struct sv_uobj *send_cq;
 	struct sv_uobj *recv_cq;
@@ -404,6 +405,14 @@ struct sv_qp {
 
 /* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
 #define SV_QP_CREATE_BLOCK_SELF_MC_LB	BIT(1)
+/* IBV_QP_CREATE_SOURCE_QPN: a UD QP that sends as source_qpn */
+#define SV_QP_CREATE_SOURCE_QPN		BIT(10)
+
+/* The QPN a QP's messages carry as their source. */
+static inline u32 sv_qp_wire_qpn(const struct sv_qp *qp)
+{
+	return qp->source_qpn ?: qp->qpn;
+}
 
 struct sv_srq {
 	struct sv_uobj uobj;		/* first */

@@ -297,12 +297,11 @@ TEST_F(dev, create_caps_limits)
 
 TEST_F(dev, create_flags_and_reserved)
 {
-	static const uint32_t known[] = { 1 << 1, 1 << 8, 1 << 9, 1 << 10,
-					  1 << 11 };
+	static const uint32_t known[] = { 1 << 1, 1 << 8, 1 << 9, 1 << 11 };
 	struct sv_create_qp c;
 	unsigned int i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		sv_qp_req(&c, SV_QPT_UD, self->pd, self->cq, self->cq, 0);
 		c.create_flags = known[i];
 		EXPECT_EQ(EOPNOTSUPP, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
@@ -323,6 +322,42 @@ TEST_F(dev, create_flags_and_reserved)
 	EXPECT_EQ(EINVAL, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
 	c.size = SV_CREATE_QP_SIZE_VER0;
 	EXPECT_EQ(0, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+}
+
+/* IBV_QP_CREATE_SOURCE_QPN (1 << 10): UD only, a QPN from 2 to 0xfffffe. */
+TEST_F(dev, create_source_qpn)
+{
+	static const uint32_t bad[] = { 0, 1, 0xffffff, 0x1000000,
+					0xffffffff };
+	struct sv_create_qp c;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sv_qp_req(&c, SV_QPT_UD, self->pd, self->cq, self->cq, 0);
+		c.create_flags = 1 << 10;
+		c.source_qpn = bad[i];
+		EXPECT_EQ(EINVAL, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c))
+			TH_LOG("source_qpn %#x", bad[i]);
+	}
+	/* A source QPN without the flag, the reserved field. */
+	sv_qp_req(&c, SV_QPT_UD, self->pd, self->cq, self->cq, 0);
+	c.source_qpn = 0x1234;
+	EXPECT_EQ(EINVAL, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+	c.create_flags = 1 << 10;
+	c.reserved2 = 1;
+	EXPECT_EQ(EINVAL, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+	/* RC and UC: EOPNOTSUPP, as any flag a QP type lacks. */
+	sv_qp_req(&c, SV_QPT_RC, self->pd, self->cq, self->cq, 0);
+	c.create_flags = 1 << 10;
+	c.source_qpn = 0x1234;
+	EXPECT_EQ(EOPNOTSUPP, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+	sv_qp_req(&c, SV_QPT_UD, self->pd, self->cq, self->cq, 0);
+	c.create_flags = 1 << 10;
+	c.source_qpn = 0xfffffe;
+	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+	/* Its own QPN, not the one it sends as. */
+	EXPECT_NE(0xfffffe, c.qpn);
+	EXPECT_EQ(0, sv_destroy_qp(self->fd, c.handle));
 }
 
 TEST_F(dev, create_bad_handles)

@@ -283,6 +283,7 @@ static int rx_poll(struct rawqp *r, struct ibv_wc *wc, uint32_t *tag, int ms)
 			wc->status = r->cqx->status;
 			wc->opcode = ibv_wc_read_opcode(r->cqx);
 			wc->byte_len = ibv_wc_read_byte_len(r->cqx);
+			wc->src_qp = ibv_wc_read_src_qp(r->cqx);
 			if (tag)
 				*tag = ibv_wc_read_flow_tag(r->cqx);
 			ibv_end_poll(r->cqx);
@@ -1787,6 +1788,133 @@ TEST_F(steer, egress_rules)
 	EXPECT_EQ(0, ibv_destroy_counters(c));
 	rawqp_close(&a);
 	rawqp_close(&b);
+}
+
+/* A UD send of @len bytes at @buf (r's MR) to @qpn through @ah. */
+static int ud_send(struct rawqp *r, struct ibv_ah *ah, uint32_t qpn,
+		   uint32_t qkey, const char *buf, uint32_t len, uint64_t id)
+{
+	struct ibv_sge sg = { (uintptr_t)buf, len, r->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = id, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = qkey;
+	return ibv_post_send(r->qp, &wr, &bad);
+}
+
+/*
+ * IBV_QP_CREATE_SOURCE_QPN: a UD QP that sends as source_qpn (the
+ * receiver's src_qp), whose modify takes the state alone, and that
+ * receives what flows steer to it, never by QPN. CAP_NET_RAW.
+ */
+TEST_F(steer, source_qpn_ud)
+{
+	struct ibv_cq_init_attr_ex cqa = { .cqe = 64,
+					   .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = self->pd,
+		.create_flags = IBV_QP_CREATE_SOURCE_QPN,
+		.source_qpn = 0x4242,
+	};
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .qkey = 0x11 };
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
+				  .grh = { .sgid_index = 1, .hop_limit = 1 } };
+	struct rawqp s = {}, u;
+	struct ibv_flow *fl;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	struct frame g;
+	int st, i;
+	pid_t pid;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &u, IBV_QPT_UD, 0));
+	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 1, &aa.grh.dgid));
+	ah = ibv_create_ah(self->pd, &aa);
+	ASSERT_NE(NULL, ah);
+	s.cqx = ibv_create_cq_ex(self->ctx, &cqa);
+	ASSERT_NE(NULL, s.cqx);
+	s.cq = ibv_cq_ex_to_cq(s.cqx);
+	s.buf = aligned_alloc(4096, NRECV * 2048 + BUFSZ);
+	ASSERT_NE(NULL, s.buf);
+	s.mr = ibv_reg_mr(self->pd, s.buf, NRECV * 2048 + BUFSZ,
+			  IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, s.mr);
+	ia.send_cq = ia.recv_cq = s.cq;
+
+	/* Without CAP_NET_RAW: EPERM. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ibv_qp *q;
+
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(2);
+		q = ibv_create_qp_ex(self->ctx, &ia);
+		_exit(!q && errno == EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("%#x", st);
+
+	s.qp = ibv_create_qp_ex(self->ctx, &ia);
+	ASSERT_NE(NULL, s.qp) TH_LOG("errno %d", errno);
+	EXPECT_NE(0x4242, s.qp->qp_num);
+	/* The state alone: a Q_Key (or port, P_Key) is EINVAL, as mlx5. */
+	EXPECT_EQ(EINVAL, ibv_modify_qp(s.qp, &qa, IBV_QP_STATE | IBV_QP_QKEY));
+	ASSERT_EQ(0, ibv_modify_qp(s.qp, &qa, IBV_QP_STATE));
+	qa.qp_state = IBV_QPS_RTR;
+	ASSERT_EQ(0, ibv_modify_qp(s.qp, &qa, IBV_QP_STATE));
+	qa.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, ibv_modify_qp(s.qp, &qa, IBV_QP_STATE));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, post_rq(&s, i));
+
+	/* It sends as 0x4242. */
+	sv_fill(s.buf + NRECV * 2048, 100, 5);
+	ASSERT_EQ(0, ud_send(&s, ah, u.qp->qp_num, 0x11, s.buf + NRECV * 2048,
+			     100, 1));
+	ASSERT_EQ(1, poll1(s.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(IBV_WC_SEND, wc.opcode);
+	ASSERT_EQ(1, rx_poll(&u, &wc, NULL, 3000));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(0x4242, wc.src_qp);
+	EXPECT_EQ(140, wc.byte_len);
+	EXPECT_EQ(0, memcmp(u.buf + wc.wr_id * 2048 + 40,
+			    s.buf + NRECV * 2048, 100));
+	post_rq(&u, wc.wr_id);
+
+	/* Messages to its QPN, or to the one it sends as, do not reach it. */
+	ASSERT_EQ(0, ud_send(&u, ah, s.qp->qp_num, 0, u.buf + NRECV * 2048,
+			     64, 2));
+	ASSERT_EQ(0, ud_send(&u, ah, 0x4242, 0, u.buf + NRECV * 2048, 64, 3));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, rx_poll(&u, &wc, NULL, 3000));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(IBV_WC_SEND, wc.opcode);
+	}
+	EXPECT_EQ(0, rx_poll(&s, &wc, NULL, 300));
+
+	/* Flows steer frames to it: 40 bytes of GRH, then the frame. */
+	fl = eth_rule(s.qp, self->mac, ETYPE, 0, 0);
+	ASSERT_NE(NULL, fl);
+	eth_frame(&g, self->mac, self->far_mac, ETYPE, 6, 64);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, g.b, g.len));
+	ASSERT_EQ(1, rx_poll(&s, &wc, NULL, 3000));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(40 + g.len, wc.byte_len);
+	EXPECT_EQ(0, memcmp(s.buf + wc.wr_id * 2048 + 40, g.b, g.len));
+	EXPECT_EQ(0, ibv_destroy_flow(fl));
+
+	EXPECT_EQ(0, ibv_destroy_ah(ah));
+	rawqp_close(&s);
+	rawqp_close(&u);
 }
 
 TEST_HARNESS_MAIN

@@ -773,7 +773,11 @@ struct sv_qp_attr {
  * CQ); srq_handle 0 means no SRQ. With an SRQ, max_recv_wr and
  * max_recv_sge are ignored and returned as 0. create_flags are
  * IBV_QP_CREATE_* bits: IBV_QP_CREATE_BLOCK_SELF_MCAST_LB on RAW_PACKET
- * QPs only, the others EOPNOTSUPP (unknown bits EINVAL). cap is the
+ * QPs only; IBV_QP_CREATE_SOURCE_QPN on UD QPs only, with CAP_NET_RAW in
+ * the device's network namespace (EPERM) and source_qpn a QPN from 2 to
+ * 0xfffffe (EINVAL); the others EOPNOTSUPP (unknown bits EINVAL). A
+ * SOURCE_QPN QP sends as source_qpn and receives only what flows steer
+ * to it; its modify takes the state alone. cap is the
  * request on input and the QP's actual capacities, each at least the
  * request, on output.
  */
@@ -791,6 +795,8 @@ struct sv_create_qp {
 	__u32 qpn;		/* out: unique on the device, >= 2 */
 	__u32 reserved;		/* must be zero */
 	__u64 user_handle;	/* in: returned in this QP's async events */
+	__u32 source_qpn;	/* in: with IBV_QP_CREATE_SOURCE_QPN, else 0 */
+	__u32 reserved2;	/* must be zero */
 };
 
 #define SV_CREATE_QP_SIZE_VER0	72

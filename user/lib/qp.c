@@ -271,6 +271,8 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	c.flags = attr->sq_sig_all ? SV_CREATE_QP_SQ_SIG_ALL : 0;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
 		c.create_flags = attr->create_flags;
+	if (c.create_flags & IBV_QP_CREATE_SOURCE_QPN)
+		c.source_qpn = attr->source_qpn;
 	c.cap.max_send_wr = attr->cap.max_send_wr;
 	c.cap.max_recv_wr = attr->cap.max_recv_wr;
 	c.cap.max_send_sge = attr->cap.max_send_sge;
