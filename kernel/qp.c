@@ -186,7 +186,12 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 	default:
 		return -EINVAL;
 	}
-	if (c->reserved || (c->flags & ~SV_CREATE_QP_SQ_SIG_ALL))
+	if (c->reserved || c->reserved2 ||
+	    (c->flags & ~SV_CREATE_QP_SQ_SIG_ALL))
+		return -EINVAL;
+	/* TSO headers (steer/tx.c): RAW_PACKET QPs only, as mlx5. */
+	if (c->max_tso_header && (c->qp_type != SV_QPT_RAW_PACKET ||
+				  c->max_tso_header > SV_MAX_TSO_HEADER))
 		return -EINVAL;
 	if (c->create_flags & ~SV_QP_CREATE_KNOWN)
 		return -EINVAL;
@@ -227,6 +232,7 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp->qp_type = c->qp_type;
 	qp->flags = c->flags;
 	qp->create_flags = c->create_flags;
+	qp->max_tso_header = c->max_tso_header;
 	sv_steer_qp_init(qp);
 	qp->user_handle = c->user_handle;
 	spin_lock_init(&qp->lock);
