@@ -214,7 +214,9 @@ static DEFINE_MUTEX(sv_engines_lock);
 static struct sv_engine **sv_engines;
 static u32 sv_nengines;
 
+/* The biggest slot: SGEs, or a TSO header and SGEs (steer/tx.c) */
 #define SV_SEND_WQE_MAX	(sizeof(struct sv_send_wqe) + \
+			 SV_TSO_SGE_OFFSET(SV_MAX_TSO_HEADER) + \
 			 SV_MAX_SGE * sizeof(struct sv_sge))
 
 /* ---- rings ---- */
@@ -305,6 +307,9 @@ static bool sv_wq_flush(struct sv_wq *wq, struct sv_uobj *cq, u32 qpn,
 			case SV_WR_ATOMIC_FETCH_AND_ADD:
 				op = 4;
 				break;
+			case SV_WR_TSO:
+				op = 7;
+				break;
 			default:
 				op = 0;
 			}
@@ -336,6 +341,8 @@ static u32 sv_wc_opcode(u32 wr_op)
 		return 3;
 	case SV_WR_ATOMIC_FETCH_AND_ADD:
 		return 4;
+	case SV_WR_TSO:
+		return 7;	/* IBV_WC_TSO */
 	default:
 		return 0;
 	}
@@ -382,6 +389,8 @@ static u64 sv_wqe_bytes(const struct sv_send_wqe *w, u32 size)
 			 (size - sizeof(*w)) / sizeof(*sge));
 	u64 len = 0;
 
+	if (w->opcode == SV_WR_TSO)
+		return sv_tx_wqe_bytes(w, size);
 	if (w->send_flags & SV_SEND_INLINE)
 		return w->inline_len;
 	for (i = 0; i < n; i++)
@@ -1054,6 +1063,11 @@ int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp)
 		return PTR_ERR(ef);
 	payload = max_t(u32, qp->cap.max_send_sge * sizeof(struct sv_sge),
 			qp->cap.max_inline_data);
+	/* A TSO WQE: its header, then the SGEs (steer/tx.c) */
+	if (qp->max_tso_header)
+		payload = max_t(u32, payload,
+				SV_TSO_SGE_OFFSET(qp->max_tso_header) +
+				qp->cap.max_send_sge * sizeof(struct sv_sge));
 	/* Three lock classes: an engine holds its SQ and takes an RQ. */
 	mutex_init(&qp->sq.lock);
 	mutex_init(&qp->rq.lock);

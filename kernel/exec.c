@@ -56,22 +56,13 @@ static DEFINE_SPINLOCK(sv_atomic_lock);
 #define SV_WC_F_WITH_INV	0x8
 
 #define SV_GRH_LEN		40
-/* The longest frame a RAW_PACKET QP may try: a 64 KiB MTU and a VLAN header */
-#define SV_RAW_MAX_FRAME	(SZ_64K + VLAN_ETH_HLEN)
-
-/* A resolved scatter/gather list: MR spans, held until released. */
-struct sv_sg {
-	struct sv_mr_span ent[SV_MAX_SGE];
-	u32 n;
-	u64 len;
-};
 
 static struct sv_pd *sv_qp_pd(struct sv_qp *qp)
 {
 	return container_of(qp->pd, struct sv_pd, uobj);
 }
 
-static void sv_sg_release(struct sv_sg *sg)
+void sv_sg_release(struct sv_sg *sg)
 {
 	u32 i;
 
@@ -81,9 +72,8 @@ static void sv_sg_release(struct sv_sg *sg)
 }
 
 /* Resolve n SGEs on sdev for pd with access; -errno on any bad one. */
-static int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev,
-			 struct sv_pd *pd, u32 access,
-			 const struct sv_sge *sges, u32 n)
+int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev, struct sv_pd *pd,
+		  u32 access, const struct sv_sge *sges, u32 n)
 {
 	u32 i;
 	int ret;
@@ -589,9 +579,6 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 
 static bool sv_qp_op_ok(u32 qp_type, u32 op)
 {
-	/* A raw QP sends frames, nothing else. */
-	if (qp_type == SV_QPT_RAW_PACKET)
-		return op == SV_WR_SEND;
 	switch (op) {
 	case SV_WR_SEND:
 	case SV_WR_SEND_WITH_IMM:
@@ -721,69 +708,6 @@ static void sv_multicast(struct sv_req *r, u32 *status)
 	r->dqp = NULL;
 }
 
-/* Gather len bytes of a resolved list into buf. */
-static int sv_sg_read(struct sv_sg *src, void *buf, u64 len)
-{
-	u64 n;
-	u32 i;
-	int ret;
-
-	for (i = 0; i < src->n && len; i++) {
-		n = min(len, src->ent[i].len);
-		ret = sv_mr_span_read(&src->ent[i], 0, buf, n);
-		if (ret)
-			return ret;
-		buf += n;
-		len -= n;
-	}
-	return len ? -ERANGE : 0;
-}
-
-/*
- * A RAW_PACKET send: the gathered bytes (or the inline data) are one
- * Ethernet frame, MAC header first (steer/rx.c sends it). Longer than
- * the netdev's MTU plus its hard header (or shorter than an Ethernet
- * header): LOC_LEN_ERR.
- */
-static enum sv_exec_result sv_raw_send(struct sv_req *r, u32 *status)
-{
-	struct sv_qp *qp = r->qp;
-	struct sk_buff *skb;
-	int ret;
-
-	if (r->len > SV_RAW_MAX_FRAME || r->len < ETH_HLEN) {
-		*status = SV_WC_LOC_LEN_ERR;
-		return SV_EXEC_FATAL;
-	}
-	skb = alloc_skb(LL_MAX_HEADER + r->len, GFP_KERNEL);
-	if (!skb) {
-		*status = SV_WC_GENERAL_ERR;
-		return SV_EXEC_FATAL;
-	}
-	skb_reserve(skb, LL_MAX_HEADER);
-	ret = 0;
-	if (r->lsg)
-		ret = sv_sg_read(r->lsg, skb_put(skb, r->len), r->len);
-	else
-		memcpy(skb_put(skb, r->len), r->inl, r->len);
-	if (ret) {
-		kfree_skb(skb);
-		*status = SV_WC_LOC_PROT_ERR;
-		return SV_EXEC_FATAL;
-	}
-	ret = sv_steer_xmit(qp, skb);
-	if (ret == -EMSGSIZE) {
-		*status = SV_WC_LOC_LEN_ERR;
-		return SV_EXEC_FATAL;
-	}
-	/* No netdev any more (the device is going): the frame is lost. */
-	if (!ret) {
-		sv_stat_add(qp->sdev, SV_STAT_TX_PKTS, 1);
-		sv_stat_add(qp->sdev, SV_STAT_TX_BYTES, r->len);
-	}
-	return SV_EXEC_DONE;
-}
-
 static u32 sv_mtu_bytes(u32 mtu)
 {
 	return mtu >= 1 && mtu <= 5 ? 128U << mtu : 4096;
@@ -818,6 +742,9 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	u32 access = 0;
 	int ret;
 
+	/* A raw QP sends frames: steer/tx.c. */
+	if (qp->qp_type == SV_QPT_RAW_PACKET)
+		return sv_tx_send(qp, w, &b->sg[1], status);
 	*status = SV_WC_SUCCESS;
 	if (!sv_qp_op_ok(qp->qp_type, w->opcode)) {
 		*status = SV_WC_LOC_QP_OP_ERR;
@@ -868,10 +795,6 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		goto out_lsg;
 	}
 
-	if (qp->qp_type == SV_QPT_RAW_PACKET) {
-		res = sv_raw_send(&r, status);
-		goto out_lsg;
-	}
 	r.dqp = sv_dest_qp(&r);
 	if (IS_ERR(r.dqp)) {
 		*status = SV_WC_LOC_QP_OP_ERR;

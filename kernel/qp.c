@@ -189,6 +189,10 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 	}
 	if (c->reserved || (c->flags & ~SV_CREATE_QP_SQ_SIG_ALL))
 		return -EINVAL;
+	/* TSO headers (steer/tx.c): RAW_PACKET QPs only, as mlx5. */
+	if (c->max_tso_header && (c->qp_type != SV_QPT_RAW_PACKET ||
+				  c->max_tso_header > SV_MAX_TSO_HEADER))
+		return -EINVAL;
 	if (c->create_flags & ~SV_QP_CREATE_KNOWN)
 		return -EINVAL;
 	if (c->create_flags & ~(c->qp_type == SV_QPT_RAW_PACKET ?
@@ -196,8 +200,7 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 				c->qp_type == SV_QPT_UD ?
 				SV_QP_CREATE_SOURCE_QPN : 0))
 		return -EOPNOTSUPP;
-	if (c->reserved2 ||
-	    (c->source_qpn && !(c->create_flags & SV_QP_CREATE_SOURCE_QPN)))
+	if (c->source_qpn && !(c->create_flags & SV_QP_CREATE_SOURCE_QPN))
 		return -EINVAL;
 	if (c->create_flags & SV_QP_CREATE_SOURCE_QPN) {
 		/*
@@ -245,6 +248,7 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp->flags = c->flags;
 	qp->create_flags = c->create_flags;
 	qp->source_qpn = c->source_qpn;
+	qp->max_tso_header = c->max_tso_header;
 	sv_steer_qp_init(qp);
 	qp->user_handle = c->user_handle;
 	spin_lock_init(&qp->lock);

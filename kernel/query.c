@@ -34,7 +34,9 @@ int sv_query_device(struct sv_file *f, void *arg)
 	q->max_qp = SV_MAX_QP;
 	q->max_qp_wr = SV_MAX_QP_WR;
 	q->device_cap_flags = SV_DEVICE_CAP_FLAGS;
-	q->raw_caps = READ_ONCE(sdev->ndev) ? SV_RAW_CAP_NETDEV : 0;
+	/* RAW_PACKET QPs and their TX offloads (steer/tx.c) need a netdev. */
+	q->raw_caps = READ_ONCE(sdev->ndev) ? SV_RAW_CAP_NETDEV |
+		      SV_RAW_CAP_IP_CSUM | SV_RAW_CAP_TSO : 0;
 	q->max_sge = SV_MAX_SGE;
 	q->max_sge_rd = SV_MAX_SGE_RD;
 	q->max_cq = SV_MAX_CQ;

@@ -250,6 +250,17 @@ int sv_mr_span_write(const struct sv_mr_span *dst, u64 doff,
 		     const void *buf, u64 len);
 int sv_mr_span_read(const struct sv_mr_span *src, u64 soff, void *buf,
 		    u64 len);
+
+/* A resolved scatter/gather list: MR spans, held until released (exec.c). */
+struct sv_sg {
+	struct sv_mr_span ent[SV_MAX_SGE];
+	u32 n;
+	u64 len;
+};
+
+int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev, struct sv_pd *pd,
+		  u32 access, const struct sv_sge *sges, u32 n);
+void sv_sg_release(struct sv_sg *sg);
 void sv_mr_debugfs_add(struct sv_device *sdev, struct dentry *dir);
 int sv_reg_mr(struct sv_file *f, void *arg);
 int sv_rereg_mr(struct sv_file *f, void *arg);
@@ -374,6 +385,7 @@ struct sv_qp {
 	u32 flags;			/* SV_CREATE_QP_* */
 	u32 create_flags;		/* SV_QP_CREATE_* */
 	u32 source_qpn;			/* SOURCE_QPN: the QPN it sends as */
+	u32 max_tso_header;		/* RAW_PACKET: SV_WR_TSO headers, or 0 */
 	struct sv_uobj *pd;
 	struct sv_uobj *send_cq;
 	struct sv_uobj *recv_cq;
@@ -591,7 +603,10 @@ int sv_steer_init(void);
 void sv_steer_exit(void);
 int sv_steer_bind(struct sv_device *sdev, struct net_device *ndev);
 void sv_steer_unbind(struct sv_device *sdev, struct net_device *ndev);
-int sv_steer_xmit(struct sv_qp *qp, struct sk_buff *skb);
+/* steer/tx.c: a RAW_PACKET QP's send WQE (from sv_exec_send()) */
+enum sv_exec_result sv_tx_send(struct sv_qp *qp, struct sv_send_wqe *w,
+			       struct sv_sg *sg, u32 *status);
+u64 sv_tx_wqe_bytes(const struct sv_send_wqe *w, u32 size);
 void sv_steer_qp_init(struct sv_qp *qp);
 bool sv_steer_qp_pending(struct sv_qp *qp);
 bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget);

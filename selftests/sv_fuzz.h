@@ -743,6 +743,16 @@ FZ void fz_create_qp(struct fz *fz, int fdi)
 	c.user_handle = FZ_RND(fz);
 	if (FZ_PCT(fz, 3))
 		c.reserved = 1;
+	/* TSO headers: RAW_PACKET only (EINVAL here) */
+	if (FZ_PCT(fz, 3))
+		c.max_tso_header = FZ_PCT(fz, 50) ? FZ_N(fz, 300) :
+				   (uint32_t)fz_word(fz);
+	/* SOURCE_QPN: UD only, a QPN from 2 to 0xfffffe */
+	if (FZ_PCT(fz, 3)) {
+		c.create_flags |= FZ_PCT(fz, 80) ? 1 << 10 : 0;
+		c.source_qpn = FZ_PCT(fz, 50) ? FZ_N(fz, 4) :
+			       (uint32_t)fz_word(fz);
+	}
 	if (fz_ioc(fz, fdi, SV_IOC_CREATE_QP, &c))
 		return;
 	i = fz_obj_new(fz, FT_QP, fdi, c.handle);
@@ -1263,7 +1273,11 @@ FZ void fz_post_locked(struct fz *fz, struct fz_map *m)
 			w->opcode = fz_ops_rc[FZ_N(fz, FZ_ARRAY_SIZE(fz_ops_rc))];
 		if (FZ_PCT(fz, 5))
 			w->opcode = (uint32_t)fz_word(fz);
-		w->send_flags = FZ_PCT(fz, 80) ? SV_SEND_SIGNALED : FZ_N(fz, 16);
+		/* TSO on a QP that is not RAW_PACKET: LOC_QP_OP_ERR */
+		if (FZ_PCT(fz, 3))
+			w->opcode = SV_WR_TSO;
+		/* IP_CSUM: ignored by these QP types */
+		w->send_flags = FZ_PCT(fz, 80) ? SV_SEND_SIGNALED : FZ_N(fz, 32);
 		w->num_sge = n;
 		w->imm_data = (uint32_t)FZ_RND(fz);
 		if (mr) {
@@ -1281,7 +1295,14 @@ FZ void fz_post_locked(struct fz *fz, struct fz_map *m)
 			       fz_handle(fz, FT_AH, m->fdi);
 		w->remote_qpn = fz_peer_qpn(fz, SV_QPT_UD);
 		w->remote_qkey = FZ_PCT(fz, 90) ? 0x1234 : (uint32_t)FZ_RND(fz);
-		if (FZ_PCT(fz, 10) && m->wqe_size > sizeof(*w)) {
+		if (w->opcode == SV_WR_TSO && m->wqe_size >= sizeof(*w) +
+		    sizeof(struct sv_send_tso)) {
+			struct sv_send_tso *t = (struct sv_send_tso *)(w + 1);
+
+			t->hdr_sz = FZ_PCT(fz, 50) ? 54 : (uint16_t)fz_word(fz);
+			t->mss = FZ_PCT(fz, 50) ? 1000 : (uint16_t)fz_word(fz);
+			t->reserved = FZ_PCT(fz, 95) ? 0 : 1;
+		} else if (FZ_PCT(fz, 10) && m->wqe_size > sizeof(*w)) {
 			w->send_flags |= SV_SEND_INLINE;
 			w->inline_len = FZ_PCT(fz, 90) ?
 				FZ_N(fz, m->wqe_size - sizeof(*w) + 1) :

@@ -183,6 +183,10 @@ struct sv_query_device {
 
 /* The device is bound to a netdev: RAW_PACKET and RSS QPs can be made. */
 #define SV_RAW_CAP_NETDEV		0x1
+/* RAW_PACKET QPs take SV_SEND_IP_CSUM (IPv4 header, TCP and UDP sums) */
+#define SV_RAW_CAP_IP_CSUM		0x2
+/* ... and SV_WR_TSO, up to SV_MAX_TSO bytes of payload (ibv tso_caps) */
+#define SV_RAW_CAP_TSO			0x4
 
 #define SV_QUERY_DEVICE_SIZE_VER0	208
 #define SV_IOC_QUERY_DEVICE _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_DEVICE, struct sv_query_device)
@@ -779,7 +783,9 @@ struct sv_qp_attr {
  * SOURCE_QPN QP sends as source_qpn and receives only what flows steer
  * to it; its modify takes the state alone. cap is the
  * request on input and the QP's actual capacities, each at least the
- * request, on output.
+ * request, on output. max_tso_header (ibv_qp_init_attr_ex's, 0 for none)
+ * lets a RAW_PACKET QP post SV_WR_TSO with headers of up to that many
+ * bytes; on another QP type, or above SV_MAX_TSO_HEADER, it is EINVAL.
  */
 struct sv_create_qp {
 	__u32 size;
@@ -796,7 +802,7 @@ struct sv_create_qp {
 	__u32 reserved;		/* must be zero */
 	__u64 user_handle;	/* in: returned in this QP's async events */
 	__u32 source_qpn;	/* in: with IBV_QP_CREATE_SOURCE_QPN, else 0 */
-	__u32 reserved2;	/* must be zero */
+	__u32 max_tso_header;	/* in: RAW_PACKET only, <= SV_MAX_TSO_HEADER */
 };
 
 #define SV_CREATE_QP_SIZE_VER0	72
@@ -1032,6 +1038,7 @@ enum sv_wr_opcode {
 	SV_WR_ATOMIC_CMP_AND_SWP = 5,
 	SV_WR_ATOMIC_FETCH_AND_ADD = 6,
 	SV_WR_SEND_WITH_INV = 9,
+	SV_WR_TSO = 10,		/* RAW_PACKET: see struct sv_send_tso */
 };
 
 /* Send flags: enum ibv_send_flags. */
@@ -1039,6 +1046,7 @@ enum sv_wr_opcode {
 #define SV_SEND_SIGNALED	0x2U
 #define SV_SEND_SOLICITED	0x4U
 #define SV_SEND_INLINE		0x8U
+#define SV_SEND_IP_CSUM		0x10U	/* RAW_PACKET: fill in IP/TCP/UDP sums */
 
 /*
  * A send WQE, followed by num_sge struct sv_sge, or by inline_len bytes
@@ -1060,6 +1068,29 @@ struct sv_send_wqe {
 	__u32 remote_qkey;	/* UD */
 	__u32 reserved;
 };
+
+/*
+ * SV_WR_TSO has a WQE layout of its own: the struct sv_send_wqe is
+ * followed by a struct sv_send_tso, then the hdr_sz bytes of the frames'
+ * header (Ethernet, VLAN tags, IPv4 or IPv6, TCP) padded to 16 bytes,
+ * then num_sge struct sv_sge: the TCP payload, cut into mss-byte segments
+ * that each get a copy of the header (Documentation/steering.rst, "TX
+ * offloads"). The SGEs start SV_TSO_SGE_OFFSET(hdr_sz) bytes after the
+ * struct sv_send_wqe. A QP created with max_tso_header has slots that
+ * hold max_tso_header bytes of header and max_send_sge SGEs. The WQE's
+ * other fields mean what they mean for a send; inline data is not
+ * allowed.
+ */
+struct sv_send_tso {
+	__u16 hdr_sz;		/* 1 .. the QP's max_tso_header */
+	__u16 mss;		/* TCP payload bytes per segment, > 0 */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_MAX_TSO_HEADER	256		/* bytes of a TSO header */
+#define SV_MAX_TSO		(256 * 1024)	/* payload bytes of a TSO WQE */
+#define SV_TSO_SGE_OFFSET(hdr_sz) \
+	(sizeof(struct sv_send_tso) + (((hdr_sz) + 15U) & ~15U))
 
 /* A receive WQE, followed by num_sge struct sv_sge. */
 struct sv_recv_wqe {

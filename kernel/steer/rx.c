@@ -15,14 +15,8 @@
  * queue's lock is a mutex and softirq must not sleep. A frame that finds
  * no receive WQE then is dropped and counted (rx_raw_drops).
  *
- * Transmit: a RAW_PACKET QP's send WQE is one Ethernet frame, sent with
- * dev_queue_xmit() on the bound netdev. The e-switch: a frame to the
- * device's own MAC, or to a multicast or broadcast address, also goes
- * through the device's own steering (to its own MAC, only there: what no
- * rule traps goes to the local kernel stack, not out). The
- * sending QP receives it only by a rule with ALLOW_LOOP_BACK, and a
- * multicast frame never if it was created with BLOCK_SELF_MCAST_LB.
- * SNIFFER rules see every frame the device's QPs send, too.
+ * Transmit (a RAW_PACKET QP's frames, and what the e-switch loops back
+ * into the device's own steering): tx.c.
  *
  * Lifetimes: a rule holds its QP (a reference and a usecnt: the QP cannot
  * be destroyed while it has flows); removing a rule waits for a grace
@@ -58,8 +52,8 @@ static bool sv_qp_state_recv(u32 s)
 }
 
 /* Queue a copy of the frame for fl's QP. Softirq (or BH off), RCU. */
-static void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
-			     struct sk_buff *skb)
+void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
+		      struct sk_buff *skb)
 {
 	struct sv_qp *qp = fl->qp;
 	struct sk_buff *c;
@@ -107,7 +101,7 @@ static void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
  * UD QP's GRH) and its rules' counters count it: from the MAC header on,
  * a VLAN tag the kernel took out included, no FCS (netdevs strip it).
  */
-static u32 sv_steer_frame_len(const struct sk_buff *skb)
+u32 sv_steer_frame_len(const struct sk_buff *skb)
 {
 	return skb->data - skb_mac_header(skb) + skb->len +
 	       (skb_vlan_tag_present(skb) ? VLAN_HLEN : 0);
@@ -117,8 +111,8 @@ static u32 sv_steer_frame_len(const struct sk_buff *skb)
  * Steer one frame (data at the network header); true if it is trapped.
  * @src_qp: the sending QP for e-switch loopback, or NULL. Under RCU.
  */
-static bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
-			   struct sv_qp *src_qp)
+bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
+		    struct sv_qp *src_qp)
 {
 	struct sv_steer *st = sdev->steer;
 	struct sv_steer_verdict v;
@@ -244,115 +238,4 @@ bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 		consume_skb(skb);
 	}
 	return n;
-}
-
-/* ---- transmit ---- */
-
-/*
- * The e-switch: what a frame the device sends to itself (its own MAC,
- * multicast, broadcast) does in its own steering, and the sniffers' copy
- * of every frame sent. @skb has data at the MAC header. True if the
- * frame is for the device alone (its own MAC): it does not go out.
- */
-static bool sv_steer_loopback(struct sv_device *sdev, struct sv_qp *qp,
-			      struct net_device *ndev, struct sk_buff *skb)
-{
-	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
-	bool own = ether_addr_equal(eth->h_dest, ndev->dev_addr);
-	bool mc = is_multicast_ether_addr(eth->h_dest);
-	struct sk_buff *c;
-
-	if (!own && !atomic_read(&sdev->steer->nrules))
-		return false;
-	c = skb_copy(skb, GFP_KERNEL);
-	if (!c)
-		return own;
-	c->protocol = eth_type_trans(c, ndev);
-	if (eth_type_vlan(c->protocol))
-		c = skb_vlan_untag(c);
-	if (!c)
-		return own;
-	local_bh_disable();
-	rcu_read_lock();
-	if (own) {
-		/*
-		 * What no rule traps goes to the host, as a NIC's e-switch
-		 * hands it to the PF: the kernel's stack, as a looped-back
-		 * frame, which our own rx_handler lets pass.
-		 */
-		if (!sv_steer_frame(sdev, c, qp)) {
-			c->pkt_type = PACKET_LOOPBACK;
-			netif_rx(c);
-			c = NULL;
-		}
-	} else if (mc) {
-		sv_steer_frame(sdev, c, qp);
-	} else {
-		struct sv_steer_verdict v;
-		struct sv_flow *fl;
-		u32 i = 0;
-
-		/* Not for the e-switch: only the sniffers see it. */
-		v.n = 0;
-		list_for_each_entry_rcu(fl, &sdev->steer->sniffers, list) {
-			if (fl->qp == qp)
-				continue;
-			sv_flow_count(fl, sv_steer_frame_len(c));
-			if (v.n < ARRAY_SIZE(v.deliver))
-				v.deliver[v.n++] = fl;
-		}
-		for (i = 0; i < v.n; i++)
-			sv_steer_enqueue(sdev, v.deliver[i], c);
-	}
-	rcu_read_unlock();
-	local_bh_enable();
-	if (c)
-		consume_skb(c);
-	return own;
-}
-
-/*
- * Send one frame of a RAW_PACKET QP: 0, -EMSGSIZE (longer than the
- * netdev's MTU plus its hard header, or shorter than an Ethernet
- * header), -ENETDOWN (no netdev any more). Consumes @skb. The engine.
- */
-int sv_steer_xmit(struct sv_qp *qp, struct sk_buff *skb)
-{
-	struct sv_device *sdev = qp->sdev;
-	struct net_device *ndev;
-	int ret = 0;
-
-	rcu_read_lock();
-	ndev = READ_ONCE(sdev->ndev);
-	if (ndev)
-		dev_hold(ndev);
-	rcu_read_unlock();
-	if (!ndev) {
-		kfree_skb(skb);
-		return -ENETDOWN;
-	}
-	if (skb->len < ETH_HLEN ||
-	    skb->len > READ_ONCE(ndev->mtu) + ndev->hard_header_len) {
-		kfree_skb(skb);
-		ret = -EMSGSIZE;
-		goto out;
-	}
-	skb->dev = ndev;
-	skb_reset_mac_header(skb);
-	skb_set_network_header(skb, ETH_HLEN);
-	skb->protocol = eth_hdr(skb)->h_proto;
-	/* The NIC's transmit table comes before its e-switch and the wire. */
-	if (sv_steer_egress(sdev, skb)) {
-		consume_skb(skb);
-		goto out;
-	}
-	if (sv_steer_loopback(sdev, qp, ndev, skb)) {
-		consume_skb(skb);
-		goto out;
-	}
-	/* A full queue drops, as a NIC's wire would: not the sender's error. */
-	dev_queue_xmit(skb);
-out:
-	dev_put(ndev);
-	return ret;
 }

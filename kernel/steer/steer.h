@@ -17,9 +17,12 @@
  *            device's transmit table, which may drop a frame being sent
  *   rx.c     the netdev rx_handler, the rules' verdict on a frame,
  *            delivery to RAW_PACKET/UD QPs (a bounded queue per QP that
- *            the file's engine drains into the receive queue), and the
- *            RAW_PACKET QP's transmit path (dev_queue_xmit, e-switch
- *            loopback)
+ *            the file's engine drains into the receive queue)
+ *   tx.c     the RAW_PACKET QP's transmit path: a send WQE's frame, or a
+ *            TSO WQE's segments, through the e-switch loopback and
+ *            dev_queue_xmit()
+ *   offload.c  the transmit offloads on a frame: IP_CSUM's checksums,
+ *            TSO's header per segment
  */
 #ifndef SV_STEER_H
 #define SV_STEER_H
@@ -138,6 +141,26 @@ void sv_steer_parse_tx(const struct sk_buff *skb, struct sv_flow_key *key);
 
 /* egress.c */
 bool sv_steer_egress(struct sv_device *sdev, const struct sk_buff *skb);
+
+/* rx.c, for tx.c's e-switch: steer a frame (data at the network header) */
+bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
+		    struct sv_qp *src_qp);
+void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
+		      struct sk_buff *skb);
+u32 sv_steer_frame_len(const struct sk_buff *skb);
+
+/* offload.c: a TSO header's layers */
+struct sv_tso_hdr {
+	u32 hdr_sz;
+	u32 l3off;
+	u32 l4off;
+	bool v6;
+};
+
+void sv_tx_csum(u8 *d, u32 len);
+int sv_tso_parse(const u8 *h, u32 hdr_sz, struct sv_tso_hdr *t);
+void sv_tso_fix(const struct sv_tso_hdr *t, u8 *seg, u32 len, u32 off,
+		u32 i, bool last);
 
 /* counters.c */
 int sv_counters_spec(struct sv_flow *fl, const void *spec);

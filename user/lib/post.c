@@ -9,6 +9,11 @@
  * doorbell page: only a sleeping engine (SV_DB_NEED_WAKEUP) costs a
  * syscall. Posting receives makes none, unless the QP is in the error
  * state and its engine sleeps (the engine must flush what was posted).
+ *
+ * RAW_PACKET QPs: a send is one Ethernet frame; IBV_SEND_IP_CSUM asks the
+ * kernel to fill in its checksums, and IBV_WR_TSO (a QP created with
+ * max_tso_header) carries a header in the WQE (struct sv_send_tso) and a
+ * payload in SGEs that the kernel cuts into segments (kernel/steer/tx.c).
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -220,11 +225,14 @@ static int sv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 
 /* ---- sends ---- */
 
-static bool sv_op_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
+static bool sv_op_valid(const struct sv_qp *qp, enum ibv_wr_opcode op)
 {
-	/* A raw QP's WR is one Ethernet frame. */
+	enum ibv_qp_type type = qp->qpx.qp_base.qp_type;
+
+	/* A raw QP's WR is one Ethernet frame, or a TSO's segments. */
 	if (type == IBV_QPT_RAW_PACKET)
-		return op == IBV_WR_SEND;
+		return op == IBV_WR_SEND ||
+		       (op == IBV_WR_TSO && qp->max_tso_header);
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
@@ -243,25 +251,69 @@ static bool sv_op_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
 }
 
 #define SV_SEND_FLAGS_KNOWN (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
-			     IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+			     IBV_SEND_SOLICITED | IBV_SEND_INLINE | \
+			     IBV_SEND_IP_CSUM)
+
+/* Send flags of a QP type: checksums only on raw QPs (no UD_IP_CSUM). */
+static bool sv_flags_valid(enum ibv_qp_type type, unsigned int flags)
+{
+	if (flags & ~SV_SEND_FLAGS_KNOWN)
+		return false;
+	return type == IBV_QPT_RAW_PACKET || !(flags & IBV_SEND_IP_CSUM);
+}
+
+/* Where a WQE's SGEs go: after the header of a TSO one. */
+static struct sv_sge *sv_wqe_sges(struct sv_send_wqe *w)
+{
+	struct sv_send_tso *tso = (struct sv_send_tso *)(w + 1);
+
+	if (w->opcode != IBV_WR_TSO)
+		return (struct sv_sge *)(w + 1);
+	return (struct sv_sge *)((char *)tso + SV_TSO_SGE_OFFSET(tso->hdr_sz));
+}
+
+/*
+ * The TSO part of a WQE: as mlx5, a header of 1..max_tso_header bytes
+ * and mss > 0; the payload comes from SGEs, never inline. EINVAL if not.
+ */
+static int sv_fill_tso(struct sv_qp *qp, struct sv_send_wqe *w,
+		       const void *hdr, uint16_t hdr_sz, uint16_t mss)
+{
+	struct sv_send_tso *tso = (struct sv_send_tso *)(w + 1);
+
+	if (!hdr || !hdr_sz || hdr_sz > qp->max_tso_header || !mss ||
+	    (w->send_flags & IBV_SEND_INLINE))
+		return EINVAL;
+	tso->hdr_sz = hdr_sz;
+	tso->mss = mss;
+	tso->reserved = 0;
+	memcpy(tso + 1, hdr, hdr_sz);
+	return 0;
+}
 
 /* Fill one send WQE from wr; an errno value if wr is invalid. */
 static int sv_fill_send(struct sv_qp *qp, struct sv_send_wqe *w,
 			const struct ibv_send_wr *wr)
 {
 	struct ibv_qp *ibqp = &qp->qpx.qp_base;
-	struct sv_sge *sge = (struct sv_sge *)(w + 1);
 	char *dst = (char *)(w + 1);
+	struct sv_sge *sge;
 	size_t len = 0;
-	int i;
+	int i, ret;
 
-	if (!sv_op_valid(ibqp->qp_type, wr->opcode) ||
-	    (wr->send_flags & ~SV_SEND_FLAGS_KNOWN) || wr->num_sge < 0)
+	if (!sv_op_valid(qp, wr->opcode) ||
+	    !sv_flags_valid(ibqp->qp_type, wr->send_flags) || wr->num_sge < 0)
 		return EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->wr_id = wr->wr_id;
 	w->opcode = wr->opcode;
 	w->send_flags = wr->send_flags;
+	if (wr->opcode == IBV_WR_TSO) {
+		ret = sv_fill_tso(qp, w, wr->tso.hdr, wr->tso.hdr_sz,
+				  wr->tso.mss);
+		if (ret)
+			return ret;
+	}
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_IMM:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
@@ -312,6 +364,7 @@ static int sv_fill_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
 		return EINVAL;
 	w->num_sge = wr->num_sge;
+	sge = sv_wqe_sges(w);
 	for (i = 0; i < wr->num_sge; i++) {
 		sge[i].addr = wr->sg_list[i].addr;
 		sge[i].length = wr->sg_list[i].length;
@@ -367,6 +420,13 @@ static void sv_wr_begin(struct ibv_qp_ex *q, enum ibv_wr_opcode op)
 
 	if (qp->wr_err)
 		return;
+	/* Checksums: raw QPs only, as for ibv_post_send(). */
+	if ((q->wr_flags & IBV_SEND_IP_CSUM) &&
+	    q->qp_base.qp_type != IBV_QPT_RAW_PACKET) {
+		qp->wr_err = EINVAL;
+		qp->wr_cur = NULL;
+		return;
+	}
 	w = sv_uwq_slot(&qp->sq, qp->sq.prod);
 	if (!w) {
 		qp->wr_err = ENOMEM;
@@ -391,6 +451,20 @@ static struct sv_send_wqe *sv_wr_cur(struct ibv_qp_ex *q)
 static void sv_x_send(struct ibv_qp_ex *q)
 {
 	sv_wr_begin(q, IBV_WR_SEND);
+}
+
+static void sv_x_send_tso(struct ibv_qp_ex *q, void *hdr, uint16_t hdr_sz,
+			  uint16_t mss)
+{
+	struct sv_qp *qp = qpx_qp(q);
+	struct sv_send_wqe *w;
+
+	if (!qp->wr_err && !sv_op_valid(qp, IBV_WR_TSO))
+		qp->wr_err = EINVAL;
+	sv_wr_begin(q, IBV_WR_TSO);
+	w = sv_wr_cur(q);
+	if (w)
+		qp->wr_err = sv_fill_tso(qp, w, hdr, hdr_sz, mss);
 }
 
 static void sv_x_send_imm(struct ibv_qp_ex *q, __be32 imm)
@@ -501,7 +575,7 @@ static void sv_x_sge_list(struct ibv_qp_ex *q, size_t n,
 		qp->wr_err = EINVAL;
 		return;
 	}
-	d = (struct sv_sge *)(w + 1);
+	d = sv_wqe_sges(w);
 	for (i = 0; i < n; i++) {
 		d[i].addr = sg[i].addr;
 		d[i].length = sg[i].length;
@@ -529,6 +603,11 @@ static void sv_x_inline_list(struct ibv_qp_ex *q, size_t n,
 
 	if (!w)
 		return;
+	/* A TSO payload comes from SGEs (as mlx5's TSO WQEs). */
+	if (w->opcode == IBV_WR_TSO) {
+		qp->wr_err = EINVAL;
+		return;
+	}
 	d = (char *)(w + 1);
 	for (i = 0; i < n; i++) {
 		if (b[i].length > qp->max_inline - len) {
@@ -596,6 +675,7 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp)
 	x->wr_send = sv_x_send;
 	x->wr_send_imm = sv_x_send_imm;
 	x->wr_send_inv = sv_x_send_inv;
+	x->wr_send_tso = sv_x_send_tso;
 	x->wr_rdma_write = sv_x_write;
 	x->wr_rdma_write_imm = sv_x_write_imm;
 	x->wr_rdma_read = sv_x_read;
@@ -606,6 +686,20 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp)
 	x->wr_set_sge_list = sv_x_sge_list;
 	x->wr_set_inline_data = sv_x_inline;
 	x->wr_set_inline_data_list = sv_x_inline_list;
+}
+
+/* What ibv_query_device_ex says of them, on a device bound to a netdev. */
+void sv_tx_fill_caps(struct ibv_device_attr_ex *ex, uint32_t raw_caps)
+{
+	if (raw_caps & SV_RAW_CAP_IP_CSUM) {
+		ex->raw_packet_caps |= IBV_RAW_PACKET_CAP_IP_CSUM;
+		ex->device_cap_flags_ex |= IBV_DEVICE_RAW_IP_CSUM;
+		ex->orig_attr.device_cap_flags |= IBV_DEVICE_RAW_IP_CSUM;
+	}
+	if (raw_caps & SV_RAW_CAP_TSO) {
+		ex->tso_caps.max_tso = SV_MAX_TSO;
+		ex->tso_caps.supported_qpts = 1U << IBV_QPT_RAW_PACKET;
+	}
 }
 
 static int sv_post_ctx_init(struct sv_context *ctx)

@@ -204,7 +204,7 @@ static int sv_check_send_ops(enum ibv_qp_type type, uint64_t ops)
 		ok = SV_SEND_OPS_UD;
 		break;
 	case IBV_QPT_RAW_PACKET:
-		ok = IBV_QP_EX_WITH_SEND;
+		ok = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO;
 		break;
 	default:
 		return EOPNOTSUPP;
@@ -232,14 +232,21 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	/* RSS QPs: wq.c */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE)
 		return sv_create_rss_qp(ctx, attr);
-	/* XRC and TSO QPs are not supported; a hash needs a table. */
+	/* XRC QPs are not supported; a hash needs a table. */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->comp_mask & (IBV_QP_INIT_ATTR_XRCD |
-			       IBV_QP_INIT_ATTR_MAX_TSO_HEADER)) {
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* TSO (post.c): RAW_PACKET QPs, headers up to SV_MAX_TSO_HEADER. */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) &&
+	    attr->max_tso_header &&
+	    (attr->qp_type != IBV_QPT_RAW_PACKET ||
+	     attr->max_tso_header > SV_MAX_TSO_HEADER)) {
+		errno = EINVAL;
 		return NULL;
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
@@ -278,6 +285,8 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	c.cap.max_send_sge = attr->cap.max_send_sge;
 	c.cap.max_recv_sge = attr->cap.max_recv_sge;
 	c.cap.max_inline_data = attr->cap.max_inline_data;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
+		c.max_tso_header = attr->max_tso_header;
 	c.user_handle = (uintptr_t)&qp->qpx.qp_base;
 	ret = sv_cmd(ctx, SV_IOC_CREATE_QP, &c);
 	if (ret) {
@@ -296,6 +305,7 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	qp->qpx.qp_base.qp_num = c.qpn;
 	qp->qpx.qp_base.state = IBV_QPS_RESET;
 	qp->qpx.qp_base.qp_type = attr->qp_type;
+	qp->max_tso_header = c.max_tso_header;
 	pthread_mutex_init(&qp->qpx.qp_base.mutex, NULL);
 	pthread_cond_init(&qp->qpx.qp_base.cond, NULL);
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {

@@ -226,6 +226,7 @@ struct sv_qp {
 	/* data path (post.c) */
 	struct sv_uwq sq, rq;
 	uint32_t max_inline;
+	uint32_t max_tso_header;	/* RAW_PACKET: IBV_WR_TSO headers */
 	uint32_t wr_start_prod;		/* ibv_wr_start(): first WR's index */
 	void *wr_cur;			/* ibv_wr_*: the WQE being built */
 };
@@ -234,6 +235,8 @@ struct sv_qp {
 int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap);
 void sv_dp_qp_unmap(struct sv_qp *qp);
 void sv_dp_fill_wr_ops(struct sv_qp *qp);
+/* post.c: the raw QPs' transmit offloads in ibv_query_device_ex (wq.c) */
+void sv_tx_fill_caps(struct ibv_device_attr_ex *ex, uint32_t raw_caps);
 struct sv_srq;
 int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge);
 void sv_dp_srq_unmap(struct sv_srq *srq);

@@ -334,6 +334,8 @@ void sv_wq_fill_caps(struct ibv_device_attr_ex *ex, uint32_t raw_caps)
 	ex->raw_packet_caps |= IBV_RAW_PACKET_CAP_CVLAN_STRIPPING |
 			       IBV_RAW_PACKET_CAP_SCATTER_FCS;
 	ex->device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS;
+	/* ... and their transmit side: checksums, TSO (post.c) */
+	sv_tx_fill_caps(ex, raw_caps);
 }
 
 static int sv_wq_ctx_init(struct sv_context *ctx)
