@@ -126,6 +126,8 @@ struct sv_steer_verdict {
 	u32 n;
 	bool trapped;			/* the kernel stack does not see it */
 	bool dropped;			/* an ACTION_DROP rule took it */
+	bool matched;			/* a NORMAL rule took it */
+	u32 copies;			/* of deliver[]: DONT_TRAP, SNIFFER */
 	u32 len;			/* in: the frame's length, for counters */
 };
 
