@@ -24,7 +24,10 @@
  * sdev->files_lock, which port events take under rtnl): it holds no
  * sv_devices_lock at all, takes objects by reference out of the file's
  * table under its xarray lock, and only tries f->lock (for MR keys),
- * dropping every lock between tries.
+ * dropping every lock between tries. The steering objects need no file
+ * lock: a flow's rule and actions are fixed at its creation, a WQ's state
+ * and flags are read as they are, and a counters object keeps its list of
+ * flows under a spinlock of its own (steer/counters.c).
  */
 #include <linux/delay.h>
 #include <linux/if_arp.h>
@@ -36,6 +39,7 @@
 
 #include "compat.h"
 #include "sv.h"
+#include "steer/rss.h"
 
 /* Not const: 6.1 policies point at a non-const range. */
 static struct netlink_range_validation sv_idle_range = {
@@ -76,6 +80,20 @@ static const struct nla_policy sv_nl_policy[SV_NL_ATTR_MAX + 1] = {
 	[SV_NL_ATTR_STAT_ENTRY] = { .type = NLA_NESTED },
 	[SV_NL_ATTR_STAT_NAME] = { .type = NLA_NUL_STRING, .len = 31 },
 	[SV_NL_ATTR_STAT_VALUE] = { .type = NLA_U64 },
+	[SV_NL_ATTR_RES_FLOW_TYPE] = { .type = NLA_U8 },
+	[SV_NL_ATTR_RES_FLOW_PRIORITY] = { .type = NLA_U16 },
+	[SV_NL_ATTR_RES_FLOW_FLAGS] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_FLOW_NSPECS] = { .type = NLA_U8 },
+	[SV_NL_ATTR_RES_FLOW_TAG] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_FLOW_DROP] = { .type = NLA_FLAG },
+	[SV_NL_ATTR_RES_COUNTERS_HANDLE] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_WQN] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_WQ_STATE] = { .type = NLA_U8 },
+	[SV_NL_ATTR_RES_WQ_FLAGS] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_CQ_HANDLE] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_LOG_SIZE] = { .type = NLA_U32 },
+	[SV_NL_ATTR_RES_FLOWS] = { .type = NLA_NESTED },
+	[SV_NL_ATTR_RES_FLOW_HANDLE] = { .type = NLA_U32 },
 };
 
 static struct genl_family sv_nl_family;
@@ -456,6 +474,10 @@ static const enum sv_obj_type sv_nl_res_obj[] = {
 	[SV_NL_RES_MR] = SV_OBJ_MR,
 	[SV_NL_RES_CQ] = SV_OBJ_CQ,
 	[SV_NL_RES_QP] = SV_OBJ_QP,
+	[SV_NL_RES_FLOW] = SV_OBJ_FLOW,
+	[SV_NL_RES_WQ] = SV_OBJ_WQ,
+	[SV_NL_RES_RWQ_IND_TBL] = SV_OBJ_RWQ_IND_TBL,
+	[SV_NL_RES_COUNTERS] = SV_OBJ_COUNTERS,
 };
 
 /* What a resource dump may show its caller. */
@@ -467,6 +489,51 @@ struct sv_nl_res_ctx {
 	u64 busy_file;			/* shown without keys: f->lock busy */
 	bool busy;
 };
+
+/*
+ * A flow: its QP, rule and actions, all fixed at its creation (and its
+ * counters object, referenced by the flow until its memory goes).
+ */
+static int sv_nl_fill_flow(struct sk_buff *msg, struct sv_uobj *u)
+{
+	struct sv_flow *fl = container_of(u, struct sv_flow, uobj);
+
+	if (nla_put_u32(msg, SV_NL_ATTR_RES_QPN, fl->qp->qpn) ||
+	    nla_put_u8(msg, SV_NL_ATTR_RES_FLOW_TYPE, fl->type) ||
+	    nla_put_u16(msg, SV_NL_ATTR_RES_FLOW_PRIORITY, fl->priority) ||
+	    nla_put_u32(msg, SV_NL_ATTR_RES_FLOW_FLAGS, fl->flags) ||
+	    nla_put_u8(msg, SV_NL_ATTR_RES_FLOW_NSPECS, fl->nspecs))
+		return -EMSGSIZE;
+	if (fl->tagged && nla_put_u32(msg, SV_NL_ATTR_RES_FLOW_TAG, fl->tag))
+		return -EMSGSIZE;
+	if (fl->drop && nla_put_flag(msg, SV_NL_ATTR_RES_FLOW_DROP))
+		return -EMSGSIZE;
+	if (fl->counters &&
+	    nla_put_u32(msg, SV_NL_ATTR_RES_COUNTERS_HANDLE,
+			sv_counters_handle(fl)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* A counters object: the flows bound to it, the oldest first. */
+static int sv_nl_fill_counters(struct sk_buff *msg, struct sv_uobj *u)
+{
+	u32 handles[SV_NL_RES_FLOWS_MAX];
+	struct nlattr *nest;
+	u32 i, n;
+
+	n = sv_counters_flows(u, handles, ARRAY_SIZE(handles));
+	if (!n)
+		return 0;
+	nest = nla_nest_start(msg, SV_NL_ATTR_RES_FLOWS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++)
+		if (nla_put_u32(msg, SV_NL_ATTR_RES_FLOW_HANDLE, handles[i]))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
 
 /*
  * One object, referenced. @locked: its file's lock is held (MR keys and
@@ -528,6 +595,32 @@ static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
 		      nla_put_u8(msg, SV_NL_ATTR_RES_QP_STATE, state);
 		break;
 	}
+	case SV_NL_RES_FLOW:
+		ret = sv_nl_fill_flow(msg, u);
+		break;
+	case SV_NL_RES_WQ: {
+		struct sv_rwq *wq = container_of(u, struct sv_rwq, uobj);
+
+		/* State and flags change under the ring's lock: a snapshot. */
+		ret = nla_put_u32(msg, SV_NL_ATTR_RES_WQN, wq->shadow.qpn) ||
+		      nla_put_u8(msg, SV_NL_ATTR_RES_WQ_STATE,
+				 READ_ONCE(wq->state)) ||
+		      nla_put_u32(msg, SV_NL_ATTR_RES_WQ_FLAGS,
+				  READ_ONCE(wq->flags)) ||
+		      nla_put_u32(msg, SV_NL_ATTR_RES_CQ_HANDLE,
+				  wq->shadow.recv_cq->handle);
+		break;
+	}
+	case SV_NL_RES_RWQ_IND_TBL: {
+		struct sv_rwq_ind_tbl *t = container_of(u, struct sv_rwq_ind_tbl,
+							uobj);
+
+		ret = nla_put_u32(msg, SV_NL_ATTR_RES_LOG_SIZE, t->log_size);
+		break;
+	}
+	case SV_NL_RES_COUNTERS:
+		ret = sv_nl_fill_counters(msg, u);
+		break;
 	}
 	if (ret)
 		goto err;

@@ -4,8 +4,10 @@
  * with sv_stat_add() and summed by the management plane ("stat show").
  * A device has one port, so the port 1 counters are the device's.
  *
- * Nothing increments them yet: the data path (the engine, the netdev
- * receive hook, steering) will.
+ * The data path (engine.c, exec.c) counts messages, completions, RNR
+ * NAKs, retries and doorbells; steering (steer/rx.c) counts the frames
+ * its rules look at and what became of them. Documentation/management.rst
+ * says what each counter counts, exactly.
  */
 #include <linux/percpu.h>
 
@@ -26,6 +28,11 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_DOORBELL_WQES] = "doorbell_wqes",
 	[SV_STAT_RX_PEER_DROPS] = "rx_peer_drops",
 	[SV_STAT_RX_RAW_DROPS] = "rx_raw_drops",
+	[SV_STAT_STEER_MATCHED] = "steering_matched",
+	[SV_STAT_STEER_TRAPPED] = "steering_trapped",
+	[SV_STAT_STEER_COPIES] = "steering_copies",
+	[SV_STAT_STEER_PASSED] = "steering_passed",
+	[SV_STAT_RX_RAW_QUEUE_DROPS] = "rx_raw_queue_drops",
 	[SV_STAT_STEER_TX_DROPS] = "steering_tx_drops",
 };
 

@@ -573,6 +573,11 @@ enum sv_stat {
 	SV_STAT_DOORBELL_WQES,		/* WQEs executed in those calls */
 	SV_STAT_RX_PEER_DROPS,		/* RC/UC: not from the connected peer */
 	SV_STAT_RX_RAW_DROPS,		/* steered frames no QP could take */
+	SV_STAT_STEER_MATCHED,		/* frames a NORMAL rule took */
+	SV_STAT_STEER_TRAPPED,		/* ... a rule kept from the stack */
+	SV_STAT_STEER_COPIES,		/* DONT_TRAP and sniffer copies */
+	SV_STAT_STEER_PASSED,		/* ... no rule trapped */
+	SV_STAT_RX_RAW_QUEUE_DROPS,	/* copies a full QP queue dropped */
 	SV_STAT_STEER_TX_DROPS,		/* sent frames an egress rule dropped */
 	SV_STAT_MAX
 };

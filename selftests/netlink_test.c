@@ -5,8 +5,10 @@
  * of the test's own (unshare(CLONE_NEWNET) in every test's child, so the
  * pair and the devices bound to it go away with the test).
  *
- * Not here: "counters move with traffic" (no data path yet); stat_show
- * checks that every counter is there and starts at zero.
+ * stat_show checks that every counter is there and starts at zero;
+ * steering_counters that the steering counters count exactly the frames
+ * sent from the far side of the veth pair, moved to a namespace of its
+ * own. The data path's counters are datapath_test's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +30,8 @@
 #include <net/if.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <linux/if_packet.h>
 
 #include <infiniband/verbs.h>
 #include <libmnl/libmnl.h>
@@ -97,6 +101,18 @@ static int count_lines(const char *s, const char *needle)
 		if (strstr(line, needle))
 			n++;
 		s += len + (nl ? 1 : 0);
+	}
+	return n;
+}
+
+/* How many times needle occurs in s. */
+static int count_str(const char *s, const char *needle)
+{
+	int n = 0;
+
+	while ((s = strstr(s, needle))) {
+		n++;
+		s += strlen(needle);
 	}
 	return n;
 }
@@ -262,9 +278,16 @@ static int nl_open(struct nl *nl)
 
 struct res_ent {
 	char dev[32];
-	uint32_t handle, pid, lkey, rkey;
+	uint32_t handle, pid, lkey, rkey, usecnt;
 	uint64_t iova, length;
 	bool has_lkey, has_rkey, has_iova, has_length;
+	/* flows, WQs, indirection tables, counters objects */
+	uint32_t qpn, flow_flags, tag, counters, wqn, wq_flags, cq, log_size;
+	uint16_t priority;
+	uint8_t flow_type, nspecs, wq_state;
+	bool has_tag, drop, has_counters;
+	int nflows;
+	uint32_t flows[SV_NL_RES_FLOWS_MAX];
 };
 
 struct res_list {
@@ -310,9 +333,73 @@ static int res_cb(const struct nlmsghdr *nlh, void *data)
 			e->length = mnl_attr_get_u64(a);
 			e->has_length = true;
 			break;
+		case SV_NL_ATTR_RES_USECNT:
+			e->usecnt = mnl_attr_get_u32(a);
+			break;
+		case SV_NL_ATTR_RES_QPN:
+			e->qpn = mnl_attr_get_u32(a);
+			break;
+		case SV_NL_ATTR_RES_FLOW_TYPE:
+			e->flow_type = mnl_attr_get_u8(a);
+			break;
+		case SV_NL_ATTR_RES_FLOW_PRIORITY:
+			e->priority = mnl_attr_get_u16(a);
+			break;
+		case SV_NL_ATTR_RES_FLOW_FLAGS:
+			e->flow_flags = mnl_attr_get_u32(a);
+			break;
+		case SV_NL_ATTR_RES_FLOW_NSPECS:
+			e->nspecs = mnl_attr_get_u8(a);
+			break;
+		case SV_NL_ATTR_RES_FLOW_TAG:
+			e->tag = mnl_attr_get_u32(a);
+			e->has_tag = true;
+			break;
+		case SV_NL_ATTR_RES_FLOW_DROP:
+			e->drop = true;
+			break;
+		case SV_NL_ATTR_RES_COUNTERS_HANDLE:
+			e->counters = mnl_attr_get_u32(a);
+			e->has_counters = true;
+			break;
+		case SV_NL_ATTR_RES_WQN:
+			e->wqn = mnl_attr_get_u32(a);
+			break;
+		case SV_NL_ATTR_RES_WQ_STATE:
+			e->wq_state = mnl_attr_get_u8(a);
+			break;
+		case SV_NL_ATTR_RES_WQ_FLAGS:
+			e->wq_flags = mnl_attr_get_u32(a);
+			break;
+		case SV_NL_ATTR_RES_CQ_HANDLE:
+			e->cq = mnl_attr_get_u32(a);
+			break;
+		case SV_NL_ATTR_RES_LOG_SIZE:
+			e->log_size = mnl_attr_get_u32(a);
+			break;
+		case SV_NL_ATTR_RES_FLOWS: {
+			const struct nlattr *f;
+
+			mnl_attr_for_each_nested(f, a)
+				if (e->nflows < SV_NL_RES_FLOWS_MAX)
+					e->flows[e->nflows++] =
+						mnl_attr_get_u32(f);
+			break;
+		}
 		}
 	}
 	return MNL_CB_OK;
+}
+
+/* The entry of l with this handle, or NULL. */
+static struct res_ent *res_find(struct res_list *l, uint32_t handle)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->e[i].handle == handle)
+			return &l->e[i];
+	return NULL;
 }
 
 /* A RES_GET dump of one type (of one device if dev); 0 or -errno. */
@@ -388,6 +475,8 @@ FIXTURE_TEARDOWN(nl)
 		ibv_close_device(self->ctx);
 	SH("%s link del %s", svctl, self->dev);
 	SH("ip link del %s", self->va);
+	/* steering_counters' far side, if it is still there */
+	SH("ip netns del svnl%d", getpid());
 }
 
 static int link_add(FIXTURE_DATA(nl) *self)
@@ -903,7 +992,9 @@ TEST_F(nl, stat_show)
 		"tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
 		"completions", "rnr_naks", "retries", "steering_hits",
 		"steering_misses", "steering_drops", "doorbells",
-		"doorbell_wqes",
+		"doorbell_wqes", "rx_peer_drops", "rx_raw_drops",
+		"steering_matched", "steering_trapped", "steering_copies",
+		"steering_passed", "rx_raw_queue_drops",
 	};
 	char out[4096], want[128];
 	unsigned int i;
@@ -1572,6 +1663,761 @@ TEST_F(nl, stuck_registration_holds_nothing)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* ---- steering objects: flows, WQs, indirection tables, counters ---- */
+
+struct spec_attr {
+	struct ibv_flow_attr attr;
+	uint8_t specs[256];
+};
+
+static void fa_init(struct spec_attr *a, int type, int prio, int flags)
+{
+	memset(a, 0, sizeof(*a));
+	a->attr.type = type;
+	a->attr.priority = prio;
+	a->attr.port = 1;
+	a->attr.flags = flags;
+	a->attr.size = sizeof(a->attr);
+}
+
+static void *fa_add(struct spec_attr *a, size_t size)
+{
+	void *p = (char *)a + a->attr.size;
+
+	a->attr.size += size;
+	a->attr.num_of_specs++;
+	return p;
+}
+
+/* ETH: the destination and source MACs and the ethertype that are given. */
+static void fa_eth(struct spec_attr *a, const uint8_t *dst,
+		   const uint8_t *src, uint16_t etype)
+{
+	struct ibv_flow_spec_eth *e = fa_add(a, sizeof(*e));
+
+	e->type = IBV_FLOW_SPEC_ETH;
+	e->size = sizeof(*e);
+	if (dst) {
+		memcpy(e->val.dst_mac, dst, 6);
+		memset(e->mask.dst_mac, 0xff, 6);
+	}
+	if (src) {
+		memcpy(e->val.src_mac, src, 6);
+		memset(e->mask.src_mac, 0xff, 6);
+	}
+	if (etype) {
+		e->val.ether_type = htons(etype);
+		e->mask.ether_type = 0xffff;
+	}
+}
+
+/* IPv4 to 192.0.2.1 and UDP to @port: two specs. */
+static void fa_udp(struct spec_attr *a, uint16_t port)
+{
+	struct ibv_flow_spec_ipv4 *ip = fa_add(a, sizeof(*ip));
+	struct ibv_flow_spec_tcp_udp *u;
+
+	ip->type = IBV_FLOW_SPEC_IPV4;
+	ip->size = sizeof(*ip);
+	ip->val.dst_ip = htonl(0xc0000201);
+	ip->mask.dst_ip = 0xffffffff;
+	u = fa_add(a, sizeof(*u));
+	u->type = IBV_FLOW_SPEC_UDP;
+	u->size = sizeof(*u);
+	u->val.dst_port = htons(port);
+	u->mask.dst_port = 0xffff;
+}
+
+static void fa_tag(struct spec_attr *a, uint32_t tag)
+{
+	struct ibv_flow_spec_action_tag *t = fa_add(a, sizeof(*t));
+
+	t->type = IBV_FLOW_SPEC_ACTION_TAG;
+	t->size = sizeof(*t);
+	t->tag_id = tag;
+}
+
+static void fa_drop(struct spec_attr *a)
+{
+	struct ibv_flow_spec_action_drop *d = fa_add(a, sizeof(*d));
+
+	d->type = IBV_FLOW_SPEC_ACTION_DROP;
+	d->size = sizeof(*d);
+}
+
+static void fa_count(struct spec_attr *a, struct ibv_counters *c)
+{
+	struct ibv_flow_spec_counter_action *s = fa_add(a, sizeof(*s));
+
+	s->type = IBV_FLOW_SPEC_ACTION_COUNT;
+	s->size = sizeof(*s);
+	s->counters = c;
+}
+
+/* A counters object counting packets at index 0. */
+static struct ibv_counters *counters_new(struct ibv_context *ctx)
+{
+	struct ibv_counters_init_attr ia = {};
+	struct ibv_counter_attach_attr at = {
+		.counter_desc = IBV_COUNTER_PACKETS,
+	};
+	struct ibv_counters *c = ibv_create_counters(ctx, &ia);
+
+	if (c && ibv_attach_counters_point_flow(c, &at, NULL)) {
+		ibv_destroy_counters(c);
+		c = NULL;
+	}
+	return c;
+}
+
+/* A RAW_PACKET QP on @cq, in @state (RESET, INIT or RTS). */
+static struct ibv_qp *raw_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			     enum ibv_qp_state state)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 32,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+	if (!qp || state == IBV_QPS_RESET)
+		return qp;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT))
+		goto err;
+	if (state == IBV_QPS_INIT)
+		return qp;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		goto err;
+	a.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		goto err;
+	return qp;
+err:
+	ibv_destroy_qp(qp);
+	return NULL;
+}
+
+/*
+ * What res_steering_objects and res_steering_isolation dump: a RAW_PACKET
+ * QP with five flows (two counting into one counters object, another
+ * counters object idle), two WQs and an indirection table of both.
+ */
+struct steer_objs {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_counters *c, *idle;
+	struct ibv_flow *f[5];
+	struct ibv_wq *wq[2];
+	struct ibv_rwq_ind_table *tbl;
+};
+
+static const uint8_t steer_dst[6] = { 0x02, 0x5e, 0, 0, 0, 1 };
+
+static int make_steer_objs(struct ibv_context *ctx, struct steer_objs *o)
+{
+	struct ibv_wq_init_attr wa = {
+		.wq_type = IBV_WQT_RQ, .max_wr = 8, .max_sge = 1,
+		.comp_mask = IBV_WQ_INIT_ATTR_FLAGS,
+		.create_flags = IBV_WQ_FLAGS_CVLAN_STRIPPING,
+	};
+	struct ibv_wq_attr rdy = { .attr_mask = IBV_WQ_ATTR_STATE,
+				   .wq_state = IBV_WQS_RDY };
+	struct ibv_rwq_ind_table_init_attr ta = {
+		.log_ind_tbl_size = 1, .ind_tbl = o->wq,
+	};
+	struct spec_attr a;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->pd = ibv_alloc_pd(ctx);
+	o->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!o->pd || !o->cq)
+		return -1;
+	o->qp = raw_qp(o->pd, o->cq, IBV_QPS_RESET);
+	o->c = counters_new(ctx);
+	o->idle = counters_new(ctx);
+	if (!o->qp || !o->c || !o->idle)
+		return -1;
+	/* NORMAL at priority 3: ETH, a tag, a count */
+	fa_init(&a, IBV_FLOW_ATTR_NORMAL, 3, 0);
+	fa_eth(&a, steer_dst, NULL, 0x88b5);
+	fa_tag(&a, 0x1234);
+	fa_count(&a, o->c);
+	o->f[0] = ibv_create_flow(o->qp, &a.attr);
+	/* DONT_TRAP: ETH, IPv4, UDP, counting into the same object */
+	fa_init(&a, IBV_FLOW_ATTR_NORMAL, 0, IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
+	fa_eth(&a, steer_dst, NULL, 0);
+	fa_udp(&a, 4000);
+	fa_count(&a, o->c);
+	o->f[1] = ibv_create_flow(o->qp, &a.attr);
+	/* a drop */
+	fa_init(&a, IBV_FLOW_ATTR_NORMAL, 1, 0);
+	fa_eth(&a, NULL, NULL, 0x88b6);
+	fa_drop(&a);
+	o->f[2] = ibv_create_flow(o->qp, &a.attr);
+	/* ALL_DEFAULT at 7 with a tag of 0 (a tag nonetheless) */
+	fa_init(&a, IBV_FLOW_ATTR_ALL_DEFAULT, 7, 0);
+	fa_tag(&a, 0);
+	o->f[3] = ibv_create_flow(o->qp, &a.attr);
+	fa_init(&a, IBV_FLOW_ATTR_SNIFFER, 0, 0);
+	o->f[4] = ibv_create_flow(o->qp, &a.attr);
+	for (i = 0; i < 5; i++)
+		if (!o->f[i])
+			return -1;
+	wa.pd = o->pd;
+	wa.cq = o->cq;
+	o->wq[0] = ibv_create_wq(ctx, &wa);
+	wa.create_flags = 0;
+	o->wq[1] = ibv_create_wq(ctx, &wa);
+	if (!o->wq[0] || !o->wq[1] || ibv_modify_wq(o->wq[0], &rdy))
+		return -1;
+	o->tbl = ibv_create_rwq_ind_table(ctx, &ta);
+	return o->tbl ? 0 : -1;
+}
+
+static void free_steer_objs(struct steer_objs *o)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (o->f[i])
+			ibv_destroy_flow(o->f[i]);
+	if (o->tbl)
+		ibv_destroy_rwq_ind_table(o->tbl);
+	for (i = 0; i < 2; i++)
+		if (o->wq[i])
+			ibv_destroy_wq(o->wq[i]);
+	if (o->c)
+		ibv_destroy_counters(o->c);
+	if (o->idle)
+		ibv_destroy_counters(o->idle);
+	if (o->qp)
+		ibv_destroy_qp(o->qp);
+	if (o->cq)
+		ibv_destroy_cq(o->cq);
+	if (o->pd)
+		ibv_dealloc_pd(o->pd);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Every attribute of the new dump types, raw and through svctl. */
+TEST_F(nl, res_steering_objects)
+{
+	char *out = malloc(1 << 16), want[256];
+	struct res_ent *e, *idle;
+	uint32_t ch;		/* the counters object of flows 0 and 1 */
+	struct steer_objs o;
+	struct res_list *l;
+	struct nl *nl;
+	int i;
+
+	nl = calloc(1, sizeof(*nl));
+	l = calloc(1, sizeof(*l));
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, nl);
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(0, nl_open(nl));
+	ASSERT_EQ(0, link_add(self));
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, make_steer_objs(self->ctx, &o));
+
+	/* flows */
+	ASSERT_EQ(0, res_get(nl, SV_NL_RES_FLOW, self->dev, l));
+	ASSERT_EQ(5, l->n);
+	for (i = 0; i < 5; i++) {
+		e = res_find(l, o.f[i]->handle);
+		ASSERT_NE(NULL, e);
+		EXPECT_EQ(o.qp->qp_num, e->qpn);
+		EXPECT_EQ((uint32_t)getpid(), e->pid);
+		EXPECT_EQ(0, e->usecnt);
+	}
+	e = res_find(l, o.f[0]->handle);
+	EXPECT_EQ(IBV_FLOW_ATTR_NORMAL, e->flow_type);
+	EXPECT_EQ(3, e->priority);
+	EXPECT_EQ(0, e->flow_flags);
+	EXPECT_EQ(3, e->nspecs);
+	EXPECT_TRUE(e->has_tag);
+	EXPECT_EQ(0x1234, e->tag);
+	EXPECT_FALSE(e->drop);
+	EXPECT_TRUE(e->has_counters);
+	ch = e->counters;
+	e = res_find(l, o.f[1]->handle);
+	EXPECT_EQ(0, e->priority);
+	EXPECT_EQ(IBV_FLOW_ATTR_FLAGS_DONT_TRAP, e->flow_flags);
+	EXPECT_EQ(4, e->nspecs);
+	EXPECT_FALSE(e->has_tag);
+	EXPECT_TRUE(e->has_counters);
+	EXPECT_EQ(ch, e->counters);
+	e = res_find(l, o.f[2]->handle);
+	EXPECT_EQ(1, e->priority);
+	EXPECT_EQ(2, e->nspecs);
+	EXPECT_TRUE(e->drop);
+	EXPECT_FALSE(e->has_tag);
+	EXPECT_FALSE(e->has_counters);
+	e = res_find(l, o.f[3]->handle);
+	EXPECT_EQ(IBV_FLOW_ATTR_ALL_DEFAULT, e->flow_type);
+	EXPECT_EQ(7, e->priority);
+	EXPECT_EQ(1, e->nspecs);
+	EXPECT_TRUE(e->has_tag);
+	EXPECT_EQ(0, e->tag);
+	e = res_find(l, o.f[4]->handle);
+	EXPECT_EQ(IBV_FLOW_ATTR_SNIFFER, e->flow_type);
+	EXPECT_EQ(0, e->nspecs);
+	EXPECT_FALSE(e->has_tag || e->drop || e->has_counters);
+	ASSERT_EQ(0, run(out, 1 << 16, "%s res show flow dev %s", svctl,
+			 self->dev));
+	EXPECT_EQ(5, count_lines(out, " type flow ")) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "dev %s type flow handle %u qpn %u flow_type NORMAL priority 3 flags none specs 3 tag 0x1234 drop no counters %u users 0 pid %d comm netlink_test",
+		 self->dev, o.f[0]->handle, o.qp->qp_num, ch,
+		 getpid());
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	snprintf(want, sizeof(want), " handle %u qpn %u flow_type NORMAL priority 0 flags DONT_TRAP specs 4 drop no counters %u users 0 ",
+		 o.f[1]->handle, o.qp->qp_num, ch);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	snprintf(want, sizeof(want), " handle %u qpn %u flow_type NORMAL priority 1 flags none specs 2 drop yes users 0 ",
+		 o.f[2]->handle, o.qp->qp_num);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	snprintf(want, sizeof(want), " handle %u qpn %u flow_type ALL_DEFAULT priority 7 flags none specs 1 tag 0x0 drop no users 0 ",
+		 o.f[3]->handle, o.qp->qp_num);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	snprintf(want, sizeof(want), " handle %u qpn %u flow_type SNIFFER priority 0 flags none specs 0 drop no users 0 ",
+		 o.f[4]->handle, o.qp->qp_num);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+
+	/* counters objects: which flows count into them */
+	ASSERT_EQ(0, res_get(nl, SV_NL_RES_COUNTERS, self->dev, l));
+	ASSERT_EQ(2, l->n);
+	idle = res_find(l, ch);
+	ASSERT_NE(NULL, idle);
+	EXPECT_EQ(2, idle->usecnt);
+	EXPECT_EQ(2, idle->nflows);
+	EXPECT_EQ(o.f[0]->handle, idle->flows[0]);
+	EXPECT_EQ(o.f[1]->handle, idle->flows[1]);
+	idle = &l->e[l->e[0].handle == ch ? 1 : 0];
+	EXPECT_EQ(0, idle->usecnt);
+	EXPECT_EQ(0, idle->nflows);
+	EXPECT_EQ((uint32_t)getpid(), idle->pid);
+	ASSERT_EQ(0, run(out, 1 << 16, "%s res show counters dev %s", svctl,
+			 self->dev));
+	snprintf(want, sizeof(want), "dev %s type counters handle %u attached yes flows %u,%u users 2 pid %d comm netlink_test",
+		 self->dev, ch, o.f[0]->handle, o.f[1]->handle,
+		 getpid());
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	snprintf(want, sizeof(want), " type counters handle %u attached no users 0 pid ",
+		 idle->handle);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	ASSERT_EQ(0, run(out, 1 << 16, "%s -j res show counters dev %s",
+			 svctl, self->dev));
+	snprintf(want, sizeof(want), "\"type\":\"counters\",\"handle\":%u,\"attached\":\"yes\",\"flows\":[%u,%u],\"users\":2,",
+		 ch, o.f[0]->handle, o.f[1]->handle);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\n%s", want, out);
+
+	/* WQs and the indirection table */
+	ASSERT_EQ(0, res_get(nl, SV_NL_RES_WQ, self->dev, l));
+	ASSERT_EQ(2, l->n);
+	for (i = 0; i < 2; i++) {
+		e = l->e[0].wqn == o.wq[i]->wq_num ? &l->e[0] : &l->e[1];
+		EXPECT_EQ(o.wq[i]->wq_num, e->wqn);
+		EXPECT_EQ(i ? IBV_WQS_RESET : IBV_WQS_RDY, e->wq_state);
+		EXPECT_EQ(i ? 0 : IBV_WQ_FLAGS_CVLAN_STRIPPING, e->wq_flags);
+		EXPECT_EQ(o.cq->handle, e->cq);
+		EXPECT_EQ(1, e->usecnt);	/* the table */
+	}
+	ASSERT_EQ(0, res_get(nl, SV_NL_RES_RWQ_IND_TBL, self->dev, l));
+	ASSERT_EQ(1, l->n);
+	EXPECT_EQ(o.tbl->ind_tbl_handle, l->e[0].handle);
+	EXPECT_EQ(1, l->e[0].log_size);
+	ASSERT_EQ(0, run(out, 1 << 16, "%s res show dev %s", svctl,
+			 self->dev));
+	snprintf(want, sizeof(want), " type wq handle %u wqn %u state RDY cq %u flags CVLAN_STRIPPING users 1 pid %d ",
+		 o.wq[0]->handle, o.wq[0]->wq_num, o.cq->handle, getpid());
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	snprintf(want, sizeof(want), " type wq handle %u wqn %u state RESET cq %u flags none users 1 pid ",
+		 o.wq[1]->handle, o.wq[1]->wq_num, o.cq->handle);
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	snprintf(want, sizeof(want), " type rwq_ind_tbl handle %u size 2 log_size 1 users 0 pid %d ",
+		 o.tbl->ind_tbl_handle, getpid());
+	EXPECT_EQ(1, count_lines(out, want)) TH_LOG("%s\n%s", want, out);
+	/* every type: PD, CQ, QP, 5 flows, 2 WQs, the table, 2 counters */
+	EXPECT_EQ(13, count_lines(out, " pid ")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(out, 1 << 16, "%s -j -p res show wq dev %s", svctl,
+			 self->dev));
+	EXPECT_NE(NULL, strstr(out, "\"state\": \"RDY\",")) TH_LOG("%s", out);
+
+	/* a destroyed flow leaves its counters object's list */
+	ASSERT_EQ(0, ibv_destroy_flow(o.f[0]));
+	o.f[0] = NULL;
+	ASSERT_EQ(0, res_get(nl, SV_NL_RES_COUNTERS, self->dev, l));
+	e = res_find(l, ch);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(1, e->usecnt);
+	EXPECT_EQ(1, e->nflows);
+	EXPECT_EQ(o.f[1]->handle, e->flows[0]);
+	ASSERT_EQ(0, ibv_destroy_flow(o.f[1]));
+	o.f[1] = NULL;
+	ASSERT_EQ(0, run(out, 1 << 16, "%s -j res show counters dev %s",
+			 svctl, self->dev));
+	EXPECT_EQ(2, count_str(out, "\"attached\":\"no\",\"users\":0,")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\"flows\"")) TH_LOG("%s", out);
+
+	free_steer_objs(&o);
+	ASSERT_EQ(0, run(out, 1 << 16, "%s res show dev %s", svctl,
+			 self->dev));
+	EXPECT_STREQ("", out);
+	mnl_socket_close(nl->sock);
+	free(nl);
+	free(l);
+	free(out);
+}
+
+/* The new types of a RES_GET dump of dev (all devices: NULL). */
+static const uint8_t steer_res_types[] = {
+	SV_NL_RES_FLOW, SV_NL_RES_WQ, SV_NL_RES_RWQ_IND_TBL, SV_NL_RES_COUNTERS,
+};
+
+/*
+ * Flows, WQs, indirection tables and counters objects are isolated as
+ * the other types are: another pid namespace sees only its own (as its
+ * pids), another network namespace not even the device.
+ */
+TEST_F(nl, res_steering_isolation)
+{
+	struct steer_objs o;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, link_add(self));
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, make_steer_objs(self->ctx, &o));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pid_t in;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(100);
+		in = fork();
+		if (in < 0)
+			_exit(101);
+		if (in == 0) {
+			struct ibv_context *ctx = open_named(self->dev);
+			struct ibv_counters *mine = ctx ? counters_new(ctx) :
+						    NULL;
+			struct nl *nl = calloc(1, sizeof(*nl));
+			struct res_list *l = calloc(1, sizeof(*l));
+			char out[4096];
+			unsigned int i;
+			int bad = 0;
+
+			if (getpid() != 1 || !mine || !nl || !l || nl_open(nl))
+				_exit(102);
+			for (i = 0; i < sizeof(steer_res_types); i++) {
+				bad |= res_get(nl, steer_res_types[i],
+					       self->dev, l) != 0;
+				if (steer_res_types[i] != SV_NL_RES_COUNTERS)
+					bad |= (l->n != 0) << 1;
+				else
+					bad |= (l->n != 1 || l->e[0].pid != 1)
+					       << 2;
+			}
+			bad |= (run(out, sizeof(out), "%s res show dev %s",
+				    svctl, self->dev) != 0) << 3;
+			bad |= (count_lines(out, "") != 1 ||
+				count_lines(out, " type counters ") != 1 ||
+				count_lines(out, " attached no users 0 pid 1 comm netlink_test") != 1) << 4;
+			if (bad)
+				fprintf(stderr, "pid 1: %#x\n%s", bad, out);
+			_exit(bad);
+		}
+		if (waitpid(in, &status, 0) != in || !WIFEXITED(status))
+			_exit(103);
+		_exit(WEXITSTATUS(status));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	/* The initial network namespace has no such device. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd = open("/proc/1/ns/net", O_RDONLY);
+		struct nl *nl = calloc(1, sizeof(*nl));
+		struct res_list *l = calloc(1, sizeof(*l));
+		unsigned int i;
+		int bad = 0, j;
+
+		if (fd < 0 || setns(fd, CLONE_NEWNET) || !nl || !l ||
+		    nl_open(nl))
+			_exit(100);
+		for (i = 0; i < sizeof(steer_res_types); i++) {
+			bad |= (res_get(nl, steer_res_types[i], self->dev, l) !=
+				-ENODEV) << 1;
+			bad |= res_get(nl, steer_res_types[i], NULL, l) << 2;
+			for (j = 0; j < l->n; j++)
+				bad |= !strcmp(l->e[j].dev, self->dev) << 3;
+		}
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	free_steer_objs(&o);
+}
+
+/* One counter of a device by STAT_GET; -1 if absent, or the -errno. */
+struct stat_want {
+	const char *name;
+	long long value;
+};
+
+static int stat_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct stat_want *w = ((struct nl *)data)->priv;
+	const struct nlattr *a, *entry, *x;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != SV_NL_ATTR_STATS)
+			continue;
+		mnl_attr_for_each_nested(entry, a) {
+			const char *name = NULL;
+			uint64_t v = 0;
+
+			mnl_attr_for_each_nested(x, entry) {
+				if (mnl_attr_get_type(x) == SV_NL_ATTR_STAT_NAME)
+					name = mnl_attr_get_str(x);
+				else if (mnl_attr_get_type(x) ==
+					 SV_NL_ATTR_STAT_VALUE)
+					v = mnl_attr_get_u64(x);
+			}
+			if (name && !strcmp(name, w->name))
+				w->value = v;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static long long stat_get(struct nl *nl, const char *dev, const char *name)
+{
+	struct stat_want w = { .name = name, .value = -1 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nl->priv = &w;
+	nlh = nl_start(nl, nl->family, SV_NL_CMD_STAT_GET, 0);
+	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, dev);
+	ret = nl_talk(nl, nlh, stat_cb);
+	return ret ? ret : w.value;
+}
+
+#define ETYPE	0x88b5
+
+/* A frame from @src to @dst of ETYPE, @len bytes in all. */
+static void steer_frame(uint8_t *f, const uint8_t dst[6], uint8_t src,
+			size_t len)
+{
+	memset(f, src, len);
+	memcpy(f, dst, 6);
+	memcpy(f + 6, (uint8_t[6]){ 0x02, 0x5e, 0, 0, 0, src }, 6);
+	f[12] = ETYPE >> 8;
+	f[13] = ETYPE & 0xff;
+}
+
+/*
+ * The steering counters, exactly, for frames sent from the far side of
+ * the veth pair (moved to a namespace of its own, without IPv6, so that
+ * nothing else crosses it): four rules on two RAW_PACKET QPs, by source
+ * MAC: A traps to a ready QP, B copies (DONT_TRAP) to it, C drops, E
+ * traps to a QP still in INIT (it cannot take the frame); D has no rule.
+ */
+TEST_F(nl, steering_counters)
+{
+	enum { A = 0xa, B = 0xb, C = 0xc, D = 0xd, E = 0xe, LEN = 100 };
+	static const struct { uint8_t src; int n; } sends[] = {
+		{ D, 4 }, { C, 3 }, { E, 1 }, { B, 2 }, { A, 3 },
+	};
+	static const struct { const char *name; long long v; } want[] = {
+		{ "steering_hits", 3 + 2 + 1 },		/* A, B, E */
+		{ "steering_drops", 3 },		/* C */
+		{ "steering_misses", 4 },		/* D */
+		{ "steering_matched", 3 + 2 + 3 + 1 },	/* all but D */
+		{ "steering_trapped", 3 + 3 + 1 },	/* A, C, E */
+		{ "steering_passed", 2 + 4 },		/* B, D */
+		{ "steering_copies", 2 },		/* B */
+		{ "rx_raw_drops", 1 },			/* E */
+		{ "rx_raw_queue_drops", 0 },
+		{ "rx_packets", 5 },			/* A, B */
+		{ "rx_bytes", 5 * LEN },
+		{ "completions", 5 },
+	};
+	uint8_t mac[6], frame[LEN];
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	struct ibv_flow *fl[4];
+	struct ibv_qp *q1, *q2;
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	struct ifreq ifr = {};
+	struct spec_attr a;
+	char ns[32], macs[32];
+	long long total = 0;
+	struct nl *nl;
+	unsigned int i;
+	int s, n, got, status;
+	char *buf;
+	pid_t pid;
+
+	snprintf(ns, sizeof(ns), "svnl%d", getpid());
+	ASSERT_EQ(0, SH("ip netns add %s && ip link set %s netns %s", ns,
+			self->vb, ns));
+	ASSERT_EQ(0, SH("sysctl -qw net.ipv6.conf.%s.disable_ipv6=1 && "
+			"ip netns exec %s sysctl -qw net.ipv6.conf.%s.disable_ipv6=1",
+			self->va, ns, self->vb));
+	ASSERT_EQ(0, link_add(self));
+	ASSERT_EQ(0, read_mac(self->va, macs));
+	ASSERT_EQ(6, sscanf(macs, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0],
+			    &mac[1], &mac[2], &mac[3], &mac[4], &mac[5]));
+	nl = calloc(1, sizeof(*nl));
+	ASSERT_NE(NULL, nl);
+	ASSERT_EQ(0, nl_open(nl));
+
+	self->ctx = open_named(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	pd = ibv_alloc_pd(self->ctx);
+	cq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
+	ASSERT_NE(NULL, pd);
+	ASSERT_NE(NULL, cq);
+	buf = aligned_alloc(4096, 16 * 2048);
+	ASSERT_NE(NULL, buf);
+	mr = ibv_reg_mr(pd, buf, 16 * 2048, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	q1 = raw_qp(pd, cq, IBV_QPS_RTS);
+	q2 = raw_qp(pd, cq, IBV_QPS_INIT);
+	ASSERT_NE(NULL, q1);
+	ASSERT_NE(NULL, q2);
+	for (i = 0; i < 16; i++) {
+		struct ibv_sge sg = { (uintptr_t)buf + i * 2048, 2048,
+				      mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sg,
+					  .num_sge = 1 }, *bad;
+
+		ASSERT_EQ(0, ibv_post_recv(q1, &wr, &bad));
+	}
+	for (i = 0; i < 4; i++) {
+		static const uint8_t srcs[] = { A, B, C, E };
+		uint8_t src[6] = { 0x02, 0x5e, 0, 0, 0, srcs[i] };
+
+		fa_init(&a, IBV_FLOW_ATTR_NORMAL, 0,
+			srcs[i] == B ? IBV_FLOW_ATTR_FLAGS_DONT_TRAP : 0);
+		fa_eth(&a, mac, src, ETYPE);
+		if (srcs[i] == C)
+			fa_drop(&a);
+		fl[i] = ibv_create_flow(srcs[i] == E ? q2 : q1, &a.attr);
+		ASSERT_NE(NULL, fl[i]);
+	}
+	/* Before the link is up, nothing has been counted. */
+	EXPECT_EQ(0, stat_get(nl, self->dev, "steering_hits"));
+	EXPECT_EQ(0, stat_get(nl, self->dev, "steering_passed"));
+	ASSERT_EQ(0, SH("ip link set %s up && ip -n %s link set %s up",
+			self->va, ns, self->vb));
+
+	s = sv_ns_socket(ns, AF_PACKET, SOCK_RAW, htons(ETYPE));
+	ASSERT_LE(0, s);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", self->vb);
+	ASSERT_EQ(0, ioctl(s, SIOCGIFINDEX, &ifr));
+	sll.sll_ifindex = ifr.ifr_ifindex;
+	/* The far end may take a moment to be running (its carrier). */
+	for (i = 0; i < 500; i++) {
+		ASSERT_EQ(0, ioctl(s, SIOCGIFFLAGS, &ifr));
+		if (ifr.ifr_flags & IFF_RUNNING)
+			break;
+		usleep(10000);
+	}
+	for (i = 0; i < sizeof(sends) / sizeof(sends[0]); i++) {
+		steer_frame(frame, mac, sends[i].src, LEN);
+		for (n = 0; n < sends[i].n; n++)
+			ASSERT_EQ(LEN, sendto(s, frame, LEN, 0,
+					      (struct sockaddr *)&sll,
+					      sizeof(sll)));
+	}
+	close(s);
+	/* A's and B's frames reach q1; they were sent last. */
+	for (got = 0, i = 0; got < 5 && i < 5000; i++) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		ASSERT_LE(0, n);
+		if (!n) {
+			usleep(1000);
+			continue;
+		}
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(LEN, wc.byte_len);
+		EXPECT_EQ(q1->qp_num, wc.qp_num);
+		got++;
+	}
+	ASSERT_EQ(5, got);
+	for (i = 0; i < 500 && total < 13; i++) {
+		total = stat_get(nl, self->dev, "steering_hits") +
+			stat_get(nl, self->dev, "steering_drops") +
+			stat_get(nl, self->dev, "steering_misses");
+		usleep(10000);
+	}
+	EXPECT_EQ(13, total);
+	usleep(100000);		/* anything more would show now */
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		EXPECT_EQ(want[i].v, stat_get(nl, self->dev, want[i].name))
+			TH_LOG("%s", want[i].name);
+
+	/* The far side's namespace does not see the device at all. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char path[64], names[4096], dev[48];
+		struct nl *fnl = calloc(1, sizeof(*fnl));
+		struct nlmsghdr *nlh;
+		int fd, bad = 0;
+
+		snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) || !fnl || nl_open(fnl))
+			_exit(100);
+		bad |= stat_get(fnl, self->dev, "steering_hits") != -ENODEV;
+		bad |= strcmp(fnl->msg, "No softverbs device of that name") << 1;
+		snprintf(dev, sizeof(dev), " %s ", self->dev);
+		bad |= (dump_names(fnl, SV_NL_CMD_STAT_GET, names) ||
+			strstr(names, dev)) << 2;
+		nlh = nl_start(fnl, fnl->family, SV_NL_CMD_RES_GET,
+			       NLM_F_DUMP);
+		mnl_attr_put_u8(nlh, SV_NL_ATTR_RES_TYPE, SV_NL_RES_FLOW);
+		mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, self->dev);
+		bad |= (nl_talk(fnl, nlh, NULL) != -ENODEV) << 3;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, ibv_destroy_flow(fl[i]));
+	EXPECT_EQ(0, ibv_destroy_qp(q1));
+	EXPECT_EQ(0, ibv_destroy_qp(q2));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free(buf);
+	mnl_socket_close(nl->sock);
+	free(nl);
+	EXPECT_EQ(0, SH("ip netns del %s", ns));
 }
 
 TEST_HARNESS_MAIN

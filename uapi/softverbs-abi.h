@@ -1385,8 +1385,12 @@ struct sv_flow_spec_action_count {
 #define SV_FLOW_SPEC_ACTION_COUNT_SIZE	16
 /* The largest attr + specs SV_IOC_CREATE_FLOW takes. */
 #define SV_FLOW_ATTR_MAX_SIZE		1024
-/* Flows per device */
-#define SV_MAX_FLOW			65536
+/*
+ * Flows per device: 2^18, so that one user's default share (half) holds
+ * more than 100,000 rules, as NIC flow tables do; each costs its creator
+ * about half a KiB of kernel memory, charged to its memory cgroup.
+ */
+#define SV_MAX_FLOW			262144
 
 struct sv_create_flow {
 	__u32 size;

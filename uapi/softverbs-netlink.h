@@ -15,7 +15,8 @@
  *   SV_NL_CMD_LINK_GET   DEV_NAME (doit) or dump: one message per device
  *   SV_NL_CMD_DEV_SET    DEV_NAME and tunables (IDLE_US)
  *   SV_NL_CMD_RES_GET    dump; RES_TYPE, optional DEV_NAME: one message
- *                        per object
+ *                        per object (PD, MR, CQ, QP, flow, WQ, receive
+ *                        WQ indirection table, counters object)
  *   SV_NL_CMD_STAT_GET   DEV_NAME (doit) or dump: counters of port 1
  */
 #ifndef _UAPI_SOFTVERBS_NETLINK_H
@@ -67,6 +68,21 @@ enum sv_nl_attr {
 	SV_NL_ATTR_STAT_ENTRY,		/* nest: STAT_NAME, STAT_VALUE */
 	SV_NL_ATTR_STAT_NAME,		/* string */
 	SV_NL_ATTR_STAT_VALUE,		/* u64 */
+	/* Flows, WQs, indirection tables, counters objects (RES_GET) */
+	SV_NL_ATTR_RES_FLOW_TYPE,	/* u8: SV_FLOW_ATTR_* (verbs encoding) */
+	SV_NL_ATTR_RES_FLOW_PRIORITY,	/* u16 */
+	SV_NL_ATTR_RES_FLOW_FLAGS,	/* u32: SV_FLOW_ATTR_FLAGS_* */
+	SV_NL_ATTR_RES_FLOW_NSPECS,	/* u8: specs, actions included */
+	SV_NL_ATTR_RES_FLOW_TAG,	/* u32: ACTION_TAG; absent without */
+	SV_NL_ATTR_RES_FLOW_DROP,	/* flag: ACTION_DROP */
+	SV_NL_ATTR_RES_COUNTERS_HANDLE,	/* u32: ACTION_COUNT's object */
+	SV_NL_ATTR_RES_WQN,		/* u32: a WQ's wq_num */
+	SV_NL_ATTR_RES_WQ_STATE,	/* u8: SV_WQS_* (verbs encoding) */
+	SV_NL_ATTR_RES_WQ_FLAGS,	/* u32: SV_WQ_FLAGS_* */
+	SV_NL_ATTR_RES_CQ_HANDLE,	/* u32: a WQ's CQ */
+	SV_NL_ATTR_RES_LOG_SIZE,	/* u32: an indirection table's */
+	SV_NL_ATTR_RES_FLOWS,		/* nest of RES_FLOW_HANDLE */
+	SV_NL_ATTR_RES_FLOW_HANDLE,	/* u32 */
 	__SV_NL_ATTR_MAX,
 	SV_NL_ATTR_MAX = __SV_NL_ATTR_MAX - 1
 };
@@ -85,8 +101,18 @@ enum sv_nl_res_type {
 	SV_NL_RES_MR,
 	SV_NL_RES_CQ,
 	SV_NL_RES_QP,
-	SV_NL_RES_MAX = SV_NL_RES_QP
+	SV_NL_RES_FLOW,
+	SV_NL_RES_WQ,
+	SV_NL_RES_RWQ_IND_TBL,
+	SV_NL_RES_COUNTERS,
+	SV_NL_RES_MAX = SV_NL_RES_COUNTERS
 };
+
+/*
+ * A counters object's RES_FLOWS names at most this many of the flows
+ * bound to it (RES_USECNT counts them all).
+ */
+#define SV_NL_RES_FLOWS_MAX	16
 
 /* Port states and MTUs a netdev-bound port reports (verbs encodings). */
 #define SV_PORT_DOWN		1	/* IBV_PORT_DOWN */

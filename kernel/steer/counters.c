@@ -13,10 +13,13 @@
  * its usecnt is zero; a flow whose specs name it (flow.c, via
  * sv_counters_spec() and sv_counters_bind()) takes a reference and a
  * usecnt, so that SV_IOC_DESTROY_COUNTERS is EBUSY while a flow counts
- * into it. The frame path (table.c, rx.c) counts every frame that hits
- * such a flow's rule with sv_counters_add(): per CPU, under RCU with BH
- * off, no lock. A flow's destroy waits for a grace period (table.c)
- * before it drops the usecnt; its memory, and its reference, go later.
+ * into it, and, once it has its handle (sv_counters_link()), sits on the
+ * object's list of flows until its destroy, for the management plane's
+ * resource dumps (netlink.c). The frame path (table.c, rx.c) counts
+ * every frame that hits such a flow's rule with sv_counters_add(): per
+ * CPU, under RCU with BH off, no lock. A flow's destroy waits for a grace
+ * period (table.c) before it drops the usecnt; its memory, and its
+ * reference, go later.
  *
  * Control operations run under the file's lock (file.c): descriptions and
  * the bound state do not change under them. SV_IOC_READ_COUNTERS takes
@@ -47,6 +50,8 @@ struct sv_counters {
 	struct sv_counter_desc *desc;	/* ndesc of them */
 	u32 ndesc;
 	u32 nvalid;			/* the highest index + 1 */
+	spinlock_t flows_lock;		/* flows (dumps read it without f->lock) */
+	struct list_head flows;		/* bound flows with a handle, by age */
 };
 
 static struct sv_counters *to_sv_counters(struct sv_uobj *u)
@@ -126,16 +131,63 @@ int sv_counters_bind(struct sv_file *f, struct sv_flow *fl)
 	}
 	atomic_inc(&u->usecnt);
 	fl->counters = c;
+	INIT_LIST_HEAD(&fl->counters_node);
 	return 0;
+}
+
+/* The flow has its handle: the counters' dumps name it from now on. */
+void sv_counters_link(struct sv_flow *fl)
+{
+	struct sv_counters *c = fl->counters;
+
+	if (!c)
+		return;
+	spin_lock(&c->flows_lock);
+	list_add_tail(&fl->counters_node, &c->flows);
+	spin_unlock(&c->flows_lock);
 }
 
 /* The flow counts no more (it is out of the tables, a grace period ago). */
 void sv_counters_unbind(struct sv_flow *fl)
 {
-	if (fl->counters && fl->count) {
-		atomic_dec(&fl->counters->uobj.usecnt);
+	struct sv_counters *c = fl->counters;
+
+	if (c && fl->count) {
+		spin_lock(&c->flows_lock);
+		list_del_init(&fl->counters_node);
+		spin_unlock(&c->flows_lock);
+		atomic_dec(&c->uobj.usecnt);
 		fl->count = false;
 	}
+}
+
+/* ---- resource dumps (netlink.c): flows and objects referenced ---- */
+
+/* The handle of the counters object the flow counts into. */
+u32 sv_counters_handle(const struct sv_flow *fl)
+{
+	return fl->counters->uobj.handle;
+}
+
+/*
+ * Fill @handles with the handles of up to @max flows bound to the
+ * counters object @u, the oldest first, and return how many it filled
+ * (its usecnt says how many there are). Any context but hard irq.
+ */
+u32 sv_counters_flows(struct sv_uobj *u, u32 *handles, u32 max)
+{
+	struct sv_counters *c = to_sv_counters(u);
+	struct sv_flow *fl;
+	u32 n = 0;
+
+	spin_lock(&c->flows_lock);
+	list_for_each_entry(fl, &c->flows, counters_node) {
+		if (n == max)
+			break;
+		handles[n++] = fl->uobj.handle;
+	}
+	spin_unlock(&c->flows_lock);
+	return n;
 }
 
 /* The flow's memory goes: its reference on the counters too. */
@@ -184,6 +236,8 @@ int sv_create_counters(struct sv_file *f, void *arg)
 	}
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(c->pcpu, cpu)->syncp);
+	spin_lock_init(&c->flows_lock);
+	INIT_LIST_HEAD(&c->flows);
 	ret = sv_uobj_add(f, &c->uobj, SV_OBJ_COUNTERS, &sv_counters_ops);
 	if (ret) {
 		free_percpu(c->pcpu);

@@ -282,6 +282,7 @@ static int sv_flow_parse(struct sv_flow *fl, struct sv_flow_key *km,
 	fl->type = a->type;
 	fl->flags = a->flags;
 	fl->priority = a->priority;
+	fl->nspecs = a->num_of_specs;
 	off = SV_FLOW_ATTR_SIZE;
 	for (i = 0; i < a->num_of_specs; i++) {
 		if (len - off < 8)
@@ -297,6 +298,7 @@ static int sv_flow_parse(struct sv_flow *fl, struct sv_flow_key *km,
 	}
 	if (off != len)
 		return -EINVAL;
+	fl->tagged = tagged;
 	/* Default and sniffer rules match on nothing; a drop delivers none. */
 	if (fl->type != SV_FLOW_ATTR_NORMAL &&
 	    memchr_inv(km, 0, sizeof(*km)))
@@ -414,6 +416,7 @@ int sv_create_flow(struct sv_file *f, void *arg)
 		sv_steer_release(fl);
 		goto err_usecnt;
 	}
+	sv_counters_link(fl);
 	c->handle = fl->uobj.handle;
 	kfree(km);
 	kfree(buf);

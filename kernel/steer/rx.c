@@ -87,6 +87,7 @@ void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 	if (!queued) {
 		kfree_skb(c);
 		sv_stat_add(sdev, SV_STAT_RX_RAW_DROPS, 1);
+		sv_stat_add(sdev, SV_STAT_RX_RAW_QUEUE_DROPS, 1);
 		return;
 	}
 	/* The QP is alive while not dead under its lock: so is its file. */
@@ -134,6 +135,10 @@ bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
 		sv_stat_add(sdev, SV_STAT_STEER_HITS, 1);
 	else
 		sv_stat_add(sdev, SV_STAT_STEER_MISSES, 1);
+	sv_stat_add(sdev, SV_STAT_STEER_MATCHED, v.matched);
+	sv_stat_add(sdev, SV_STAT_STEER_TRAPPED, v.trapped);
+	sv_stat_add(sdev, SV_STAT_STEER_PASSED, !v.trapped);
+	sv_stat_add(sdev, SV_STAT_STEER_COPIES, v.copies);
 	return v.trapped;
 }
 

@@ -97,6 +97,9 @@ struct sv_flow {
 	u32 tag;
 	u16 priority;
 	bool drop;
+	bool tagged;			/* an ACTION_TAG spec (dumps) */
+	u8 nspecs;			/* num_of_specs (dumps) */
+	struct list_head counters_node;	/* on counters' flows (counters.c) */
 	/* What sv_steer_remove() emptied, freed with the flow (table.c) */
 	struct sv_steer_mask *dead_mask;
 	struct sv_steer_prio *dead_prio;
@@ -128,6 +131,8 @@ struct sv_steer_verdict {
 	u32 n;
 	bool trapped;			/* the kernel stack does not see it */
 	bool dropped;			/* an ACTION_DROP rule took it */
+	bool matched;			/* a NORMAL rule took it */
+	u32 copies;			/* of deliver[]: DONT_TRAP, SNIFFER */
 	u32 len;			/* in: the frame's length, for counters */
 };
 
@@ -168,6 +173,9 @@ int sv_counters_bind(struct sv_file *f, struct sv_flow *fl);
 void sv_counters_unbind(struct sv_flow *fl);
 void sv_counters_put(struct sv_flow *fl);
 void sv_counters_add(struct sv_counters *c, u32 len);
+void sv_counters_link(struct sv_flow *fl);
+u32 sv_counters_handle(const struct sv_flow *fl);
+u32 sv_counters_flows(struct sv_uobj *u, u32 *handles, u32 max);
 
 /* A frame of len bytes hit fl's rule. Under RCU, BH off. */
 static inline void sv_flow_count(const struct sv_flow *fl, u32 len)

@@ -278,16 +278,18 @@ static bool sv_flow_applies(const struct sv_flow *fl,
 	return fl->flags & SV_FLOW_ATTR_FLAGS_ALLOW_LOOP_BACK;
 }
 
-/* A copy for fl's QP, unless that QP has one already. */
-static void sv_verdict_add(struct sv_steer_verdict *v, struct sv_flow *fl)
+/* A copy for fl's QP, unless that QP has one already; true if added. */
+static bool sv_verdict_add(struct sv_steer_verdict *v, struct sv_flow *fl)
 {
 	u32 i;
 
 	for (i = 0; i < v->n; i++)
 		if (v->deliver[i]->qp == fl->qp)
-			return;
-	if (v->n < ARRAY_SIZE(v->deliver))
-		v->deliver[v->n++] = fl;
+			return false;
+	if (v->n == ARRAY_SIZE(v->deliver))
+		return false;
+	v->deliver[v->n++] = fl;
+	return true;
 }
 
 /* A matching rule: DONT_TRAP delivers, else the earliest trapping wins. */
@@ -296,7 +298,7 @@ static void sv_verdict_take(struct sv_steer_verdict *v, struct sv_flow *fl,
 {
 	if (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) {
 		sv_flow_count(fl, v->len);
-		sv_verdict_add(v, fl);
+		v->copies += sv_verdict_add(v, fl);
 	} else if (!*trap || fl->seq < (*trap)->seq) {
 		*trap = fl;
 	}
@@ -330,13 +332,18 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 	v->n = 0;
 	v->trapped = false;
 	v->dropped = false;
+	v->matched = false;
+	v->copies = 0;
 	list_for_each_entry_rcu(p, &st->prios, node) {
 		list_for_each_entry_rcu(m, &p->masks, node) {
 			sv_key_and(&mk, key, &m->mask);
 			list = rhltable_lookup(&m->ht, &mk, sv_steer_params);
-			rhl_for_each_entry_rcu(fl, pos, list, hnode)
-				if (sv_flow_applies(fl, src_qp, multicast))
-					sv_verdict_take(v, fl, &trap);
+			rhl_for_each_entry_rcu(fl, pos, list, hnode) {
+				if (!sv_flow_applies(fl, src_qp, multicast))
+					continue;
+				v->matched = true;
+				sv_verdict_take(v, fl, &trap);
+			}
 		}
 		if (trap) {
 			sv_verdict_trap(v, trap);
@@ -361,7 +368,7 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 	list_for_each_entry_rcu(fl, &st->sniffers, list) {
 		if (sv_flow_applies(fl, src_qp, multicast)) {
 			sv_flow_count(fl, v->len);
-			sv_verdict_add(v, fl);
+			v->copies += sv_verdict_add(v, fl);
 		}
 	}
 }

@@ -5,7 +5,8 @@
  *
  *   svctl [-j] [-p] link add NAME netdev DEV | link del NAME | link show [NAME]
  *   svctl [-j] [-p] dev set NAME idle_us N | dev show [NAME]
- *   svctl [-j] [-p] res show [pd|mr|cq|qp] [dev NAME]
+ *   svctl [-j] [-p] res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters]
+ *                            [dev NAME]
  *   svctl [-j] [-p] stat show [dev NAME]
  *
  * Errors go to stderr as "Error: <message>." with the kernel's extended
@@ -65,7 +66,7 @@ static int usage(FILE *out)
 		"  svctl link show [[dev] NAME]\n"
 		"  svctl dev set NAME idle_us MICROSECONDS\n"
 		"  svctl dev show [[dev] NAME]\n"
-		"  svctl res show [pd|mr|cq|qp] [dev NAME]\n"
+		"  svctl res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters] [dev NAME]\n"
 		"  svctl stat show [[dev] NAME]\n"
 		"OPTIONS: -j (--json), -p (--pretty), -V (--version), -h (--help)\n");
 	return out == stdout ? 0 : 1;
@@ -75,10 +76,12 @@ static int usage(FILE *out)
 
 #define MAX_FIELDS 48
 
+/* A string, a number, or a list of numbers (str: "1,2,3"; JSON [1,2,3]). */
 struct field {
 	const char *key;
 	bool is_str;
-	char str[64];
+	bool is_list;
+	char str[192];
 	uint64_t num;
 };
 
@@ -92,13 +95,17 @@ static unsigned int nrecords;
 static void rec_str(struct record *r, const char *key, const char *val)
 {
 	struct field *f;
+	size_t len;
 
 	if (r->n == MAX_FIELDS)
 		return;
 	f = &r->f[r->n++];
+	len = strnlen(val, sizeof(f->str) - 1);
 	f->key = key;
 	f->is_str = true;
-	snprintf(f->str, sizeof(f->str), "%s", val);
+	f->is_list = false;
+	memcpy(f->str, val, len);
+	f->str[len] = 0;
 }
 
 static void rec_num(struct record *r, const char *key, uint64_t val)
@@ -110,23 +117,95 @@ static void rec_num(struct record *r, const char *key, uint64_t val)
 	f = &r->f[r->n++];
 	f->key = key;
 	f->is_str = false;
+	f->is_list = false;
 	f->num = val;
+}
+
+static void rec_list(struct record *r, const char *key, const uint32_t *v,
+		     unsigned int n)
+{
+	struct field *f;
+	size_t len = 0;
+	unsigned int i;
+
+	if (r->n == MAX_FIELDS)
+		return;
+	f = &r->f[r->n++];
+	f->key = key;
+	f->is_str = true;
+	f->is_list = true;
+	f->str[0] = 0;
+	for (i = 0; i < n && len < sizeof(f->str); i++)
+		len += snprintf(f->str + len, sizeof(f->str) - len, "%s%u",
+				i ? "," : "", v[i]);
+}
+
+/*
+ * A record's output is built in memory and written with one call: a dump
+ * of 100,000 flows is 100,000 records, and stdio calls per character or
+ * per field cost more than the kernel's side of the dump.
+ */
+static struct {
+	char b[65536];		/* > MAX_FIELDS fields of 6 x 192 bytes */
+	size_t n;
+} out;
+
+static void out_put(const char *s, size_t len)
+{
+	if (out.n + len <= sizeof(out.b)) {
+		memcpy(out.b + out.n, s, len);
+		out.n += len;
+	}
+}
+
+static void out_str(const char *s)
+{
+	out_put(s, strlen(s));
+}
+
+static void out_u64(uint64_t v)
+{
+	char t[20];
+	size_t i = sizeof(t);
+
+	do {
+		t[--i] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	out_put(t + i, sizeof(t) - i);
+}
+
+static void out_flush(void)
+{
+	fwrite(out.b, 1, out.n, stdout);
+	out.n = 0;
 }
 
 static void json_string(const char *s)
 {
-	putchar('"');
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
+
+	out_put("\"", 1);
 	for (; *s; s++) {
 		unsigned char c = *s;
+		char esc[6] = { '\\', 'u', '0', '0' };
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
+		if (c != '"' && c != '\\' && c >= 0x20)
+			continue;
+		out_put(run, s - run);
+		run = s + 1;
+		if (c >= 0x20) {
+			esc[1] = c;
+			out_put(esc, 2);
+		} else {
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			out_put(esc, 6);
+		}
 	}
-	putchar('"');
+	out_put(run, s - run);
+	out_put("\"", 1);
 }
 
 static void json_begin(void)
@@ -149,36 +228,46 @@ static void rec_print(const struct record *r)
 		for (i = 0; i < r->n; i++) {
 			const struct field *f = &r->f[i];
 
+			if (i)
+				out_put(" ", 1);
+			out_str(f->key);
+			out_put(" ", 1);
 			if (f->is_str)
-				printf("%s%s %s", i ? " " : "", f->key, f->str);
+				out_str(f->str);
 			else
-				printf("%s%s %" PRIu64, i ? " " : "", f->key,
-				       f->num);
+				out_u64(f->num);
 		}
-		putchar('\n');
+		out_put("\n", 1);
+		out_flush();
 		nrecords++;
 		return;
 	}
 	if (nrecords)
-		fputs(pretty ? ",\n" : ",", stdout);
-	fputs(pretty ? "  {\n" : "{", stdout);
+		out_str(pretty ? ",\n" : ",");
+	out_str(pretty ? "  {\n" : "{");
 	for (i = 0; i < r->n; i++) {
 		const struct field *f = &r->f[i];
 
 		if (pretty)
-			fputs("    ", stdout);
+			out_str("    ");
 		json_string(f->key);
-		fputs(pretty ? ": " : ":", stdout);
-		if (f->is_str)
+		out_str(pretty ? ": " : ":");
+		if (f->is_list) {
+			out_put("[", 1);
+			out_str(f->str);
+			out_put("]", 1);
+		} else if (f->is_str) {
 			json_string(f->str);
-		else
-			printf("%" PRIu64, f->num);
+		} else {
+			out_u64(f->num);
+		}
 		if (i + 1 < r->n)
-			putchar(',');
+			out_put(",", 1);
 		if (pretty)
-			putchar('\n');
+			out_put("\n", 1);
 	}
-	fputs(pretty ? "  }" : "}", stdout);
+	out_str(pretty ? "  }" : "}");
+	out_flush();
 	nrecords++;
 }
 
@@ -423,15 +512,81 @@ static const char *qp_type_name(unsigned int t)
 	return "UNKNOWN";
 }
 
+static const char *flow_type_name(unsigned int t)
+{
+	static const char * const names[] = {
+		[SV_FLOW_ATTR_NORMAL] = "NORMAL",
+		[SV_FLOW_ATTR_ALL_DEFAULT] = "ALL_DEFAULT",
+		[SV_FLOW_ATTR_MC_DEFAULT] = "MC_DEFAULT",
+		[SV_FLOW_ATTR_SNIFFER] = "SNIFFER",
+	};
+
+	return t < 4 ? names[t] : "UNKNOWN";
+}
+
+static const char *wq_state_name(unsigned int s)
+{
+	static const char * const names[] = {
+		[SV_WQS_RESET] = "RESET",
+		[SV_WQS_RDY] = "RDY",
+		[SV_WQS_ERR] = "ERR",
+	};
+
+	return s < 3 ? names[s] : "UNKNOWN";
+}
+
+struct flag_name {
+	uint32_t bit;
+	const char *name;
+};
+
+static const struct flag_name flow_flags[] = {
+	{ SV_FLOW_ATTR_FLAGS_ALLOW_LOOP_BACK, "ALLOW_LOOP_BACK" },
+	{ SV_FLOW_ATTR_FLAGS_DONT_TRAP, "DONT_TRAP" },
+	{ SV_FLOW_ATTR_FLAGS_EGRESS, "EGRESS" },
+	{ 0, NULL },
+};
+
+static const struct flag_name wq_flags[] = {
+	{ SV_WQ_FLAGS_CVLAN_STRIPPING, "CVLAN_STRIPPING" },
+	{ SV_WQ_FLAGS_SCATTER_FCS, "SCATTER_FCS" },
+	{ SV_WQ_FLAGS_DELAY_DROP, "DELAY_DROP" },
+	{ SV_WQ_FLAGS_PCI_WRITE_END_PADDING, "PCI_WRITE_END_PADDING" },
+	{ 0, NULL },
+};
+
+/* Flag names joined by ','; "none" for 0, unknown bits in hex. */
+static void flags_str(char *s, size_t len, uint32_t v,
+		      const struct flag_name *names)
+{
+	size_t used = 0;
+
+	s[0] = 0;
+	for (; names->name; names++) {
+		if (!(v & names->bit))
+			continue;
+		used += snprintf(s + used, len - used, "%s%s",
+				 used ? "," : "", names->name);
+		v &= ~names->bit;
+		if (used >= len)
+			return;
+	}
+	if (v)
+		snprintf(s + used, len - used, "%s0x%x", used ? "," : "", v);
+	else if (!used)
+		snprintf(s, len, "none");
+}
+
 /* ---- link / dev ---- */
 
 static int cb_link(const struct nlmsghdr *nlh, void *data)
 {
-	struct record r = { 0 };
+	struct record r;
 	char s[64];
 	uint64_t g;
 
 	(void)data;
+	r.n = 0;	/* fields are written before they are read */
 	parse(nlh);
 	rec_str(&r, "dev", get_str(SV_NL_ATTR_DEV_NAME));
 	rec_num(&r, "index", get_num(SV_NL_ATTR_DEV_INDEX));
@@ -564,15 +719,37 @@ static const char * const res_names[] = {
 	[SV_NL_RES_MR] = "mr",
 	[SV_NL_RES_CQ] = "cq",
 	[SV_NL_RES_QP] = "qp",
+	[SV_NL_RES_FLOW] = "flow",
+	[SV_NL_RES_WQ] = "wq",
+	[SV_NL_RES_RWQ_IND_TBL] = "rwq_ind_tbl",
+	[SV_NL_RES_COUNTERS] = "counters",
 };
+
+/* A counters object's flows (RES_FLOWS): into v, at most max; how many. */
+static unsigned int get_flows(uint32_t *v, unsigned int max)
+{
+	const struct nlattr *a;
+	unsigned int n = 0;
+
+	if (!tb[SV_NL_ATTR_RES_FLOWS])
+		return 0;
+	mnl_attr_for_each_nested(a, tb[SV_NL_ATTR_RES_FLOWS]) {
+		if (mnl_attr_get_type(a) == SV_NL_ATTR_RES_FLOW_HANDLE &&
+		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0 && n < max)
+			v[n++] = mnl_attr_get_u32(a);
+	}
+	return n;
+}
 
 static int cb_res(const struct nlmsghdr *nlh, void *data)
 {
-	struct record r = { 0 };
-	unsigned int type;
-	char s[32];
+	struct record r;
+	uint32_t flows[SV_NL_RES_FLOWS_MAX];
+	unsigned int type, n;
+	char s[128];
 
 	(void)data;
+	r.n = 0;	/* fields are written before they are read */
 	parse(nlh);
 	type = get_num(SV_NL_ATTR_RES_TYPE);
 	rec_str(&r, "dev", get_str(SV_NL_ATTR_DEV_NAME));
@@ -609,6 +786,46 @@ static int cb_res(const struct nlmsghdr *nlh, void *data)
 			qp_type_name(get_num(SV_NL_ATTR_RES_QP_TYPE)));
 		rec_str(&r, "state",
 			qp_state_name(get_num(SV_NL_ATTR_RES_QP_STATE)));
+		break;
+	case SV_NL_RES_FLOW:
+		rec_num(&r, "qpn", get_num(SV_NL_ATTR_RES_QPN));
+		rec_str(&r, "flow_type",
+			flow_type_name(get_num(SV_NL_ATTR_RES_FLOW_TYPE)));
+		rec_num(&r, "priority", get_num(SV_NL_ATTR_RES_FLOW_PRIORITY));
+		flags_str(s, sizeof(s), get_num(SV_NL_ATTR_RES_FLOW_FLAGS),
+			  flow_flags);
+		rec_str(&r, "flags", s);
+		rec_num(&r, "specs", get_num(SV_NL_ATTR_RES_FLOW_NSPECS));
+		/* Actions: a tag, a drop, a counters object, if any. */
+		if (tb[SV_NL_ATTR_RES_FLOW_TAG]) {
+			snprintf(s, sizeof(s), "0x%" PRIx64,
+				 get_num(SV_NL_ATTR_RES_FLOW_TAG));
+			rec_str(&r, "tag", s);
+		}
+		rec_str(&r, "drop", tb[SV_NL_ATTR_RES_FLOW_DROP] ? "yes" : "no");
+		if (tb[SV_NL_ATTR_RES_COUNTERS_HANDLE])
+			rec_num(&r, "counters",
+				get_num(SV_NL_ATTR_RES_COUNTERS_HANDLE));
+		break;
+	case SV_NL_RES_WQ:
+		rec_num(&r, "wqn", get_num(SV_NL_ATTR_RES_WQN));
+		rec_str(&r, "state",
+			wq_state_name(get_num(SV_NL_ATTR_RES_WQ_STATE)));
+		rec_num(&r, "cq", get_num(SV_NL_ATTR_RES_CQ_HANDLE));
+		flags_str(s, sizeof(s), get_num(SV_NL_ATTR_RES_WQ_FLAGS),
+			  wq_flags);
+		rec_str(&r, "flags", s);
+		break;
+	case SV_NL_RES_RWQ_IND_TBL:
+		n = get_num(SV_NL_ATTR_RES_LOG_SIZE);
+		rec_num(&r, "size", n < 32 ? 1U << n : 0);
+		rec_num(&r, "log_size", n);
+		break;
+	case SV_NL_RES_COUNTERS:
+		n = get_flows(flows, SV_NL_RES_FLOWS_MAX);
+		rec_str(&r, "attached", n ? "yes" : "no");
+		if (n)
+			rec_list(&r, "flows", flows, n);
 		break;
 	}
 	rec_num(&r, "users", get_num(SV_NL_ATTR_RES_USECNT));
@@ -669,9 +886,10 @@ static int cmd_res(int argc, char **argv)
 static int cb_stat(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *entry, *a;
-	struct record r = { 0 };
+	struct record r;
 
 	(void)data;
+	r.n = 0;	/* fields are written before they are read */
 	parse(nlh);
 	rec_str(&r, "dev", get_str(SV_NL_ATTR_DEV_NAME));
 	rec_num(&r, "port", get_num(SV_NL_ATTR_PORT));
@@ -730,8 +948,12 @@ static int cmd_stat(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	static char obuf[1 << 16];
 	const char *obj;
 
+	/* Big dumps into a pipe: 64 KiB writes, not 4 KiB ones. */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	while (argc > 1 && argv[1][0] == '-') {
 		const char *o = argv[1];
 
