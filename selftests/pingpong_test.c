@@ -136,12 +136,12 @@ static int pingpong_expect(const char *prog, int port, const char *args,
 	usleep(700000);
 	for (i = 0; i < 5; i++) {
 		c = spawn(cargv, cout);
-		cst = reap(c, 60);
+		cst = reap(c, 60 * sv_slow());
 		if (cst == 0 || !grep_file(cout, "Couldn't connect"))
 			break;
 		usleep(500000);
 	}
-	sst = reap(s, 30);
+	sst = reap(s, 30 * sv_slow());
 	if (sst || cst || !grep_file(sout, done) || !grep_file(cout, done)) {
 		fprintf(stderr, "# %s %s: server %d client %d\n", prog, args,
 			sst, cst);
@@ -272,5 +272,6 @@ int main(int argc, char **argv)
 {
 	find_compat();
 	signal(SIGPIPE, SIG_IGN);
+	sv_scale_timeouts();
 	return test_harness_run(argc, argv);
 }
