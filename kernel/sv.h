@@ -330,7 +330,8 @@ struct sv_cq {
 	spinlock_t lock;		/* producers (sv_cq_push) */
 	struct sv_mbuf *ring_buf;
 	struct sv_cq_ring *ring;	/* header in ring_buf */
-	struct sv_cqe *cqes;		/* entries CQEs in ring_buf */
+	void *cqes;			/* entries CQEs in ring_buf */
+	u32 cqe_size;			/* SV_CQE_SIZE or SV_CQE_128_SIZE */
 	u32 entries;
 	u32 prod;			/* the kernel's copy, never read back */
 	u32 flags;			/* SV_CQ_FLAG_* */
@@ -346,6 +347,15 @@ struct sv_cq {
 /* A referenced CQ by handle; put it with sv_uobj_put(&cq->uobj). */
 struct sv_cq *sv_cq_get(struct sv_file *f, u32 handle);
 int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited);
+
+/* When a completion happened: ns of the device clock and of CLOCK_REALTIME */
+struct sv_cq_stamp {
+	u64 raw;
+	u64 real;
+};
+
+int sv_cq_push_stamped(struct sv_cq *cq, const struct sv_cqe *cqe,
+		       bool solicited, const struct sv_cq_stamp *ts);
 int sv_create_cq(struct sv_file *f, void *arg);
 int sv_resize_cq(struct sv_file *f, void *arg);
 int sv_destroy_cq(struct sv_file *f, void *arg);
@@ -592,6 +602,7 @@ int sv_create_counters(struct sv_file *f, void *arg);
 int sv_destroy_counters(struct sv_file *f, void *arg);
 int sv_attach_counters(struct sv_file *f, void *arg);
 int sv_read_counters(struct sv_file *f, void *arg);
+
 /* exec.c: one steered frame into qp's receive queue; false: dropped */
 bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
 			void *buf);
