@@ -815,8 +815,10 @@ struct sv_qp_attr {
  * namespace (EPERM). Both CQs are required (they may be the same
  * CQ); srq_handle 0 means no SRQ. With an SRQ, max_recv_wr and
  * max_recv_sge are ignored and returned as 0. create_flags are
- * IBV_QP_CREATE_* bits: IBV_QP_CREATE_BLOCK_SELF_MCAST_LB on RAW_PACKET
- * QPs only, the others EOPNOTSUPP (unknown bits EINVAL). cap is the
+ * IBV_QP_CREATE_* bits: BLOCK_SELF_MCAST_LB, SCATTER_FCS and
+ * CVLAN_STRIPPING on RAW_PACKET QPs only (EOPNOTSUPP on others, as mlx5),
+ * PCI_WRITE_END_PADDING on every QP (accepted, no effect), the others
+ * EOPNOTSUPP (unknown bits EINVAL). cap is the
  * request on input and the QP's actual capacities, each at least the
  * request, on output.
  */

@@ -18,6 +18,9 @@
  *            the file's engine drains into the receive queue), and the
  *            RAW_PACKET QP's transmit path (dev_queue_xmit, e-switch
  *            loopback)
+ *   rxmeta.c what a receive queue reports of a frame besides its bytes:
+ *            checksum verdict, stripped VLAN, FCS, arrival time
+ *            (sv_rx_frame_prep(), for exec.c's sv_exec_recv_frame())
  */
 #ifndef SV_STEER_H
 #define SV_STEER_H

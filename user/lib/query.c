@@ -80,9 +80,11 @@ static void sv_fill_device_attr(struct ibv_device_attr *a,
 /*
  * query_device_ex op: fills attr_size bytes (at least the basic attrs).
  * Completions carry device clock stamps (hca_core_clock, in kHz, and
- * completion_timestamp_mask: SV_DEVICE_CLOCK in the uapi header); RSS:
- * wq.c. Extended capabilities softverbs lacks (ODP, TSO, packet pacing,
- * tag matching, CQ moderation, device memory) read as 0.
+ * completion_timestamp_mask: SV_DEVICE_CLOCK in the uapi header); a QP
+ * accepts IBV_QP_CREATE_PCI_WRITE_END_PADDING (which changes nothing) on
+ * every device; RSS and the raw packet features: wq.c. Extended
+ * capabilities softverbs lacks (ODP, TSO, packet pacing, tag matching, CQ
+ * moderation, device memory) read as 0.
  */
 static int sv_query_device_ex(struct ibv_context *context,
 			      const struct ibv_query_device_ex_input *input,
@@ -102,7 +104,8 @@ static int sv_query_device_ex(struct ibv_context *context,
 
 	memset(&ex, 0, sizeof(ex));
 	sv_fill_device_attr(&ex.orig_attr, &q);
-	ex.device_cap_flags_ex = q.device_cap_flags;
+	ex.device_cap_flags_ex = q.device_cap_flags |
+				 IBV_DEVICE_PCI_WRITE_END_PADDING;
 	ex.phys_port_cnt_ex = q.phys_port_cnt;
 	ex.completion_timestamp_mask = SV_TIMESTAMP_MASK;
 	ex.hca_core_clock = SV_HCA_CORE_CLOCK_KHZ;
