@@ -15,6 +15,14 @@
  * sv_cq_push() is never called on a destroyed CQ by a live user. The ring
  * memory lives until the last munmap. Resizing swaps in a new ring under
  * cq->lock, so producers always write to the current one.
+ *
+ * Stamps: a CQ that asked for IBV_WC_EX_WITH_COMPLETION_TIMESTAMP gets the
+ * device clock (ktime_get_raw_ns(), SV_DEVICE_CLOCK in the uapi header)
+ * in each CQE, one that asked for ..._WALLCLOCK CLOCK_REALTIME; taken
+ * under cq->lock when the CQE is written, so they never go backwards
+ * along the ring, unless the producer brings its own (a frame's arrival:
+ * sv_cq_push_stamped()). The wall clock goes in the second half of a
+ * 128-byte entry (SV_CQ_FLAG_CQE_128); see struct sv_cqe.
  */
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
@@ -25,6 +33,8 @@
 
 /* The CQEs start on the page after the ring header. */
 #define SV_CQ_CQE_OFFSET	PAGE_SIZE
+
+#define SV_CQ_FLAGS_KNOWN	(SV_CQ_FLAG_IGNORE_OVERRUN | SV_CQ_FLAG_CQE_128)
 
 static void sv_cq_destroy(struct sv_uobj *u)
 {
@@ -92,19 +102,55 @@ static void sv_cq_notify(struct sv_cq *cq, bool solicited)
 			      &cq->events);
 }
 
+/* Slot i of the current ring. cq->lock (or a ring nobody sees yet). */
+static struct sv_cqe *sv_cq_slot(void *cqes, u32 cqe_size, u32 i)
+{
+	return cqes + (size_t)i * cqe_size;
+}
+
+/* The stamps the CQ asked for into slot: now, or the producer's @ts. */
+static void sv_cq_stamp(struct sv_cq *cq, struct sv_cqe *slot,
+			const struct sv_cq_stamp *ts)
+{
+	u64 want = cq->wc_flags & SV_CQ_WC_TIMESTAMPS;
+	struct sv_cqe_ext *ext;
+	u64 raw, real;
+
+	slot->timestamp = 0;
+	if (!want)
+		return;
+	raw = ts ? ts->raw : 0;
+	real = ts ? ts->real : 0;
+	if (want & SV_CQ_WC_TS_DEVICE)
+		slot->timestamp = raw ?: ktime_get_raw_ns();
+	if (!(want & SV_CQ_WC_TS_WALLCLOCK))
+		return;
+	real = real ?: ktime_get_real_ns();
+	if (cq->cqe_size == SV_CQE_128_SIZE) {
+		ext = (struct sv_cqe_ext *)(slot + 1);
+		ext->wallclock = real;
+	} else if (!(want & SV_CQ_WC_TS_DEVICE)) {
+		slot->timestamp = real;	/* a 64-byte CQE has one stamp */
+	}
+}
+
 /**
- * sv_cq_push - add one completion to a CQ
+ * sv_cq_push_stamped - add one completion to a CQ
  * @cq: the CQ; the caller keeps it alive (a reference or its usecnt)
- * @cqe: the completion; timestamp is filled here if the CQ wants one
+ * @cqe: the completion; its timestamp is not read: the CQ's stamps are
+ *	filled here, if it wants them
  * @solicited: the completion satisfies a solicited-only arm (a receive
  *	of a message with the solicited event bit); errors always do
+ * @ts: when the completion happened (device clock and wall clock, ns), or
+ *	NULL for now; a zero member also means now
  *
  * Any context. Returns 0, or -ENOSPC if the ring was full (the CQE is
  * dropped; unless the CQ ignores overruns it is now in error and an
  * IBV_EVENT_CQ_ERR async event was raised), or -EINVAL if the CQ is
  * destroyed or already in error.
  */
-int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited)
+int sv_cq_push_stamped(struct sv_cq *cq, const struct sv_cqe *cqe,
+		       bool solicited, const struct sv_cq_stamp *ts)
 {
 	struct sv_cq_ring *ring;
 	struct sv_cqe *slot;
@@ -135,10 +181,10 @@ int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited)
 			       &cq->events);
 		goto out;
 	}
-	slot = &cq->cqes[cq->prod & (cq->entries - 1)];
+	slot = sv_cq_slot(cq->cqes, cq->cqe_size,
+			  cq->prod & (cq->entries - 1));
 	memcpy(slot, cqe, sizeof(*slot));
-	if (cq->wc_flags & SV_CQ_WC_TIMESTAMPS)
-		slot->timestamp = ktime_get_real_ns();
+	sv_cq_stamp(cq, slot, ts);
 	cq->prod++;
 	/* Publish: pairs with the library's acquire load of prod. */
 	smp_store_release(&ring->prod, cq->prod);
@@ -149,18 +195,24 @@ out:
 	return ret;
 }
 
-/* A zeroed ring of entries CQEs, its header filled in. */
-static struct sv_mbuf *sv_cq_ring_alloc(u32 entries)
+/* sv_cq_push_stamped(), stamped now. */
+int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited)
+{
+	return sv_cq_push_stamped(cq, cqe, solicited, NULL);
+}
+
+/* A zeroed ring of entries CQEs of cqe_size bytes, its header filled in. */
+static struct sv_mbuf *sv_cq_ring_alloc(u32 entries, u32 cqe_size)
 {
 	struct sv_cq_ring *ring;
 	struct sv_mbuf *b;
 
-	b = sv_mbuf_alloc(SV_CQ_CQE_OFFSET + (size_t)entries * SV_CQE_SIZE);
+	b = sv_mbuf_alloc(SV_CQ_CQE_OFFSET + (size_t)entries * cqe_size);
 	if (IS_ERR(b))
 		return b;
 	ring = b->vaddr;
 	ring->entries = entries;
-	ring->cqe_size = SV_CQE_SIZE;
+	ring->cqe_size = cqe_size;
 	return b;
 }
 
@@ -173,9 +225,11 @@ int sv_create_cq(struct sv_file *f, void *arg)
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct sv_cqe) != SV_CQE_SIZE);
+	BUILD_BUG_ON(sizeof(struct sv_cqe) + sizeof(struct sv_cqe_ext) !=
+		     SV_CQE_128_SIZE);
 	BUILD_BUG_ON(sizeof(struct sv_cq_ring) > SV_CQ_CQE_OFFSET);
 
-	if (cmd->flags & ~SV_CQ_FLAG_IGNORE_OVERRUN || cmd->reserved ||
+	if (cmd->flags & ~SV_CQ_FLAGS_KNOWN || cmd->reserved ||
 	    cmd->wc_flags & ~SV_CQ_WC_FLAGS_KNOWN)
 		return -EINVAL;
 	if (cmd->wc_flags & ~SV_CQ_WC_FLAGS_SUPPORTED)
@@ -202,10 +256,12 @@ int sv_create_cq(struct sv_file *f, void *arg)
 	spin_lock_init(&cq->lock);
 	sv_event_obj_init(&cq->events);
 	cq->entries = entries;
+	cq->cqe_size = cmd->flags & SV_CQ_FLAG_CQE_128 ? SV_CQE_128_SIZE :
+			SV_CQE_SIZE;
 	cq->flags = cmd->flags;
 	cq->wc_flags = cmd->wc_flags;
 	cq->user_handle = cmd->user_handle;
-	cq->ring_buf = sv_cq_ring_alloc(entries);
+	cq->ring_buf = sv_cq_ring_alloc(entries, cq->cqe_size);
 	if (IS_ERR(cq->ring_buf)) {
 		ret = PTR_ERR(cq->ring_buf);
 		goto err_cq;
@@ -274,8 +330,8 @@ int sv_resize_cq(struct sv_file *f, void *arg)
 {
 	struct sv_resize_cq *cmd = arg;
 	struct sv_cq_ring *old_ring, *ring;
-	struct sv_cqe *cqes;
 	struct sv_mbuf *b;
+	void *cqes;
 	unsigned long flags;
 	u32 entries, pending, i;
 	struct sv_cq *cq;
@@ -288,7 +344,7 @@ int sv_resize_cq(struct sv_file *f, void *arg)
 	cq = sv_cq_get(f, cmd->handle);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
-	b = sv_cq_ring_alloc(entries);
+	b = sv_cq_ring_alloc(entries, cq->cqe_size);
 	if (IS_ERR(b)) {
 		ret = PTR_ERR(b);
 		goto out_put;
@@ -310,7 +366,10 @@ int sv_resize_cq(struct sv_file *f, void *arg)
 		goto out_buf;
 	}
 	for (i = 0; i < pending; i++)
-		cqes[i] = cq->cqes[(cq->prod - pending + i) & (cq->entries - 1)];
+		memcpy(sv_cq_slot(cqes, cq->cqe_size, i),
+		       sv_cq_slot(cq->cqes, cq->cqe_size,
+				  (cq->prod - pending + i) & (cq->entries - 1)),
+		       cq->cqe_size);
 	ring->prod = pending;
 	ring->arm = READ_ONCE(old_ring->arm);
 	ring->flags = READ_ONCE(old_ring->flags);

@@ -852,18 +852,21 @@ out:
 
 /**
  * sv_exec_recv_frame - place one steered frame in a receive WQE of qp
- * @qp: a RAW_PACKET or UD QP able to receive; its engine holds qp->sq.lock
+ * @qp: a RAW_PACKET or UD QP able to receive (or a WQ's shadow QP); its
+ *	engine holds qp->sq.lock
  * @skb: the frame (data at the network header; the VLAN tag, if any, in
- *	the skb): it lands whole, from the MAC header on, its tag put back
- * @tag: the rule's flow tag, for the CQE
+ *	the skb): it lands from the MAC header on, its tag put back unless
+ *	the queue strips it, its FCS after it if the queue asks
+ *	(sv_rx_frame_prep())
+ * @m: the flow's tag, what the queue asks for (SV_RX_*), the arrival time
  * @buf: sv_exec_buf_size() bytes of scratch memory
  *
  * A UD QP's buffer starts with the 40 bytes of a GRH, left zero. Returns
  * false if the frame was dropped: no receive WQE (counted by the caller),
  * or no memory to linearize it.
  */
-bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
-			void *buf)
+bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
+			const struct sv_rx_meta *m, void *buf)
 {
 	struct sv_exec_buf *b = buf;
 	bool ud = qp->qp_type == SV_QPT_UD;
@@ -871,22 +874,13 @@ bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
 	struct sv_sg *sg = &b->sg[0];
 	struct sv_srq *srq = NULL;
 	struct sv_cqe cqe = {};
-	u32 maclen, vlen, len, off = 0;
-	u8 vhdr[VLAN_HLEN];
+	struct sv_rx_frame fr;
 	struct sv_wq *wq;
-	const u8 *mac;
+	u32 off = 0;
 	int ret;
 
-	if (skb_linearize(skb))
+	if (sv_rx_frame_prep(skb, m->flags, &fr))
 		return false;
-	mac = skb_mac_header(skb);
-	maclen = skb->data - mac;
-	vlen = skb_vlan_tag_present(skb) ? VLAN_HLEN : 0;
-	len = maclen + vlen + skb->len;
-	if (vlen) {
-		memcpy(vhdr, &skb->vlan_proto, 2);
-		put_unaligned_be16(skb_vlan_tag_get(skb), vhdr + 2);
-	}
 	if (qp->srq) {
 		srq = container_of(qp->srq, struct sv_srq, uobj);
 		wq = &srq->rq;
@@ -902,8 +896,8 @@ bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
 	cqe.wr_id = rw->hdr.wr_id;
 	cqe.qp_num = qp->qpn;
 	cqe.opcode = SV_WC_RECV;
-	cqe.flow_tag = tag;
-	cqe.byte_len = len + (ud ? SV_GRH_LEN : 0);
+	cqe.flow_tag = m->tag;
+	cqe.byte_len = fr.len + (ud ? SV_GRH_LEN : 0);
 	if (rw->hdr.num_sge > SV_MAX_SGE ||
 	    rw->hdr.num_sge > (wq->wqe_size - sizeof(rw->hdr)) /
 			      sizeof(struct sv_sge)) {
@@ -926,29 +920,34 @@ bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
 		ret = sv_sg_write(sg, 0, grh, SV_GRH_LEN);
 		off = SV_GRH_LEN;
 	}
-	/* The MAC addresses, the tag the core took out, the rest. */
-	ret = ret ?: sv_sg_write(sg, off, mac, 2 * ETH_ALEN);
+	/* The MAC addresses, the tag the core took out, the rest, the FCS. */
+	ret = ret ?: sv_sg_write(sg, off, fr.mac, 2 * ETH_ALEN);
 	off += 2 * ETH_ALEN;
-	if (vlen) {
-		ret = ret ?: sv_sg_write(sg, off, vhdr, VLAN_HLEN);
-		off += VLAN_HLEN;
-	}
-	ret = ret ?: sv_sg_write(sg, off, mac + 2 * ETH_ALEN,
-				 maclen - 2 * ETH_ALEN + skb->len);
+	ret = ret ?: sv_sg_write(sg, off, fr.vhdr, fr.vlen);
+	off += fr.vlen;
+	ret = ret ?: sv_sg_write(sg, off, fr.mac + 2 * ETH_ALEN,
+				 fr.maclen - 2 * ETH_ALEN + skb->len);
+	off += fr.maclen - 2 * ETH_ALEN + skb->len;
+	ret = ret ?: sv_sg_write(sg, off, &fr.fcs, fr.fcs_len);
 	if (ret)
 		cqe.status = SV_WC_LOC_LEN_ERR;
 release:
 	sv_sg_release(sg);
 push:
-	if (cqe.status)
+	if (cqe.status) {
 		cqe.byte_len = 0;
-	sv_dp_push_cqe(qp->recv_cq, &cqe, false);
+	} else {
+		cqe.cvlan = fr.cvlan;
+		cqe.wc_flags = fr.wc_flags;
+	}
+	sv_cq_push_stamped(container_of(qp->recv_cq, struct sv_cq, uobj), &cqe,
+			   false, &m->ts);
 	if (srq)
 		sv_srq_check_limit(qp, srq);
 	mutex_unlock(&wq->lock);
 	if (!cqe.status) {
 		sv_stat_add(qp->sdev, SV_STAT_RX_PKTS, 1);
-		sv_stat_add(qp->sdev, SV_STAT_RX_BYTES, len);
+		sv_stat_add(qp->sdev, SV_STAT_RX_BYTES, fr.wire_len);
 	}
 	return true;
 }

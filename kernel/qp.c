@@ -158,11 +158,21 @@ static u32 sv_qp_round_wr(u32 n)
 }
 
 /*
- * The IBV_QP_CREATE_* flags verbs defines; softverbs supports
- * BLOCK_SELF_MCAST_LB on RAW_PACKET QPs (steer/rx.c: the e-switch) and
- * SOURCE_QPN on UD QPs.
+ * The IBV_QP_CREATE_* flags verbs defines, and those softverbs takes,
+ * where mlx5 takes them: on RAW_PACKET QPs BLOCK_SELF_MCAST_LB (steer/rx.c:
+ * the e-switch), SCATTER_FCS and CVLAN_STRIPPING (steer/rxmeta.c); on UD
+ * QPs SOURCE_QPN; on any QP PCI_WRITE_END_PADDING, which asks the NIC to
+ * pad its writes of a receive to a cache line and so changes nothing here.
+ * Others, and these on other QP types, are EOPNOTSUPP.
  */
-#define SV_QP_CREATE_KNOWN	(BIT(1) | BIT(8) | BIT(9) | BIT(10) | BIT(11))
+#define SV_QP_CREATE_KNOWN	(SV_QP_CREATE_BLOCK_SELF_MC_LB |	\
+				 SV_QP_CREATE_SCATTER_FCS |		\
+				 SV_QP_CREATE_CVLAN_STRIPPING |		\
+				 SV_QP_CREATE_SOURCE_QPN |		\
+				 SV_QP_CREATE_PCI_WRITE_END_PADDING)
+#define SV_QP_CREATE_RAW	(SV_QP_CREATE_BLOCK_SELF_MC_LB |	\
+				 SV_QP_CREATE_SCATTER_FCS |		\
+				 SV_QP_CREATE_CVLAN_STRIPPING)
 
 static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 {
@@ -195,10 +205,11 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 		return -EINVAL;
 	if (c->create_flags & ~SV_QP_CREATE_KNOWN)
 		return -EINVAL;
-	if (c->create_flags & ~(c->qp_type == SV_QPT_RAW_PACKET ?
-				SV_QP_CREATE_BLOCK_SELF_MC_LB :
-				c->qp_type == SV_QPT_UD ?
-				SV_QP_CREATE_SOURCE_QPN : 0))
+	if (c->create_flags & ~(SV_QP_CREATE_PCI_WRITE_END_PADDING |
+				(c->qp_type == SV_QPT_RAW_PACKET ?
+				 SV_QP_CREATE_RAW :
+				 c->qp_type == SV_QPT_UD ?
+				 SV_QP_CREATE_SOURCE_QPN : 0)))
 		return -EOPNOTSUPP;
 	if (c->source_qpn && !(c->create_flags & SV_QP_CREATE_SOURCE_QPN))
 		return -EINVAL;

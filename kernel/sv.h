@@ -342,7 +342,8 @@ struct sv_cq {
 	spinlock_t lock;		/* producers (sv_cq_push) */
 	struct sv_mbuf *ring_buf;
 	struct sv_cq_ring *ring;	/* header in ring_buf */
-	struct sv_cqe *cqes;		/* entries CQEs in ring_buf */
+	void *cqes;			/* entries CQEs in ring_buf */
+	u32 cqe_size;			/* SV_CQE_SIZE or SV_CQE_128_SIZE */
 	u32 entries;
 	u32 prod;			/* the kernel's copy, never read back */
 	u32 flags;			/* SV_CQ_FLAG_* */
@@ -358,6 +359,15 @@ struct sv_cq {
 /* A referenced CQ by handle; put it with sv_uobj_put(&cq->uobj). */
 struct sv_cq *sv_cq_get(struct sv_file *f, u32 handle);
 int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited);
+
+/* When a completion happened: ns of the device clock and of CLOCK_REALTIME */
+struct sv_cq_stamp {
+	u64 raw;
+	u64 real;
+};
+
+int sv_cq_push_stamped(struct sv_cq *cq, const struct sv_cqe *cqe,
+		       bool solicited, const struct sv_cq_stamp *ts);
 int sv_create_cq(struct sv_file *f, void *arg);
 int sv_resize_cq(struct sv_file *f, void *arg);
 int sv_destroy_cq(struct sv_file *f, void *arg);
@@ -415,10 +425,12 @@ struct sv_qp {
 	struct sv_rss_qp *rss;		/* an RSS QP (steer/rss.c), or NULL */
 };
 
-/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
-#define SV_QP_CREATE_BLOCK_SELF_MC_LB	BIT(1)
-/* IBV_QP_CREATE_SOURCE_QPN: a UD QP that sends as source_qpn */
+/* IBV_QP_CREATE_* (enum ibv_qp_create_flags) */
+#define SV_QP_CREATE_BLOCK_SELF_MC_LB	BIT(1)	/* BLOCK_SELF_MCAST_LB */
+#define SV_QP_CREATE_SCATTER_FCS	BIT(8)
+#define SV_QP_CREATE_CVLAN_STRIPPING	BIT(9)
 #define SV_QP_CREATE_SOURCE_QPN		BIT(10)
+#define SV_QP_CREATE_PCI_WRITE_END_PADDING BIT(11)
 
 /* The QPN a QP's messages carry as their source. */
 static inline u32 sv_qp_wire_qpn(const struct sv_qp *qp)
@@ -623,9 +635,43 @@ int sv_create_counters(struct sv_file *f, void *arg);
 int sv_destroy_counters(struct sv_file *f, void *arg);
 int sv_attach_counters(struct sv_file *f, void *arg);
 int sv_read_counters(struct sv_file *f, void *arg);
+
+/*
+ * steer/rxmeta.c: what a receive queue reports of a steered frame besides
+ * its bytes. SV_RX_* are what a queue asks for.
+ */
+#define SV_RX_STRIP_CVLAN	BIT(0)	/* the VLAN tag into the CQE's cvlan */
+#define SV_RX_SCATTER_FCS	BIT(1)	/* the FCS after the frame */
+#define SV_RX_CSUM		BIT(2)	/* IBV_WC_IP_CSUM_OK */
+
+/* A queued frame: what its QP's queue knows of it besides the skb. */
+struct sv_rx_meta {
+	u32 tag;			/* the flow's tag */
+	u32 flags;			/* SV_RX_* of the queue it goes to */
+	struct sv_cq_stamp ts;		/* its arrival */
+};
+
+/* How one frame lands in a buffer: sv_rx_frame_prep() */
+struct sv_rx_frame {
+	const u8 *mac;			/* the MAC header, linear */
+	u32 maclen;			/* its bytes before skb->data */
+	u8 vhdr[4];			/* the VLAN tag to put back ... */
+	u32 vlen;			/* ... 0 or 4 bytes of it */
+	__le32 fcs;
+	u32 fcs_len;			/* 0 or 4 */
+	u32 len;			/* all bytes written */
+	u32 wire_len;			/* the frame's, tag in, FCS out */
+	u16 cvlan;			/* the stripped TCI */
+	u32 wc_flags;			/* IBV_WC_IP_CSUM_OK */
+};
+
+void sv_rx_stamp(const struct sk_buff *skb, struct sv_cq_stamp *ts);
+u32 sv_rx_qp_flags(const struct sv_qp *qp);
+int sv_rx_frame_prep(struct sk_buff *skb, u32 flags, struct sv_rx_frame *fr);
+
 /* exec.c: one steered frame into qp's receive queue; false: dropped */
-bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
-			void *buf);
+bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
+			const struct sv_rx_meta *m, void *buf);
 
 /* Receive WQs, indirection tables, RSS QPs (steer/wq.c, steer/rss.c) */
 int sv_create_wq(struct sv_file *f, void *arg);
@@ -635,8 +681,8 @@ int sv_create_rwq_ind_tbl(struct sv_file *f, void *arg);
 int sv_destroy_rwq_ind_tbl(struct sv_file *f, void *arg);
 int sv_create_rss_qp(struct sv_file *f, void *arg);
 void sv_rss_qp_destroy(struct sv_qp *qp);
-bool sv_rss_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
-		       void *buf);
+bool sv_rss_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
+		       const struct sv_rx_meta *m, void *buf);
 
 int sv_netlink_init(void);
 void sv_netlink_exit(void);

@@ -596,10 +596,15 @@ TEST_F(rss, wq_state_machine_and_flush)
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_create_wq(self->ctx, &wa));
 	EXPECT_EQ(EINVAL, errno);
-	wa.create_flags = IBV_WQ_FLAGS_PCI_WRITE_END_PADDING;
+	wa.create_flags = IBV_WQ_FLAGS_DELAY_DROP;
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_create_wq(self->ctx, &wa));
 	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* Accepted (it changes nothing), as IBV_DEVICE_PCI_WRITE_END_PADDING */
+	wa.create_flags = IBV_WQ_FLAGS_PCI_WRITE_END_PADDING;
+	wq = ibv_create_wq(self->ctx, &wa);
+	ASSERT_NE(NULL, wq);
+	EXPECT_EQ(0, ibv_destroy_wq(wq));
 	wa.create_flags = 0;
 	wa.max_wr = 0;
 	errno = 0;

@@ -188,6 +188,18 @@ struct sv_query_device {
 /* ... and SV_WR_TSO, up to SV_MAX_TSO bytes of payload (ibv tso_caps) */
 #define SV_RAW_CAP_TSO			0x4
 
+/*
+ * The device clock that stamps completions (IBV_WC_EX_WITH_COMPLETION_
+ * TIMESTAMP) and that ibv_query_rt_values_ex() reads: CLOCK_MONOTONIC_RAW
+ * in nanoseconds, ktime_get_raw_ns() in the kernel and
+ * clock_gettime(CLOCK_MONOTONIC_RAW) in userspace (the vDSO: no syscall),
+ * one clock. hca_core_clock is its frequency in kHz (1 GHz: a tick is a
+ * nanosecond); completion_timestamp_mask its valid bits.
+ */
+#define SV_DEVICE_CLOCK			CLOCK_MONOTONIC_RAW
+#define SV_HCA_CORE_CLOCK_KHZ		1000000ULL
+#define SV_TIMESTAMP_MASK		0x7fffffffffffffffULL
+
 #define SV_QUERY_DEVICE_SIZE_VER0	208
 #define SV_IOC_QUERY_DEVICE _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_DEVICE, struct sv_query_device)
 
@@ -426,7 +438,22 @@ struct sv_dereg_mr {
  * waits until the application acknowledged that many (ibv_destroy_cq).
  */
 
-/* CQE, 64 bytes: everything struct ibv_wc and ibv_cq_ex's read_* need. */
+/*
+ * CQE, 64 bytes: everything struct ibv_wc and ibv_cq_ex's read_* need.
+ *
+ * Stamps (only if the CQ asked for them in wc_flags; 0 otherwise), taken
+ * when the completion is generated (a steered frame: when it reached the
+ * device):
+ *   timestamp  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP: the device clock
+ *              (SV_DEVICE_CLOCK, ns; see the device section).
+ *   wallclock  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK: ns of
+ *              CLOCK_REALTIME, in struct sv_cqe_ext after the CQE, on a
+ *              CQ created with SV_CQ_FLAG_CQE_128. A CQ without that flag
+ *              has one stamp per CQE (as the first version of this ABI):
+ *              timestamp is the device clock if the CQ asked for
+ *              COMPLETION_TIMESTAMP, else the wall clock if it asked for
+ *              WALLCLOCK.
+ */
 struct sv_cqe {
 	__u64 wr_id;
 	__u32 status;		/* enum ibv_wc_status */
@@ -441,13 +468,25 @@ struct sv_cqe {
 	__u16 slid;
 	__u8 sl;
 	__u8 dlid_path_bits;
-	__u16 cvlan;
+	__u16 cvlan;		/* RAW_PACKET receive: the stripped VLAN TCI */
 	__u32 flow_tag;
 	__u32 reserved;
-	__u64 timestamp;	/* ns, CLOCK_REALTIME, if the CQ asked for it */
+	__u64 timestamp;	/* the device clock (see above) */
 };
 
 #define SV_CQE_SIZE		64
+
+/*
+ * With SV_CQ_FLAG_CQE_128 each ring entry is 128 bytes: a struct sv_cqe,
+ * then this. The ring header's cqe_size says which (SV_CQE_SIZE or
+ * SV_CQE_128_SIZE).
+ */
+struct sv_cqe_ext {
+	__u64 wallclock;	/* ns, CLOCK_REALTIME (see above) */
+	__u64 reserved[7];
+};
+
+#define SV_CQE_128_SIZE		128
 
 /* Ring header at offset 0 of the mapping; each index in its cache line. */
 struct sv_cq_ring {
@@ -458,7 +497,7 @@ struct sv_cq_ring {
 	__u32 arm;		/* library sets bits, kernel clears them */
 	__u32 flags;		/* SV_CQ_RING_* (kernel writes) */
 	__u32 entries;		/* constant: power of two */
-	__u32 cqe_size;		/* constant: SV_CQE_SIZE */
+	__u32 cqe_size;		/* constant: SV_CQE_SIZE or SV_CQE_128_SIZE */
 };
 
 #define SV_CQ_ARM_NEXT		0x1U
@@ -566,10 +605,14 @@ struct sv_create_cq {
  */
 #define SV_CQ_WC_FLAGS_KNOWN		0xfffULL
 #define SV_CQ_WC_FLAGS_SUPPORTED	0xbffULL
-#define SV_CQ_WC_TIMESTAMPS		0x880ULL	/* bits 7 and 11 */
+#define SV_CQ_WC_TS_DEVICE		0x80ULL		/* COMPLETION_TIMESTAMP */
+#define SV_CQ_WC_TS_WALLCLOCK		0x800ULL	/* ..._WALLCLOCK */
+#define SV_CQ_WC_TIMESTAMPS		(SV_CQ_WC_TS_DEVICE | SV_CQ_WC_TS_WALLCLOCK)
 
 /* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN: drop CQEs on overrun, no CQ error. */
 #define SV_CQ_FLAG_IGNORE_OVERRUN	0x1U
+/* 128-byte ring entries: struct sv_cqe and struct sv_cqe_ext (wallclock). */
+#define SV_CQ_FLAG_CQE_128		0x2U
 
 #define SV_CREATE_CQ_SIZE_VER0	64
 #define SV_IOC_CREATE_CQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_CQ, \
@@ -776,9 +819,11 @@ struct sv_qp_attr {
  * namespace (EPERM). Both CQs are required (they may be the same
  * CQ); srq_handle 0 means no SRQ. With an SRQ, max_recv_wr and
  * max_recv_sge are ignored and returned as 0. create_flags are
- * IBV_QP_CREATE_* bits: IBV_QP_CREATE_BLOCK_SELF_MCAST_LB on RAW_PACKET
- * QPs only; IBV_QP_CREATE_SOURCE_QPN on UD QPs only, with CAP_NET_RAW in
- * the device's network namespace (EPERM) and source_qpn a QPN from 2 to
+ * IBV_QP_CREATE_* bits: BLOCK_SELF_MCAST_LB, SCATTER_FCS and
+ * CVLAN_STRIPPING on RAW_PACKET QPs only (EOPNOTSUPP on others, as mlx5);
+ * PCI_WRITE_END_PADDING on every QP (accepted, no effect);
+ * IBV_QP_CREATE_SOURCE_QPN on UD QPs only, with CAP_NET_RAW in the
+ * device's network namespace (EPERM) and source_qpn a QPN from 2 to
  * 0xfffffe (EINVAL); the others EOPNOTSUPP (unknown bits EINVAL). A
  * SOURCE_QPN QP sends as source_qpn and receives only what flows steer
  * to it; its modify takes the state alone. cap is the

@@ -203,8 +203,8 @@ static u32 sv_rss_input(const struct sv_rss_qp *r,
  * One frame an RSS QP's flow gave it, into the WQ its hash picks. The
  * engine, under qp->sq.lock (the QP is not dead: it holds its table).
  */
-bool sv_rss_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
-		       void *buf)
+bool sv_rss_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
+		       const struct sv_rx_meta *m, void *buf)
 {
 	const struct sv_rss_qp *r = qp->rss;
 	struct sv_flow_key key;
@@ -217,7 +217,7 @@ bool sv_rss_recv_frame(struct sv_qp *qp, struct sk_buff *skb, u32 tag,
 		hash = sv_toeplitz(r->key, in, len);
 	}
 	return sv_rwq_recv_frame(r->tbl->wqs[hash & ((1U << r->tbl->log_size) - 1)],
-				 skb, tag, buf);
+				 skb, m, buf);
 }
 
 /* ---- RSS QPs ---- */

@@ -4,7 +4,8 @@
  *
  *   wq.c   SV_IOC_CREATE_WQ / _MODIFY_WQ / _DESTROY_WQ: a receive ring
  *          (the RQ format of a QP), its CQ and PD, the RESET/RDY/ERR
- *          states, CVLAN stripping and FCS scattering
+ *          states; its flags (CVLAN stripping, FCS scattering) ask
+ *          rxmeta.c, as a RAW_PACKET QP's create flags do
  *   rss.c  SV_IOC_CREATE_RWQ_IND_TBL / _DESTROY_RWQ_IND_TBL and
  *          SV_IOC_CREATE_RSS_QP: a RAW_PACKET QP without queues of its
  *          own; the frames its flows give it are queued on it like any
@@ -46,8 +47,8 @@ struct sv_rss_qp {
 
 /* wq.c */
 struct sv_rwq *sv_rwq_get(struct sv_file *f, u32 handle);
-bool sv_rwq_recv_frame(struct sv_rwq *wq, struct sk_buff *skb, u32 tag,
-		       void *buf);
+bool sv_rwq_recv_frame(struct sv_rwq *wq, struct sk_buff *skb,
+		       const struct sv_rx_meta *m, void *buf);
 
 /* rss.c */
 u32 sv_toeplitz(const u8 *key, const u8 *data, u32 len);

@@ -37,6 +37,7 @@
 /* What a queued frame carries besides the skb. */
 struct sv_rx_cb {
 	u32 tag;
+	struct sv_cq_stamp ts;		/* when it was queued (rxmeta.c) */
 };
 
 static struct sv_rx_cb *sv_rx_cb(struct sk_buff *skb)
@@ -79,6 +80,8 @@ void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 	if (!READ_ONCE(qp->dead) &&
 	    skb_queue_len(&qp->rxq) < SV_RXQ_FRAMES &&
 	    qp->rxq_bytes + c->truesize <= SV_RXQ_BYTES) {
+		/* Under the lock: stamps in the order of the queue. */
+		sv_rx_stamp(c, &sv_rx_cb(c)->ts);
 		__skb_queue_tail(&qp->rxq, c);
 		qp->rxq_bytes += c->truesize;
 		queued = true;
@@ -230,6 +233,7 @@ void sv_steer_qp_purge(struct sv_qp *qp)
  */
 bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 {
+	struct sv_rx_meta m = { .flags = sv_rx_qp_flags(qp) };
 	struct sk_buff *skb;
 	u32 n;
 
@@ -237,8 +241,10 @@ bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 		skb = sv_rxq_dequeue(qp);
 		if (!skb)
 			break;
+		m.tag = sv_rx_cb(skb)->tag;
+		m.ts = sv_rx_cb(skb)->ts;
 		if (!(qp->rss ? sv_rss_recv_frame : sv_exec_recv_frame)
-		    (qp, skb, sv_rx_cb(skb)->tag, buf))
+		    (qp, skb, &m, buf))
 			sv_stat_add(qp->sdev, SV_STAT_RX_RAW_DROPS, 1);
 		consume_skb(skb);
 	}

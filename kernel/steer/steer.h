@@ -23,6 +23,9 @@
  *            dev_queue_xmit()
  *   offload.c  the transmit offloads on a frame: IP_CSUM's checksums,
  *            TSO's header per segment
+ *   rxmeta.c what a receive queue reports of a frame besides its bytes:
+ *            checksum verdict, stripped VLAN, FCS, arrival time
+ *            (sv_rx_frame_prep(), for exec.c's sv_exec_recv_frame())
  */
 #ifndef SV_STEER_H
 #define SV_STEER_H

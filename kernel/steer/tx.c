@@ -13,8 +13,9 @@
  *    (offload.c), as a ConnectX's LSO does.
  *
  * Every frame, and every segment, then takes the same way out: the
- * egress rules (egress.c: a DROP rule ends its way there), the e-switch (a frame to the device's own MAC, or to a multicast or
- * broadcast address, also goes through the device's own steering; one to
+ * egress rules (egress.c: a DROP rule ends its way there), the e-switch
+ * (a frame to the device's own MAC, or to a multicast or broadcast
+ * address, also goes through the device's own steering; one to
  * its own MAC goes only there: what no rule traps goes to the local
  * kernel stack, not out; the sending QP receives it only by a rule with
  * ALLOW_LOOP_BACK, and a multicast frame never if it was created with

@@ -18,19 +18,18 @@
  * rx_raw_drops). Entering ERR, and modifying to ERR again, completes
  * every posted WQE with IBV_WC_WR_FLUSH_ERR; RESET forgets them.
  */
-#include <linux/crc32.h>
-#include <linux/if_vlan.h>
 #include <linux/slab.h>
 
-#include "../compat.h"
 #include "rss.h"
 
 #define SV_WQ_FLAGS_KNOWN	(SV_WQ_FLAGS_CVLAN_STRIPPING |		\
 				 SV_WQ_FLAGS_SCATTER_FCS |		\
 				 SV_WQ_FLAGS_DELAY_DROP |		\
 				 SV_WQ_FLAGS_PCI_WRITE_END_PADDING)
+/* PCI_WRITE_END_PADDING: accepted, changes nothing (as for a QP) */
 #define SV_WQ_FLAGS_SUPPORTED	(SV_WQ_FLAGS_CVLAN_STRIPPING |		\
-				 SV_WQ_FLAGS_SCATTER_FCS)
+				 SV_WQ_FLAGS_SCATTER_FCS |		\
+				 SV_WQ_FLAGS_PCI_WRITE_END_PADDING)
 #define SV_WQ_ATTR_KNOWN	(SV_WQ_ATTR_STATE | SV_WQ_ATTR_CURR_STATE | \
 				 SV_WQ_ATTR_FLAGS)
 
@@ -270,61 +269,39 @@ int sv_destroy_wq(struct sv_file *f, void *arg)
 	return sv_uobj_destroy(f, d->handle, SV_OBJ_WQ);
 }
 
-/* The frame's Ethernet FCS, over the frame as it was on the wire. */
-static __le32 sv_rwq_fcs(struct sk_buff *skb)
+/* The SV_RX_* a WQ's flags ask for (its frames are RAW_PACKET ones). */
+static u32 sv_rwq_rx_flags(u32 flags)
 {
-	const u8 *mac = skb_mac_header(skb);
-	u32 maclen = skb->data - mac;
-	u8 vhdr[VLAN_HLEN];
-	u32 crc;
+	u32 f = SV_RX_CSUM;
 
-	crc = crc32_le(~0, mac, 2 * ETH_ALEN);
-	if (skb_vlan_tag_present(skb)) {
-		memcpy(vhdr, &skb->vlan_proto, 2);
-		put_unaligned_be16(skb_vlan_tag_get(skb), vhdr + 2);
-		crc = crc32_le(crc, vhdr, VLAN_HLEN);
-	}
-	crc = crc32_le(crc, mac + 2 * ETH_ALEN,
-		       maclen - 2 * ETH_ALEN + skb->len);
-	return cpu_to_le32(~crc);
+	if (flags & SV_WQ_FLAGS_CVLAN_STRIPPING)
+		f |= SV_RX_STRIP_CVLAN;
+	if (flags & SV_WQ_FLAGS_SCATTER_FCS)
+		f |= SV_RX_SCATTER_FCS;
+	return f;
 }
 
 /**
  * sv_rwq_recv_frame - place one frame an RSS QP steered into a WQE of wq
  * @wq: the WQ its indirection table picked
  * @skb: the frame (data at the network header), the caller's to free
- * @tag: the flow's tag
+ * @m: the flow's tag and the frame's arrival time (m->flags is ignored:
+ *	the WQ's flags decide)
  * @buf: sv_exec_buf_size() bytes of scratch memory
  *
- * With CVLAN stripping the VLAN tag stays out of the frame; with
- * SCATTER_FCS the frame's 4-byte FCS follows it (and counts in byte_len).
- * False if the frame was dropped: the WQ is not RDY or has no WQE.
+ * With CVLAN stripping the VLAN tag stays out of the frame and its TCI is
+ * in the completion; with SCATTER_FCS the frame's 4-byte FCS follows it
+ * (and counts in byte_len): sv_rx_frame_prep(), as for a RAW_PACKET QP's
+ * create flags. False if the frame was dropped: the WQ is not RDY or has
+ * no WQE.
  */
-bool sv_rwq_recv_frame(struct sv_rwq *wq, struct sk_buff *skb, u32 tag,
-		       void *buf)
+bool sv_rwq_recv_frame(struct sv_rwq *wq, struct sk_buff *skb,
+		       const struct sv_rx_meta *m, void *buf)
 {
-	u32 flags = READ_ONCE(wq->flags);
-	struct sk_buff *n = NULL;
-	__le32 fcs;
-	bool ok;
+	struct sv_rx_meta wm = *m;
 
 	if (READ_ONCE(wq->state) != SV_WQS_RDY)
 		return false;
-	if (flags & SV_WQ_FLAGS_SCATTER_FCS) {
-		if (skb_linearize(skb))
-			return false;
-		fcs = sv_rwq_fcs(skb);
-		n = skb_copy_expand(skb, skb_headroom(skb), sizeof(fcs),
-				    GFP_KERNEL);
-		if (!n)
-			return false;
-		skb_put_data(n, &fcs, sizeof(fcs));
-		skb = n;
-	}
-	if (flags & SV_WQ_FLAGS_CVLAN_STRIPPING)
-		__vlan_hwaccel_clear_tag(skb);
-	ok = sv_exec_recv_frame(&wq->shadow, skb, tag, buf);
-	if (n)
-		consume_skb(n);
-	return ok;
+	wm.flags = sv_rwq_rx_flags(READ_ONCE(wq->flags));
+	return sv_exec_recv_frame(&wq->shadow, skb, &wm, buf);
 }

@@ -62,14 +62,23 @@ static inline void sv_cq_unlock(struct sv_cq *cq)
 		pthread_spin_unlock(&cq->lock);
 }
 
-/* Copy the next CQE out and hand its slot back; false if none. */
-static bool sv_cq_next(struct sv_cq *cq, struct sv_cqe *out)
+/*
+ * Copy the next CQE out (and, into *wall if not NULL, the wall clock stamp
+ * of a 128-byte entry) and hand its slot back; false if none.
+ */
+static bool sv_cq_next(struct sv_cq *cq, struct sv_cqe *out, uint64_t *wall)
 {
 	uint32_t prod = __atomic_load_n(&cq->ring->prod, __ATOMIC_ACQUIRE);
+	const char *slot;
 
 	if (prod == cq->cons)
 		return false;
-	*out = cq->cqes[cq->cons & cq->mask];
+	slot = cq->cqes + (size_t)(cq->cons & cq->mask) * cq->cqe_size;
+	memcpy(out, slot, sizeof(*out));
+	if (wall)
+		*wall = cq->cqe_size == SV_CQE_128_SIZE ?
+			((const struct sv_cqe_ext *)(slot + SV_CQE_SIZE))->wallclock :
+			0;
 	cq->cons++;
 	__atomic_store_n(&cq->ring->cons, cq->cons, __ATOMIC_RELEASE);
 	return true;
@@ -101,7 +110,7 @@ static int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (num_entries < 0)
 		return -1;
 	sv_cq_lock(cq);
-	while (n < num_entries && sv_cq_next(cq, &e))
+	while (n < num_entries && sv_cq_next(cq, &e, NULL))
 		sv_cqe_to_wc(&e, &wc[n++]);
 	sv_cq_unlock(cq);
 	return n;
@@ -133,7 +142,7 @@ static int sv_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	if (attr->comp_mask)
 		return EINVAL;
 	sv_cq_lock(cq);
-	if (!sv_cq_next(cq, &cq->cur)) {
+	if (!sv_cq_next(cq, &cq->cur, &cq->cur_wallclock)) {
 		/* ENOENT: the caller does not call end_poll. */
 		sv_cq_unlock(cq);
 		return ENOENT;
@@ -146,7 +155,7 @@ static int sv_next_poll(struct ibv_cq_ex *ibcq)
 {
 	struct sv_cq *cq = to_svcq_ex(ibcq);
 
-	if (!sv_cq_next(cq, &cq->cur))
+	if (!sv_cq_next(cq, &cq->cur, &cq->cur_wallclock))
 		return ENOENT;
 	sv_cq_ex_load(cq);
 	return 0;
@@ -210,8 +219,9 @@ static uint8_t sv_read_dlid_path_bits(struct ibv_cq_ex *c)
 }
 
 /*
- * The kernel stamps CQEs with CLOCK_REALTIME nanoseconds; both readers
- * return that (the device's "clock" ticks in ns).
+ * The device clock's ticks (ns of CLOCK_MONOTONIC_RAW, the clock
+ * ibv_query_rt_values_ex() reads), and ns of CLOCK_REALTIME; each only on
+ * a CQ that asked for it (0 otherwise).
  */
 static uint64_t sv_read_completion_ts(struct ibv_cq_ex *c)
 {
@@ -220,7 +230,7 @@ static uint64_t sv_read_completion_ts(struct ibv_cq_ex *c)
 
 static uint64_t sv_read_completion_wallclock_ns(struct ibv_cq_ex *c)
 {
-	return SV_CUR(c).timestamp;
+	return to_svcq_ex(c)->cur_wallclock;
 }
 
 static uint16_t sv_read_cvlan(struct ibv_cq_ex *c)
@@ -297,6 +307,9 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 	c.comp_vector = attr->comp_vector;
 	c.channel = channel ? to_svchan(channel)->handle : 0;
 	c.wc_flags = attr->wc_flags;
+	/* The wall clock stamp has its own half of a 128-byte entry. */
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		c.flags |= SV_CQ_FLAG_CQE_128;
 	c.user_handle = (uintptr_t)&cq->cq;
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
 		if (attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
@@ -316,8 +329,15 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 		goto err_destroy;
 	}
 	cq->ring = cq->map;
+	cq->cqe_size = cq->ring->cqe_size;
+	if (cq->cqe_size != (c.flags & SV_CQ_FLAG_CQE_128 ? SV_CQE_128_SIZE :
+			     SV_CQE_SIZE)) {
+		munmap(cq->map, cq->map_len);
+		ret = EPROTO;
+		goto err_destroy;
+	}
 	cq->cqe_offset = c.cqe_offset;
-	cq->cqes = (struct sv_cqe *)((char *)cq->map + c.cqe_offset);
+	cq->cqes = (char *)cq->map + c.cqe_offset;
 	cq->mask = c.cqe - 1;
 	cq->cons = 0;
 	cq->wc_flags = attr->wc_flags;
@@ -419,7 +439,7 @@ SV_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	cq->map = map;
 	cq->map_len = r.mmap_len;
 	cq->ring = map;
-	cq->cqes = (struct sv_cqe *)((char *)map + cq->cqe_offset);
+	cq->cqes = (char *)map + cq->cqe_offset;
 	cq->mask = r.cqe - 1;
 	cq->cons = 0;
 	ibcq->cqe = r.cqe;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <endian.h>
+#include <time.h>
 
 #include "sv_verbs.h"
 
@@ -78,8 +79,12 @@ static void sv_fill_device_attr(struct ibv_device_attr *a,
 
 /*
  * query_device_ex op: fills attr_size bytes (at least the basic attrs).
- * Extended capabilities softverbs lacks (ODP, TSO, RSS, packet pacing,
- * tag matching, CQ moderation, device memory, timestamps) read as 0.
+ * Completions carry device clock stamps (hca_core_clock, in kHz, and
+ * completion_timestamp_mask: SV_DEVICE_CLOCK in the uapi header); a QP
+ * accepts IBV_QP_CREATE_PCI_WRITE_END_PADDING (which changes nothing) on
+ * every device; RSS and the raw packet features: wq.c. Extended
+ * capabilities softverbs lacks (ODP, TSO, packet pacing, tag matching, CQ
+ * moderation, device memory) read as 0.
  */
 static int sv_query_device_ex(struct ibv_context *context,
 			      const struct ibv_query_device_ex_input *input,
@@ -99,8 +104,11 @@ static int sv_query_device_ex(struct ibv_context *context,
 
 	memset(&ex, 0, sizeof(ex));
 	sv_fill_device_attr(&ex.orig_attr, &q);
-	ex.device_cap_flags_ex = q.device_cap_flags;
+	ex.device_cap_flags_ex = q.device_cap_flags |
+				 IBV_DEVICE_PCI_WRITE_END_PADDING;
 	ex.phys_port_cnt_ex = q.phys_port_cnt;
+	ex.completion_timestamp_mask = SV_TIMESTAMP_MASK;
+	ex.hca_core_clock = SV_HCA_CORE_CLOCK_KHZ;
 	sv_wq_fill_caps(&ex, q.raw_caps);
 
 	/* A newer caller's fields this library does not know: zero. */
@@ -338,10 +346,39 @@ SV_EXPORT int ibv_get_pkey_index(struct ibv_context *context,
 	return -1;
 }
 
+/*
+ * ibv_query_rt_values_ex: the device clock, read here with
+ * clock_gettime() (the vDSO: no syscall) because it is the kernel's
+ * CLOCK_MONOTONIC_RAW (SV_DEVICE_CLOCK). As mlx5 reports its cycle
+ * counter: tv_sec 0, tv_nsec the ticks (ns). Unknown comp_mask bits are
+ * EINVAL (mlx5); comp_mask returns what was filled.
+ */
+static int sv_query_rt_values(struct ibv_context *context,
+			      struct ibv_values_ex *values)
+{
+	struct timespec ts;
+	uint32_t mask = 0;
+
+	(void)context;
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		if (clock_gettime(SV_DEVICE_CLOCK, &ts))
+			return errno;
+		values->raw_clock.tv_sec = 0;
+		values->raw_clock.tv_nsec = ts.tv_sec * 1000000000LL +
+					    ts.tv_nsec;
+		mask |= IBV_VALUES_MASK_RAW_CLOCK;
+	}
+	values->comp_mask = mask;
+	return 0;
+}
+
 /* The core's ops, installed like every other file's. */
 static int sv_query_ctx_init(struct sv_context *ctx)
 {
 	ctx->vctx.query_device_ex = sv_query_device_ex;
+	ctx->vctx.query_rt_values = sv_query_rt_values;
 	ctx->vctx.query_port = sv_query_port;
 	ctx->vctx.context.ops._compat_query_device = sv_compat_query_device;
 	return 0;

@@ -158,7 +158,8 @@ struct sv_cq {
 	pthread_spinlock_t lock;	/* pollers, unless single threaded */
 	bool single_threaded;
 	struct sv_cq_ring *ring;
-	struct sv_cqe *cqes;
+	char *cqes;			/* entries of cqe_size bytes */
+	uint32_t cqe_size;		/* SV_CQE_SIZE or SV_CQE_128_SIZE */
 	uint32_t mask;			/* entries - 1 */
 	uint32_t cons;			/* our copy of ring->cons */
 	uint64_t wc_flags;
@@ -166,6 +167,7 @@ struct sv_cq {
 	size_t map_len;
 	uint32_t cqe_offset;
 	struct sv_cqe cur;		/* ibv_cq_ex: the current CQE */
+	uint64_t cur_wallclock;		/* ... and its sv_cqe_ext's */
 	struct sv_cq *prev, *next;	/* live CQs (cq.c), for close */
 };
 

@@ -313,7 +313,11 @@ struct ibv_qp *sv_create_rss_qp(struct ibv_context *ctx,
 /*
  * ibv_query_device_ex: what WQs and RSS QPs can do. WQs can be made on
  * every device; RSS QPs, and the raw packet features they deliver with,
- * only on a device bound to a netdev (SV_RAW_CAP_NETDEV).
+ * only on a device bound to a netdev (SV_RAW_CAP_NETDEV). Those features,
+ * as mlx5 reports them: CVLAN stripping and FCS scattering (WQ flags and
+ * RAW_PACKET QP create flags), and receive checksum verification
+ * (IBV_WC_IP_CSUM_OK), whose legacy bit IBV_DEVICE_RAW_IP_CSUM is in
+ * device_cap_flags too.
  */
 void sv_wq_fill_caps(struct ibv_device_attr_ex *ex, uint32_t raw_caps)
 {
@@ -334,7 +338,10 @@ void sv_wq_fill_caps(struct ibv_device_attr_ex *ex, uint32_t raw_caps)
 	ex->raw_packet_caps |= IBV_RAW_PACKET_CAP_CVLAN_STRIPPING |
 			       IBV_RAW_PACKET_CAP_SCATTER_FCS;
 	ex->device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS;
-	/* ... and their transmit side: checksums, TSO (post.c) */
+	/*
+	 * ... and checksums, both ways (IBV_RAW_PACKET_CAP_IP_CSUM: receive
+	 * verification, IBV_SEND_IP_CSUM), and TSO (post.c)
+	 */
 	sv_tx_fill_caps(ex, raw_caps);
 }
 

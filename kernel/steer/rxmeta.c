@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs receive metadata: what a receive queue of a RAW_PACKET QP (its
+ * RQ or SRQ) or a receive WQ reports of a steered frame besides its bytes,
+ * as a NIC's receive offloads do (Documentation/steering.rst, "Receive
+ * metadata"):
+ *
+ *   - the arrival time, on the device clock and the wall clock
+ *     (sv_rx_stamp(), when the frame is queued for its QP);
+ *   - the checksum verdict: IBV_WC_IP_CSUM_OK when the IPv4 header
+ *     checksum and the TCP or UDP checksum are right (verbs defines the
+ *     flag for IPv4; mlx5 reports it for nothing else);
+ *   - CVLAN stripping: the VLAN tag stays out of the frame written to the
+ *     buffer, its TCI goes in the completion (ibv_wc_read_cvlan());
+ *   - FCS scattering: the frame's 4-byte Ethernet FCS follows it.
+ *
+ * One function, sv_rx_frame_prep(), decides all of it for a frame, given
+ * what the queue asks for (SV_RX_*: from a RAW_PACKET QP's create flags,
+ * sv_rx_qp_flags(), or a WQ's flags); exec.c's sv_exec_recv_frame()
+ * writes what it says, for QPs and WQs alike.
+ */
+#include <linux/crc32.h>
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <linux/timekeeping.h>
+#include <net/checksum.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+
+#include "../compat.h"
+#include "steer.h"
+
+/* enum ibv_wc_flags */
+#define SV_WC_F_IP_CSUM_OK	0x4
+
+/* What sv_rx_csum() found */
+#define SV_CSUM_IPV4		BIT(0)	/* an IPv4 packet ... */
+#define SV_CSUM_L3_OK		BIT(1)	/* ... whose header checksum is right */
+#define SV_CSUM_L4_OK		BIT(2)	/* a TCP or UDP checksum is right */
+
+/**
+ * sv_rx_stamp - a frame's arrival time, for the completion
+ * @skb: the frame, as the rx_handler (or the e-switch) has it
+ * @ts: gets ns of the device clock (CLOCK_MONOTONIC_RAW) and of
+ *	CLOCK_REALTIME
+ *
+ * When the stack stamped the frame on receive (net timestamping is on:
+ * some socket asked for receive timestamps), that is its wall-clock
+ * arrival time, and the device clock's is as long ago; otherwise both are
+ * now, when the device queues the frame. Any context.
+ */
+void sv_rx_stamp(const struct sk_buff *skb, struct sv_cq_stamp *ts)
+{
+	u64 real = ktime_to_ns(skb_tstamp(skb));
+
+	ts->raw = ktime_get_raw_ns();
+	ts->real = ktime_get_real_ns();
+	/* A stamp from the future, or of another life (a second and more) */
+	if (real && real <= ts->real && ts->real - real < NSEC_PER_SEC) {
+		ts->raw -= ts->real - real;
+		ts->real = real;
+	}
+}
+
+/* The SV_RX_* a RAW_PACKET QP's create flags ask for; 0 for a UD QP. */
+u32 sv_rx_qp_flags(const struct sv_qp *qp)
+{
+	u32 f = SV_RX_CSUM;
+
+	if (qp->qp_type != SV_QPT_RAW_PACKET)
+		return 0;
+	if (qp->create_flags & SV_QP_CREATE_CVLAN_STRIPPING)
+		f |= SV_RX_STRIP_CVLAN;
+	if (qp->create_flags & SV_QP_CREATE_SCATTER_FCS)
+		f |= SV_RX_SCATTER_FCS;
+	return f;
+}
+
+/* TCP or UDP at @l4 (@len bytes, the IP payload): can it be checked? */
+static bool sv_rx_l4_ok_len(u8 proto, const u8 *l4, u32 len)
+{
+	if (proto == IPPROTO_TCP)
+		return len >= sizeof(struct tcphdr);
+	if (proto == IPPROTO_UDP)
+		return len >= sizeof(struct udphdr) &&
+		       ntohs(((const struct udphdr *)l4)->len) == len;
+	return false;
+}
+
+/*
+ * The checksums of the IP packet at @nh (@len bytes, linear; Ethernet
+ * padding may follow the packet): SV_CSUM_*. @l4_trusted: the netdev (or
+ * the stack that made the frame) vouches for the outer TCP/UDP checksum
+ * (CHECKSUM_UNNECESSARY, CHECKSUM_PARTIAL); the IPv4 header checksum is
+ * always checked here, as the stack does. Only the first fragment's
+ * headers are looked at, and no fragment's L4 checksum (it covers the
+ * whole datagram); IPv6 extension headers are not walked.
+ */
+static u32 sv_rx_csum(const u8 *nh, u32 len, __be16 proto, bool l4_trusted)
+{
+	const u8 *l4;
+	u32 ret = 0, l4len;
+	__wsum sum;
+	u8 l4proto;
+
+	if (proto == htons(ETH_P_IP)) {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+		u32 ihl, tot;
+
+		if (len < sizeof(*iph) || iph->version != 4)
+			return 0;
+		ihl = iph->ihl * 4;
+		tot = ntohs(iph->tot_len);
+		if (ihl < sizeof(*iph) || tot < ihl || tot > len)
+			return 0;
+		ret = SV_CSUM_IPV4;
+		if (ip_fast_csum(nh, iph->ihl))
+			return ret;
+		ret |= SV_CSUM_L3_OK;
+		if (ip_is_fragment(iph))
+			return ret;
+		l4 = nh + ihl;
+		l4len = tot - ihl;
+		l4proto = iph->protocol;
+		if (!sv_rx_l4_ok_len(l4proto, l4, l4len))
+			return ret;
+		/* A UDP datagram without a checksum (IPv4 only) is fine. */
+		if (l4_trusted || (l4proto == IPPROTO_UDP &&
+				   !((const struct udphdr *)l4)->check))
+			return ret | SV_CSUM_L4_OK;
+		sum = csum_partial(l4, l4len, 0);
+		if (!csum_tcpudp_magic(iph->saddr, iph->daddr, l4len, l4proto,
+				       sum))
+			ret |= SV_CSUM_L4_OK;
+		return ret;
+	}
+	if (proto == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
+
+		if (len < sizeof(*ip6) || ip6->version != 6)
+			return 0;
+		l4 = nh + sizeof(*ip6);
+		l4len = ntohs(ip6->payload_len);
+		l4proto = ip6->nexthdr;
+		if (l4len > len - sizeof(*ip6) ||
+		    !sv_rx_l4_ok_len(l4proto, l4, l4len))
+			return 0;
+		if (l4_trusted)
+			return SV_CSUM_L4_OK;
+		sum = csum_partial(l4, l4len, 0);
+		if (!csum_ipv6_magic(&ip6->saddr, &ip6->daddr, l4len, l4proto,
+				     sum))
+			ret |= SV_CSUM_L4_OK;
+		return ret;
+	}
+	return 0;
+}
+
+/* The frame's Ethernet FCS, over the frame as it was on the wire. */
+static __le32 sv_rx_fcs(const struct sk_buff *skb, const u8 *vhdr)
+{
+	const u8 *mac = skb_mac_header(skb);
+	u32 maclen = skb->data - mac;
+	u32 crc;
+
+	crc = crc32_le(~0, mac, 2 * ETH_ALEN);
+	if (vhdr)
+		crc = crc32_le(crc, vhdr, VLAN_HLEN);
+	crc = crc32_le(crc, mac + 2 * ETH_ALEN,
+		       maclen - 2 * ETH_ALEN + skb->len);
+	return cpu_to_le32(~crc);
+}
+
+/**
+ * sv_rx_frame_prep - how one steered frame lands in a receive buffer
+ * @skb: the frame (data at the network header, the VLAN tag, if any, in
+ *	the skb); it is linearized, and a checksum the stack left for the
+ *	hardware to fill (CHECKSUM_PARTIAL) is filled in, as on the wire
+ * @flags: SV_RX_*: what the receive queue asks for
+ * @fr: gets the parts to write, in order: the MAC addresses (mac, 12
+ *	bytes), the VLAN tag (vhdr, vlen bytes: 0 when there is none or it
+ *	is stripped), the rest of the frame (mac + 12 on, up to the end of
+ *	the skb), the FCS (fcs_len bytes); len is their sum; wire_len the
+ *	frame's length with its tag and without FCS (for counters); the
+ *	completion's cvlan and wc_flags
+ *
+ * Returns 0, or -ENOMEM (the frame is dropped).
+ */
+int sv_rx_frame_prep(struct sk_buff *skb, u32 flags, struct sv_rx_frame *fr)
+{
+	bool tagged, trusted;
+	u32 csum;
+
+	memset(fr, 0, sizeof(*fr));
+	if (skb_linearize(skb))
+		return -ENOMEM;
+	if (skb->ip_summed == CHECKSUM_PARTIAL && !skb_is_gso(skb) &&
+	    skb_checksum_help(skb))
+		return -ENOMEM;
+	fr->mac = skb_mac_header(skb);
+	fr->maclen = skb->data - fr->mac;
+	tagged = skb_vlan_tag_present(skb);
+	if (tagged) {
+		memcpy(fr->vhdr, &skb->vlan_proto, 2);
+		put_unaligned_be16(skb_vlan_tag_get(skb), fr->vhdr + 2);
+	}
+	if (tagged && (flags & SV_RX_STRIP_CVLAN))
+		fr->cvlan = skb_vlan_tag_get(skb);
+	else if (tagged)
+		fr->vlen = VLAN_HLEN;
+	if (flags & SV_RX_SCATTER_FCS) {
+		fr->fcs = sv_rx_fcs(skb, tagged ? fr->vhdr : NULL);
+		fr->fcs_len = sizeof(fr->fcs);
+	}
+	fr->wire_len = fr->maclen + skb->len + (tagged ? VLAN_HLEN : 0);
+	fr->len = fr->maclen + fr->vlen + skb->len + fr->fcs_len;
+	if (flags & SV_RX_CSUM) {
+		/* A GSO frame (never on a wire) is the stack's: trusted too */
+		trusted = skb->ip_summed == CHECKSUM_UNNECESSARY ||
+			  skb->ip_summed == CHECKSUM_PARTIAL;
+		csum = sv_rx_csum(skb->data, skb->len, skb->protocol, trusted);
+		/*
+		 * Inner (VXLAN) checksums are a tunnel offload of their own
+		 * (mlx5dv's TUNNEL_OFFLOADS QPs report them in the mlx5 CQE):
+		 * here sv_rx_csum() would run on the inner IP packet too, for
+		 * a queue that asked, into a flag of its own. Nothing asks yet.
+		 */
+		if (csum == (SV_CSUM_IPV4 | SV_CSUM_L3_OK | SV_CSUM_L4_OK))
+			fr->wc_flags |= SV_WC_F_IP_CSUM_OK;
+	}
+	return 0;
+}
