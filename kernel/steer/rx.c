@@ -8,7 +8,8 @@
  * a copy and whether the frame is trapped: a trapped frame is consumed,
  * any other goes on to the kernel's receive path unchanged
  * (RX_HANDLER_PASS). A copy is an skb clone on the QP's receive queue
- * (qp->rxq): at most SV_RXQ_FRAMES frames and SV_RXQ_BYTES of truesize
+ * (qp->rxq; a trapped frame goes itself, not cloned, to its last QP,
+ * unless a tap holds it too): at most SV_RXQ_FRAMES frames and SV_RXQ_BYTES of truesize
  * per QP, beyond which frames are dropped and counted, as a NIC drops
  * what its ring cannot take. The QP's file's engine drains the queue
  * into posted receive WQEs (exec.c, sv_exec_recv_frame()): the receive
@@ -52,23 +53,29 @@ static bool sv_qp_state_recv(u32 s)
 	       s == SV_QPS_SQE;
 }
 
-/* Queue a copy of the frame for fl's QP. Softirq (or BH off), RCU. */
-void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
-		      struct sk_buff *skb)
+/*
+ * Queue fl's copy of a frame: a clone, or with @own the frame itself,
+ * which the caller gives up (it is queued or freed). The engine is kicked
+ * only when the queue was empty: while it is not, the engine has work it
+ * will not sleep on (sv_file_pending()), and it takes the queue in order.
+ * Softirq (or BH off), RCU.
+ */
+static void sv_steer_queue(struct sv_device *sdev, struct sv_flow *fl,
+			   struct sk_buff *skb, bool own)
 {
 	struct sv_qp *qp = fl->qp;
-	struct sk_buff *c;
+	bool queued = false, first = false;
+	struct sk_buff *c = skb;
 	unsigned long flags;
-	bool queued = false;
 
-	if (!sv_qp_state_recv(READ_ONCE(qp->attr.qp_state))) {
-		sv_stat_add(sdev, SV_STAT_RX_RAW_DROPS, 1);
-		return;
-	}
-	c = skb_clone(skb, GFP_ATOMIC);
-	if (!c) {
-		sv_stat_add(sdev, SV_STAT_RX_RAW_DROPS, 1);
-		return;
+	if (!sv_qp_state_recv(READ_ONCE(qp->attr.qp_state)))
+		goto drop;
+	if (!own) {
+		c = skb_clone(skb, GFP_ATOMIC);
+		if (!c) {
+			sv_stat_add(sdev, SV_STAT_RX_RAW_DROPS, 1);
+			return;
+		}
 	}
 	sv_rx_cb(c)->tag = fl->tag;
 	spin_lock_irqsave(&qp->rxq.lock, flags);
@@ -82,6 +89,7 @@ void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 	    qp->rxq_bytes + c->truesize <= SV_RXQ_BYTES) {
 		/* Under the lock: stamps in the order of the queue. */
 		sv_rx_stamp(c, &sv_rx_cb(c)->ts);
+		first = skb_queue_empty(&qp->rxq);
 		__skb_queue_tail(&qp->rxq, c);
 		qp->rxq_bytes += c->truesize;
 		queued = true;
@@ -93,11 +101,25 @@ void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 		sv_stat_add(sdev, SV_STAT_RX_RAW_QUEUE_DROPS, 1);
 		return;
 	}
+	if (!first)
+		return;
 	/* The QP is alive while not dead under its lock: so is its file. */
 	spin_lock_bh(&qp->lock);
 	if (!qp->dead)
 		sv_engine_kick(qp->uobj.file);
 	spin_unlock_bh(&qp->lock);
+	return;
+drop:
+	if (own)
+		kfree_skb(skb);
+	sv_stat_add(sdev, SV_STAT_RX_RAW_DROPS, 1);
+}
+
+/* Queue a copy of the frame for fl's QP. Softirq (or BH off), RCU. */
+void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
+		      struct sk_buff *skb)
+{
+	sv_steer_queue(sdev, fl, skb, false);
 }
 
 /*
@@ -113,15 +135,18 @@ u32 sv_steer_frame_len(const struct sk_buff *skb)
 
 /*
  * Steer one frame (data at the network header); true if it is trapped.
- * @src_qp: the sending QP for e-switch loopback, or NULL. Under RCU.
+ * @src_qp: the sending QP for e-switch loopback, or NULL. @given: NULL,
+ * or the frame may be given to the last QP that gets it when it is
+ * trapped (no clone): then *given is true and the caller has lost it.
+ * Under RCU.
  */
-bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
-		    struct sv_qp *src_qp)
+static bool sv_steer_frame_give(struct sv_device *sdev, struct sk_buff *skb,
+				struct sv_qp *src_qp, bool *given)
 {
 	struct sv_steer *st = sdev->steer;
 	struct sv_steer_verdict v;
 	struct sv_flow_key key;
-	bool mc;
+	bool mc, give;
 	u32 i;
 
 	if (!atomic_read(&st->nrules))
@@ -130,8 +155,13 @@ bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
 	mc = is_multicast_ether_addr(key.outer.dst_mac);
 	v.len = sv_steer_frame_len(skb);
 	sv_steer_lookup(st, &key, mc, src_qp, &v);
+	/* A frame someone else holds too (a tap) is never ours to queue. */
+	give = given && v.trapped && v.n && !skb_shared(skb);
 	for (i = 0; i < v.n; i++)
-		sv_steer_enqueue(sdev, v.deliver[i], skb);
+		sv_steer_queue(sdev, v.deliver[i], skb,
+			       give && i == v.n - 1);
+	if (given)
+		*given = give;
 	if (v.dropped)
 		sv_stat_add(sdev, SV_STAT_STEER_DROPS, 1);
 	else if (v.n)
@@ -145,16 +175,24 @@ bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
 	return v.trapped;
 }
 
+bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
+		    struct sv_qp *src_qp)
+{
+	return sv_steer_frame_give(sdev, skb, src_qp, NULL);
+}
+
 static rx_handler_result_t sv_steer_rx_handler(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
 	struct sv_device *sdev = rcu_dereference(skb->dev->rx_handler_data);
+	bool given;
 
 	if (skb->pkt_type == PACKET_LOOPBACK || !sdev)
 		return RX_HANDLER_PASS;
-	if (!sv_steer_frame(sdev, skb, NULL))
+	if (!sv_steer_frame_give(sdev, skb, NULL, &given))
 		return RX_HANDLER_PASS;
-	consume_skb(skb);
+	if (!given)
+		consume_skb(skb);
 	return RX_HANDLER_CONSUMED;
 }
 
@@ -229,24 +267,40 @@ void sv_steer_qp_purge(struct sv_qp *qp)
 
 /*
  * Move up to @budget queued frames into receive WQEs; true if any was
- * taken. The engine, under qp->sq.lock; @buf is sv_exec_buf_size().
+ * taken. They leave the queue in batches (one lock for up to
+ * SV_RXQ_BATCH). The engine, under qp->sq.lock; @buf is
+ * sv_exec_buf_size().
  */
+#define SV_RXQ_BATCH	32
+
 bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 {
 	struct sv_rx_meta m = { .flags = sv_rx_qp_flags(qp) };
+	struct sk_buff_head batch;
 	struct sk_buff *skb;
-	u32 n;
+	unsigned long flags;
+	u32 n = 0, k;
 
-	for (n = 0; n < budget; n++) {
-		skb = sv_rxq_dequeue(qp);
-		if (!skb)
+	__skb_queue_head_init(&batch);
+	while (n < budget) {
+		k = min_t(u32, budget - n, SV_RXQ_BATCH);
+		spin_lock_irqsave(&qp->rxq.lock, flags);
+		while (k-- && (skb = __skb_dequeue(&qp->rxq))) {
+			qp->rxq_bytes -= skb->truesize;
+			__skb_queue_tail(&batch, skb);
+		}
+		spin_unlock_irqrestore(&qp->rxq.lock, flags);
+		if (skb_queue_empty(&batch))
 			break;
-		m.tag = sv_rx_cb(skb)->tag;
-		m.ts = sv_rx_cb(skb)->ts;
-		if (!(qp->rss ? sv_rss_recv_frame : sv_exec_recv_frame)
-		    (qp, skb, &m, buf))
-			sv_stat_add(qp->sdev, SV_STAT_RX_RAW_DROPS, 1);
-		consume_skb(skb);
+		while ((skb = __skb_dequeue(&batch))) {
+			n++;
+			m.tag = sv_rx_cb(skb)->tag;
+			m.ts = sv_rx_cb(skb)->ts;
+			if (!(qp->rss ? sv_rss_recv_frame : sv_exec_recv_frame)
+			    (qp, skb, &m, buf))
+				sv_stat_add(qp->sdev, SV_STAT_RX_RAW_DROPS, 1);
+			consume_skb(skb);
+		}
 	}
 	return n;
 }
