@@ -317,4 +317,71 @@ TEST(close_device_with_live_objects)
 	ibv_free_device_list(list);
 }
 
+/*
+ * ... and with live QPs, an SRQ and a WQ, whose rings the library maps
+ * from the device file: it unmaps them at close, else the mappings would
+ * hold the file, every object and the pinned pages until exit.
+ */
+TEST(close_device_with_live_rings)
+{
+	static const char * const types[] = { "qp", "srq", "wq", "cq", "mr",
+					       "pd" };
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	static char buf[8192] __attribute__((aligned(4096)));
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4,
+						  .max_sge = 1 } };
+	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = 4,
+				       .max_sge = 1 };
+	long pin = sv_vm_pin_kb(), n0[6];
+	struct ibv_context *ctx;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	unsigned int i;
+
+	ASSERT_NE(NULL, list);
+	ASSERT_NE(NULL, list[0]);
+	for (i = 0; i < 6; i++)
+		n0[i] = sv_obj_count(types[i]);
+	if (n0[0] < 0)
+		SKIP(return, "no debugfs object counters");
+	ctx = ibv_open_device(list[0]);
+	ASSERT_NE(NULL, ctx);
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qa.send_cq = qa.recv_cq = cq;
+	qa.qp_type = IBV_QPT_RC;
+	qp = ibv_create_qp(pd, &qa);
+	ASSERT_NE(NULL, qp);
+	qa.qp_type = IBV_QPT_UD;
+	ASSERT_NE(NULL, ibv_create_qp(pd, &qa));
+	srq = ibv_create_srq(pd, &sa);
+	ASSERT_NE(NULL, srq);
+	qa.qp_type = IBV_QPT_RC;
+	qa.srq = srq;
+	ASSERT_NE(NULL, ibv_create_qp(pd, &qa));
+	wa.pd = pd;
+	wa.cq = cq;
+	ASSERT_NE(NULL, ibv_create_wq(ctx, &wa));
+	EXPECT_EQ(n0[0] + 3, sv_obj_count("qp"));
+	EXPECT_EQ(n0[2] + 1, sv_obj_count("wq"));
+	/* The MR's pages and the rings (charged as pinned memory). */
+	EXPECT_LT(pin + 8, sv_vm_pin_kb());
+	EXPECT_EQ(0, ibv_close_device(ctx));
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(n0[i], sv_obj_count(types[i])) TH_LOG("%s", types[i]);
+	EXPECT_EQ(pin, sv_vm_pin_kb());
+	ibv_free_device_list(list);
+}
+
 TEST_HARNESS_MAIN

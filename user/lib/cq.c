@@ -23,33 +23,6 @@
 			 IBV_WC_EX_WITH_FLOW_TAG |			\
 			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
-/*
- * Every live CQ, so that ibv_close_device() can unmap the rings of CQs
- * the application did not destroy: a mapping holds the device file open,
- * and with it every kernel object of the context.
- */
-static pthread_mutex_t sv_cqs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sv_cq sv_cqs = { .prev = &sv_cqs, .next = &sv_cqs };
-
-static void sv_cq_link(struct sv_cq *cq)
-{
-	pthread_mutex_lock(&sv_cqs_lock);
-	cq->next = &sv_cqs;
-	cq->prev = sv_cqs.prev;
-	sv_cqs.prev->next = cq;
-	sv_cqs.prev = cq;
-	pthread_mutex_unlock(&sv_cqs_lock);
-}
-
-static void sv_cq_unlink(struct sv_cq *cq)
-{
-	pthread_mutex_lock(&sv_cqs_lock);
-	cq->prev->next = cq->next;
-	cq->next->prev = cq->prev;
-	cq->prev = cq->next = cq;
-	pthread_mutex_unlock(&sv_cqs_lock);
-}
-
 static inline void sv_cq_lock(struct sv_cq *cq)
 {
 	if (!cq->single_threaded)
@@ -321,23 +294,20 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 	if (ret)
 		goto err_free;
 
-	cq->map_len = c.mmap_len;
-	cq->map = mmap(NULL, c.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       context->cmd_fd, c.mmap_offset);
-	if (cq->map == MAP_FAILED) {
+	if (!sv_ring_map(context, &cq->map, c.mmap_offset, c.mmap_len)) {
 		ret = errno;
 		goto err_destroy;
 	}
-	cq->ring = cq->map;
+	cq->ring = cq->map.addr;
 	cq->cqe_size = cq->ring->cqe_size;
 	if (cq->cqe_size != (c.flags & SV_CQ_FLAG_CQE_128 ? SV_CQE_128_SIZE :
 			     SV_CQE_SIZE)) {
-		munmap(cq->map, cq->map_len);
+		sv_ring_unmap(context, &cq->map);
 		ret = EPROTO;
 		goto err_destroy;
 	}
 	cq->cqe_offset = c.cqe_offset;
-	cq->cqes = (char *)cq->map + c.cqe_offset;
+	cq->cqes = (char *)cq->map.addr + c.cqe_offset;
 	cq->mask = c.cqe - 1;
 	cq->cons = 0;
 	cq->wc_flags = attr->wc_flags;
@@ -358,7 +328,6 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 		channel->refcnt++;
 		pthread_mutex_unlock(&context->mutex);
 	}
-	sv_cq_link(cq);
 	return cq;
 
 err_destroy:
@@ -435,9 +404,7 @@ SV_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 		ret = errno;
 		goto out;
 	}
-	munmap(cq->map, cq->map_len);
-	cq->map = map;
-	cq->map_len = r.mmap_len;
+	sv_ring_replace(ibcq->context, &cq->map, map, r.mmap_len);
 	cq->ring = map;
 	cq->cqes = (char *)map + cq->cqe_offset;
 	cq->mask = r.cqe - 1;
@@ -474,8 +441,7 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
 
-	sv_cq_unlink(cq);
-	munmap(cq->map, cq->map_len);
+	sv_ring_unmap(context, &cq->map);
 	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&ibcq->mutex);
 	pthread_cond_destroy(&ibcq->cond);
@@ -491,27 +457,4 @@ static int sv_cq_ctx_init(struct sv_context *ctx)
 	return 0;
 }
 
-/*
- * The context closes with CQs still alive: unmap their rings so the kernel
- * can release the file's objects. The CQs themselves leak, as they do
- * with rdma-core; using them afterwards is undefined.
- */
-static void sv_cq_ctx_fini(struct sv_context *ctx)
-{
-	struct sv_cq *cq, *next;
-
-	pthread_mutex_lock(&sv_cqs_lock);
-	for (cq = sv_cqs.next; cq != &sv_cqs; cq = next) {
-		next = cq->next;
-		if (cq->cq.context != &ctx->vctx.context)
-			continue;
-		munmap(cq->map, cq->map_len);
-		cq->map = NULL;
-		cq->prev->next = cq->next;
-		cq->next->prev = cq->prev;
-		cq->prev = cq->next = cq;
-	}
-	pthread_mutex_unlock(&sv_cqs_lock);
-}
-
-SV_CTX_PROVIDER(cq, sv_cq_ctx_init, sv_cq_ctx_fini);
+SV_CTX_PROVIDER(cq, sv_cq_ctx_init, NULL);

@@ -63,30 +63,27 @@ static void sv_kick(struct ibv_context *ctx)
 		sv_cmd(ctx, SV_IOC_DOORBELL, &d);
 }
 
-static int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq,
-		      uint64_t off, size_t len, uint32_t max_sge)
+int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
+	       size_t len, uint32_t max_sge)
 {
-	wq->map = sv_map(ctx, off, len);
-	if (!wq->map)
+	if (!sv_ring_map(ctx, &wq->map, off, len))
 		return errno;
-	wq->map_len = len;
-	wq->ring = wq->map;
+	wq->ring = wq->map.addr;
 	wq->entries = wq->ring->entries;
 	wq->wqe_size = wq->ring->wqe_size;
-	wq->wqes = (char *)wq->map + wq->ring->wqe_offset;
+	wq->wqes = (char *)wq->map.addr + wq->ring->wqe_offset;
 	wq->prod = wq->ring->prod;
 	wq->max_sge = max_sge;
 	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
 	return 0;
 }
 
-static void sv_uwq_unmap(struct sv_uwq *wq)
+void sv_uwq_unmap(struct ibv_context *ctx, struct sv_uwq *wq)
 {
-	if (!wq->map)
+	if (!wq->map.addr)
 		return;
-	munmap(wq->map, wq->map_len);
+	sv_ring_unmap(ctx, &wq->map);
 	pthread_spin_destroy(&wq->lock);
-	wq->map = NULL;
 }
 
 int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
@@ -110,7 +107,7 @@ int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
 		ret = sv_uwq_map(ctx, &qp->rq, m.rq_offset, m.rq_len,
 				 cap->max_recv_sge);
 		if (ret) {
-			sv_uwq_unmap(&qp->sq);
+			sv_uwq_unmap(ctx, &qp->sq);
 			return ret;
 		}
 	}
@@ -120,8 +117,10 @@ int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
 
 void sv_dp_qp_unmap(struct sv_qp *qp)
 {
-	sv_uwq_unmap(&qp->sq);
-	sv_uwq_unmap(&qp->rq);
+	struct ibv_context *ctx = qp->qpx.qp_base.context;
+
+	sv_uwq_unmap(ctx, &qp->sq);
+	sv_uwq_unmap(ctx, &qp->rq);
 }
 
 int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge)
@@ -142,7 +141,7 @@ int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge)
 
 void sv_dp_srq_unmap(struct sv_srq *srq)
 {
-	sv_uwq_unmap(&srq->rq);
+	sv_uwq_unmap(srq->srq.context, &srq->rq);
 }
 
 /* The slot for index i, or NULL if the ring is full. Under wq->lock. */
@@ -208,7 +207,7 @@ static int sv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct sv_qp *qp = to_svqp(ibqp);
 
 	/* A QP in RESET has no receive queue to post to yet. */
-	if (ibqp->srq || !qp->rq.map || ibqp->state == IBV_QPS_RESET) {
+	if (ibqp->srq || !qp->rq.map.addr || ibqp->state == IBV_QPS_RESET) {
 		*bad = wr;
 		return EINVAL;
 	}
@@ -382,7 +381,7 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	int ret = 0;
 
 	/* As rxe and mlx5: no posting to the send queue before INIT. */
-	if (!wq->map || ibqp->state == IBV_QPS_RESET) {
+	if (!wq->map.addr || ibqp->state == IBV_QPS_RESET) {
 		*bad = wr;
 		return EINVAL;
 	}

@@ -20,8 +20,18 @@
 /* An opened softverbs device: the verbs context and its char device fd. */
 struct sv_doorbell;
 
+/* A ring mapped from the device file, registered with its context. */
+struct sv_ring_map {
+	void *addr;			/* NULL: not mapped */
+	size_t len;
+	struct sv_ring_map *prev, *next;
+};
+
 struct sv_context {
 	struct verbs_context vctx;	/* first: ibv_context is inside */
+	/* every ring mapped (ring_map.c), unmapped at close */
+	pthread_mutex_t maps_lock;
+	struct sv_ring_map maps;
 	/* data path (post.c): the doorbell page, mapped with the first QP */
 	struct sv_doorbell *db;
 	size_t db_len;
@@ -163,12 +173,10 @@ struct sv_cq {
 	uint32_t mask;			/* entries - 1 */
 	uint32_t cons;			/* our copy of ring->cons */
 	uint64_t wc_flags;
-	void *map;
-	size_t map_len;
+	struct sv_ring_map map;
 	uint32_t cqe_offset;
 	struct sv_cqe cur;		/* ibv_cq_ex: the current CQE */
 	uint64_t cur_wallclock;		/* ... and its sv_cqe_ext's */
-	struct sv_cq *prev, *next;	/* live CQs (cq.c), for close */
 };
 
 static inline struct sv_cq *to_svcq(struct ibv_cq *cq)
@@ -215,8 +223,7 @@ struct sv_uwq {
 	uint32_t wqe_size;
 	uint32_t prod;			/* our copy of ring->prod */
 	uint32_t max_sge;
-	void *map;
-	size_t map_len;
+	struct sv_ring_map map;
 	pthread_spinlock_t lock;	/* posters */
 };
 
@@ -232,6 +239,18 @@ struct sv_qp {
 	uint32_t wr_start_prod;		/* ibv_wr_start(): first WR's index */
 	void *wr_cur;			/* ibv_wr_*: the WQE being built */
 };
+
+/* ring_map.c: the rings a context maps, unmapped at its close */
+void *sv_ring_map(struct ibv_context *ctx, struct sv_ring_map *m,
+		  uint64_t off, size_t len);
+void sv_ring_replace(struct ibv_context *ctx, struct sv_ring_map *m,
+		     void *addr, size_t len);
+void sv_ring_unmap(struct ibv_context *ctx, struct sv_ring_map *m);
+
+/* post.c: a receive or send ring's mapping (QPs, SRQs, WQs) */
+int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
+	       size_t len, uint32_t max_sge);
+void sv_uwq_unmap(struct ibv_context *ctx, struct sv_uwq *wq);
 
 /* post.c: map/unmap a QP's or SRQ's rings (qp.c, srq.c call these) */
 int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap);

@@ -83,7 +83,6 @@ static struct ibv_wq *sv_create_wq(struct ibv_context *ctx,
 	struct sv_create_wq c = { .size = sizeof(c) };
 	struct sv_destroy_wq d = { .size = sizeof(d) };
 	struct sv_wq *wq;
-	void *map;
 	int ret;
 
 	if (attr->comp_mask & ~(uint32_t)IBV_WQ_INIT_ATTR_FLAGS ||
@@ -111,25 +110,14 @@ static struct ibv_wq *sv_create_wq(struct ibv_context *ctx,
 		errno = ret;
 		return NULL;
 	}
-	map = mmap(NULL, c.ring_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   ctx->cmd_fd, c.ring_offset);
-	if (map == MAP_FAILED) {
-		ret = errno;
+	ret = sv_uwq_map(ctx, &wq->rq, c.ring_offset, c.ring_len, c.max_sge);
+	if (ret) {
 		d.handle = c.handle;
 		sv_cmd(ctx, SV_IOC_DESTROY_WQ, &d);
 		free(wq);
 		errno = ret;
 		return NULL;
 	}
-	wq->rq.map = map;
-	wq->rq.map_len = c.ring_len;
-	wq->rq.ring = map;
-	wq->rq.entries = wq->rq.ring->entries;
-	wq->rq.wqe_size = wq->rq.ring->wqe_size;
-	wq->rq.wqes = (char *)map + wq->rq.ring->wqe_offset;
-	wq->rq.prod = wq->rq.ring->prod;
-	wq->rq.max_sge = c.max_sge;
-	pthread_spin_init(&wq->rq.lock, PTHREAD_PROCESS_PRIVATE);
 
 	wq->wq.context = ctx;
 	wq->wq.wq_context = attr->wq_context;
@@ -176,8 +164,7 @@ static int sv_destroy_wq(struct ibv_wq *ibwq)
 	ret = sv_cmd(ibwq->context, SV_IOC_DESTROY_WQ, &d);
 	if (ret)
 		return ret;
-	munmap(wq->rq.map, wq->rq.map_len);
-	pthread_spin_destroy(&wq->rq.lock);
+	sv_uwq_unmap(ibwq->context, &wq->rq);
 	pthread_cond_destroy(&ibwq->cond);
 	pthread_mutex_destroy(&ibwq->mutex);
 	free(wq);
