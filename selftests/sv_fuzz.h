@@ -1119,6 +1119,14 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(ATTACH_COUNTERS, sv_attach_counters,
 	       SV_ATTACH_COUNTERS_SIZE_VER0, -1),
 	FZ_CMD(READ_COUNTERS, sv_read_counters, SV_READ_COUNTERS_SIZE_VER0, -1),
+	FZ_CMD(CREATE_WQ, sv_create_wq, SV_CREATE_WQ_SIZE_VER0, -1),
+	FZ_CMD(MODIFY_WQ, sv_modify_wq, SV_MODIFY_WQ_SIZE_VER0, -1),
+	FZ_CMD(DESTROY_WQ, sv_destroy_wq, SV_DESTROY_WQ_SIZE_VER0, -1),
+	FZ_CMD(CREATE_RWQ_IND_TBL, sv_create_rwq_ind_tbl,
+	       SV_CREATE_RWQ_IND_TBL_SIZE_VER0, -1),
+	FZ_CMD(DESTROY_RWQ_IND_TBL, sv_destroy_rwq_ind_tbl,
+	       SV_DESTROY_RWQ_IND_TBL_SIZE_VER0, -1),
+	FZ_CMD(CREATE_RSS_QP, sv_create_rss_qp, SV_CREATE_RSS_QP_SIZE_VER0, -1),
 	FZ_CMD(MAP_WQ, sv_map_wq, SV_MAP_WQ_SIZE_VER0, -1),
 	FZ_CMD(MAP_DOORBELL, sv_map_doorbell, SV_MAP_DOORBELL_SIZE_VER0, -1),
 	FZ_CMD(DOORBELL, sv_ring_doorbell, SV_RING_DOORBELL_SIZE_VER0, -1),
@@ -1610,6 +1618,11 @@ FZ void fz_nl_attr(struct fz *fz, struct nlmsghdr *nlh, int depth)
 		break;
 	}
 	case SV_NL_ATTR_RES_TYPE:
+		/* Every dump type (flows, WQs, tables, counters too), 0, one more. */
+		mnl_attr_put_u8(nlh, type, FZ_PCT(fz, 90) ?
+				FZ_N(fz, SV_NL_RES_MAX + 2) :
+				(uint8_t)FZ_RND(fz));
+		break;
 	case SV_NL_ATTR_PORT_STATE:
 	case SV_NL_ATTR_RES_QP_TYPE:
 	case SV_NL_ATTR_RES_QP_STATE:
@@ -1627,7 +1640,8 @@ FZ void fz_nl_attr(struct fz *fz, struct nlmsghdr *nlh, int depth)
 		mnl_attr_put(nlh, type, FZ_PCT(fz, 80) ? 6 : FZ_N(fz, 12), junk);
 		break;
 	case SV_NL_ATTR_STATS:
-	case SV_NL_ATTR_STAT_ENTRY: {
+	case SV_NL_ATTR_STAT_ENTRY:
+	case SV_NL_ATTR_RES_FLOWS: {
 		struct nlattr *nest = mnl_attr_nest_start(nlh, type);
 
 		for (i = FZ_N(fz, 3); depth < 3 && i; i--)
