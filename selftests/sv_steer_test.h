@@ -67,6 +67,7 @@
 #if defined(NS) != defined(FAR) || defined(NEAR_IP) != defined(FAR_IP)
 #error "define NS with FAR, and NEAR_IP with FAR_IP"
 #endif
+
 #define ETYPE	0x88b5		/* IEEE local experimental */
 #define BUFSZ	4096
 #ifndef NRECV
@@ -117,7 +118,7 @@ static inline void set_timeout(int s, int ms)
 	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
-/* Send @len bytes at @frame as they are, out of interface @ifindex. */
+/* Send a frame through packet socket @s out of @ifindex: 0 if it went. */
 static inline int far_send(int s, int ifindex, const void *frame, size_t len)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
