@@ -523,8 +523,8 @@ static inline struct ibv_flow *udp_rule(struct ibv_qp *qp,
 
 /*
  * The fixture: where SV_VETH_FIXTURE is defined. A test may include this
- * file first without it and again, further down, with it: the harness
- * runs the fixtures in the order they are defined.
+ * file first without it (but with NS and FAR) and again, further down,
+ * with it: the harness runs the fixtures in the order they are defined.
  */
 #if defined(SV_VETH_FIXTURE) && !defined(SV_VETH_FIXTURE_DEFINED)
 #define SV_VETH_FIXTURE_DEFINED
