@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <net/if.h>
 #include <linux/if_packet.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,106 +23,25 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "sv_harness.h"
-#include "sv_dp_test.h"
-#include "sv_test.h"
-
+/*
+ * sv_steer_test.h's veth fixture, without IPv4 addresses and with IPv6 on
+ * both ends; the test checks that no counters object is left before it.
+ */
+#define SV_VETH_FIXTURE	cnt
 #define NS	"svct_peer"
 #define NEAR	"svct0"
 #define FAR	"svct1"
 #define DEV	"svct"
-#define ETYPE	0x88b5		/* IEEE local experimental */
-#define ETYPE2	0x88b6
-#define NRECV	32
+#define SV_VETH_IPV6
+#define SV_VETH_OWN_SETUP
+#define SV_VETH_MEMBERS	long base;	/* counters objects before the test */
+
+#include "sv_steer_test.h"
+
+#define ETYPE2	0x88b6		/* ETYPE's neighbour */
 #define NOBODY	65534
 
-#define SH(...) ({ char _c[1024]; snprintf(_c, sizeof(_c), __VA_ARGS__); \
-		   system(_c); })
-
-/* A packet socket on the far end (in NS); its ifindex and MAC. */
-static int far_packet(int *ifindex, uint8_t mac[6])
-{
-	int self = open("/proc/self/ns/net", O_RDONLY);
-	int peer = open("/var/run/netns/" NS, O_RDONLY);
-	struct ifreq ifr = {};
-	int s = -1;
-
-	if (self >= 0 && peer >= 0 && !setns(peer, CLONE_NEWNET)) {
-		s = socket(AF_PACKET, SOCK_RAW, 0);
-		if (setns(self, CLONE_NEWNET))
-			abort();
-	}
-	if (self >= 0)
-		close(self);
-	if (peer >= 0)
-		close(peer);
-	if (s < 0)
-		return -1;
-	strcpy(ifr.ifr_name, FAR);
-	if (ioctl(s, SIOCGIFINDEX, &ifr))
-		return -1;
-	*ifindex = ifr.ifr_ifindex;
-	if (ioctl(s, SIOCGIFHWADDR, &ifr))
-		return -1;
-	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-	return s;
-}
-
 /* ---- the verbs side ---- */
-
-struct rawqp {
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	char *buf;
-	struct ibv_mr *mr;
-};
-
-static int rawqp_open(struct ibv_context *ctx, struct ibv_pd *pd,
-		      struct rawqp *r)
-{
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RAW_PACKET,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 64,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	int i;
-
-	memset(r, 0, sizeof(*r));
-	r->cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
-	r->buf = aligned_alloc(4096, NRECV * 2048);
-	if (!r->cq || !r->buf)
-		return -1;
-	r->mr = ibv_reg_mr(pd, r->buf, NRECV * 2048, IBV_ACCESS_LOCAL_WRITE);
-	ia.send_cq = ia.recv_cq = r->cq;
-	r->qp = ibv_create_qp(pd, &ia);
-	if (!r->mr || !r->qp)
-		return -1;
-	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_PORT))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE))
-		return -1;
-	for (i = 0; i < NRECV; i++)
-		if (post_recv(r->qp, r->mr, r->buf + (size_t)i * 2048, 2048, i))
-			return -1;
-	return 0;
-}
-
-static void rawqp_close(struct rawqp *r)
-{
-	if (r->qp)
-		ibv_destroy_qp(r->qp);
-	if (r->mr)
-		ibv_dereg_mr(r->mr);
-	if (r->cq)
-		ibv_destroy_cq(r->cq);
-	free(r->buf);
-	memset(r, 0, sizeof(*r));
-}
 
 /*
  * Wait for @n receives within @ms (reposting them); the sum of their
@@ -144,63 +62,17 @@ static int rx_wait(struct rawqp *r, int n, uint64_t *bytes, int ms)
 		if (wc.status == IBV_WC_SUCCESS)
 			*bytes += wc.byte_len;
 		got++;
-		post_recv(r->qp, r->mr, r->buf + wc.wr_id * 2048, 2048,
-			  wc.wr_id);
+		post_rq(r, wc.wr_id);
 	}
 	return got;
 }
 
-struct spec_attr {
-	struct ibv_flow_attr attr;
-	uint8_t specs[256];
-};
-
-static void *fa_add(struct spec_attr *a, size_t size)
-{
-	void *p = (char *)a + a->attr.size;
-
-	memset(p, 0, size);
-	a->attr.size += size;
-	a->attr.num_of_specs++;
-	return p;
-}
-
-/* A rule for frames of @etype to @dst; a count action if @c. */
+/* A rule for frames of @etype to @dst. */
 static void fa_rule(struct spec_attr *a, const uint8_t *dst, uint16_t etype,
 		    int prio, int flags)
 {
-	struct ibv_flow_spec_eth *e;
-
-	memset(a, 0, sizeof(*a));
-	a->attr.type = IBV_FLOW_ATTR_NORMAL;
-	a->attr.priority = prio;
-	a->attr.port = 1;
-	a->attr.flags = flags;
-	a->attr.size = sizeof(a->attr);
-	e = fa_add(a, sizeof(*e));
-	e->type = IBV_FLOW_SPEC_ETH;
-	e->size = sizeof(*e);
-	memcpy(e->val.dst_mac, dst, 6);
-	memset(e->mask.dst_mac, 0xff, 6);
-	e->val.ether_type = htons(etype);
-	e->mask.ether_type = 0xffff;
-}
-
-static void fa_count(struct spec_attr *a, struct ibv_counters *c)
-{
-	struct ibv_flow_spec_counter_action *s = fa_add(a, sizeof(*s));
-
-	s->type = IBV_FLOW_SPEC_ACTION_COUNT;
-	s->size = sizeof(*s);
-	s->counters = c;
-}
-
-static void fa_drop(struct spec_attr *a)
-{
-	struct ibv_flow_spec_action_drop *d = fa_add(a, sizeof(*d));
-
-	d->type = IBV_FLOW_SPEC_ACTION_DROP;
-	d->size = sizeof(*d);
+	fa_init(a, IBV_FLOW_ATTR_NORMAL, prio, flags);
+	fa_eth(a, dst, etype);
 }
 
 static struct ibv_flow *rule(struct ibv_qp *qp, const uint8_t *dst,
@@ -241,87 +113,26 @@ static struct ibv_counters *counters_new(struct ibv_context *ctx,
 static const int PKT_BYTES[] = { IBV_COUNTER_PACKETS, 0,
 				 IBV_COUNTER_BYTES, 1, -1 };
 
-FIXTURE(cnt) {
-	char svctl[PATH_MAX + 16];
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	uint8_t mac[6], far_mac[6];
-	int far_ifindex;
-	int pkt;
-	long base;		/* counters objects before the test */
-};
-
 FIXTURE_SETUP(cnt)
 {
-	char cmd[PATH_MAX + 128];
-	FILE *f;
-
-	self->pkt = -1;
-	ASSERT_EQ(0, sv_svctl_path(self->svctl, sizeof(self->svctl)));
-	SH("ip netns del " NS " 2>/dev/null; ip link del " NEAR
-	   " 2>/dev/null");
-	ASSERT_EQ(0, SH("ip netns add " NS " && ip link add " NEAR
-			" type veth peer name " FAR " netns " NS));
-	ASSERT_EQ(0, SH("ip link set " NEAR " up && ip -n " NS
-			" link set " FAR " up"));
-	f = fopen("/sys/class/net/" NEAR "/address", "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(6, fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &self->mac[0],
-			    &self->mac[1], &self->mac[2], &self->mac[3],
-			    &self->mac[4], &self->mac[5]));
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NEAR,
-		 self->svctl);
-	ASSERT_EQ(0, system(cmd));
-	self->pkt = far_packet(&self->far_ifindex, self->far_mac);
-	ASSERT_LE(0, self->pkt);
-	self->list = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, self->list);
-	self->ctx = sv_open_named(self->list, DEV);
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
+	sv_veth_up(_metadata, self);
 	self->base = sv_dev_obj_count(DEV, "counters");
 	ASSERT_EQ(0, self->base);
 }
 
 FIXTURE_TEARDOWN(cnt)
 {
-	char cmd[PATH_MAX + 128];
-
-	if (self->pd)
-		ibv_dealloc_pd(self->pd);
-	if (self->ctx)
-		ibv_close_device(self->ctx);
-	if (self->list)
-		ibv_free_device_list(self->list);
-	if (self->pkt >= 0)
-		close(self->pkt);
-	snprintf(cmd, sizeof(cmd), "%s link del " DEV, self->svctl);
-	if (system(cmd) || SH("ip link del " NEAR) || SH("ip netns del " NS))
-		TH_LOG("cleanup failed");
+	sv_veth_down(_metadata, self);
 }
 
 /* Send one frame of @etype and @payload bytes to the near end; its length. */
 static size_t send_frame(FIXTURE_DATA(cnt) *self, uint16_t etype,
 			 size_t payload, int seed)
 {
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_ifindex = self->far_ifindex,
-				   .sll_halen = 6 };
-	uint8_t f[1514];
-	size_t len = 14 + payload;
+	struct frame f;
 
-	memcpy(f, self->mac, 6);
-	memcpy(f + 6, self->far_mac, 6);
-	f[12] = etype >> 8;
-	f[13] = etype & 0xff;
-	sv_fill((char *)f + 14, payload, seed);
-	if (sendto(self->pkt, f, len, 0, (struct sockaddr *)&sll,
-		   sizeof(sll)) != (ssize_t)len)
-		return 0;
-	return len;
+	eth_frame(&f, self->mac, self->far_mac, etype, seed, payload);
+	return far_send(self->pkt, self->far_ifindex, f.b, f.len) ? 0 : f.len;
 }
 
 /* N matching frames and M others: exactly N packets and their bytes. */
@@ -334,7 +145,8 @@ TEST_F(cnt, counts_exactly_the_hits)
 	size_t len;
 	int i;
 
-	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
 	c = counters_new(self->ctx, PKT_BYTES);
 	ASSERT_NE(NULL, c);
 	EXPECT_EQ(1, sv_dev_obj_count(DEV, "counters"));
@@ -399,7 +211,8 @@ TEST_F(cnt, shared_and_aggregated)
 	size_t len;
 	int i;
 
-	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
 	c = counters_new(self->ctx, pairs);
 	ASSERT_NE(NULL, c);
 	fa = rule(r.qp, self->mac, ETYPE, 0, 0, c, false);
@@ -445,7 +258,8 @@ TEST_F(cnt, drop_and_dont_trap)
 	size_t len;
 	int i;
 
-	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
 	cd = counters_new(self->ctx, PKT_BYTES);
 	ct = counters_new(self->ctx, PKT_BYTES);
 	cl = counters_new(self->ctx, PKT_BYTES);
@@ -510,7 +324,8 @@ TEST_F(cnt, errors)
 	uint64_t v[2];
 	struct rawqp r;
 
-	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_create_counters(self->ctx, &ia));
 	EXPECT_EQ(EOPNOTSUPP, errno);
@@ -590,7 +405,8 @@ TEST_F(cnt, unprivileged_and_exit)
 	pid_t pid;
 	int st;
 
-	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
 	c = counters_new(self->ctx, PKT_BYTES);
 	ASSERT_NE(NULL, c);
 	pid = fork();
@@ -624,7 +440,7 @@ TEST_F(cnt, unprivileged_and_exit)
 		struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 		struct ibv_counters *cc;
 
-		if (!pd || rawqp_open(ctx, pd, &r))
+		if (!pd || rawqp_open(ctx, pd, &r, IBV_QPT_RAW_PACKET, 0))
 			_exit(2);
 		cc = counters_new(ctx, PKT_BYTES);
 		if (!cc || !rule(r.qp, self->mac, ETYPE, 0, 0, cc, false) ||

@@ -39,6 +39,7 @@
 
 #include "sv_harness.h"
 #include "sv_test.h"
+#include "sv_steer_test.h"	/* flow specs: fa_*() */
 #include "softverbs-netlink.h"
 
 static char svctl[PATH_MAX];
@@ -1667,95 +1668,6 @@ TEST_F(nl, stuck_registration_holds_nothing)
 
 /* ---- steering objects: flows, WQs, indirection tables, counters ---- */
 
-struct spec_attr {
-	struct ibv_flow_attr attr;
-	uint8_t specs[256];
-};
-
-static void fa_init(struct spec_attr *a, int type, int prio, int flags)
-{
-	memset(a, 0, sizeof(*a));
-	a->attr.type = type;
-	a->attr.priority = prio;
-	a->attr.port = 1;
-	a->attr.flags = flags;
-	a->attr.size = sizeof(a->attr);
-}
-
-static void *fa_add(struct spec_attr *a, size_t size)
-{
-	void *p = (char *)a + a->attr.size;
-
-	a->attr.size += size;
-	a->attr.num_of_specs++;
-	return p;
-}
-
-/* ETH: the destination and source MACs and the ethertype that are given. */
-static void fa_eth(struct spec_attr *a, const uint8_t *dst,
-		   const uint8_t *src, uint16_t etype)
-{
-	struct ibv_flow_spec_eth *e = fa_add(a, sizeof(*e));
-
-	e->type = IBV_FLOW_SPEC_ETH;
-	e->size = sizeof(*e);
-	if (dst) {
-		memcpy(e->val.dst_mac, dst, 6);
-		memset(e->mask.dst_mac, 0xff, 6);
-	}
-	if (src) {
-		memcpy(e->val.src_mac, src, 6);
-		memset(e->mask.src_mac, 0xff, 6);
-	}
-	if (etype) {
-		e->val.ether_type = htons(etype);
-		e->mask.ether_type = 0xffff;
-	}
-}
-
-/* IPv4 to 192.0.2.1 and UDP to @port: two specs. */
-static void fa_udp(struct spec_attr *a, uint16_t port)
-{
-	struct ibv_flow_spec_ipv4 *ip = fa_add(a, sizeof(*ip));
-	struct ibv_flow_spec_tcp_udp *u;
-
-	ip->type = IBV_FLOW_SPEC_IPV4;
-	ip->size = sizeof(*ip);
-	ip->val.dst_ip = htonl(0xc0000201);
-	ip->mask.dst_ip = 0xffffffff;
-	u = fa_add(a, sizeof(*u));
-	u->type = IBV_FLOW_SPEC_UDP;
-	u->size = sizeof(*u);
-	u->val.dst_port = htons(port);
-	u->mask.dst_port = 0xffff;
-}
-
-static void fa_tag(struct spec_attr *a, uint32_t tag)
-{
-	struct ibv_flow_spec_action_tag *t = fa_add(a, sizeof(*t));
-
-	t->type = IBV_FLOW_SPEC_ACTION_TAG;
-	t->size = sizeof(*t);
-	t->tag_id = tag;
-}
-
-static void fa_drop(struct spec_attr *a)
-{
-	struct ibv_flow_spec_action_drop *d = fa_add(a, sizeof(*d));
-
-	d->type = IBV_FLOW_SPEC_ACTION_DROP;
-	d->size = sizeof(*d);
-}
-
-static void fa_count(struct spec_attr *a, struct ibv_counters *c)
-{
-	struct ibv_flow_spec_counter_action *s = fa_add(a, sizeof(*s));
-
-	s->type = IBV_FLOW_SPEC_ACTION_COUNT;
-	s->size = sizeof(*s);
-	s->counters = c;
-}
-
 /* A counters object counting packets at index 0. */
 static struct ibv_counters *counters_new(struct ibv_context *ctx)
 {
@@ -1847,19 +1759,20 @@ static int make_steer_objs(struct ibv_context *ctx, struct steer_objs *o)
 		return -1;
 	/* NORMAL at priority 3: ETH, a tag, a count */
 	fa_init(&a, IBV_FLOW_ATTR_NORMAL, 3, 0);
-	fa_eth(&a, steer_dst, NULL, 0x88b5);
+	fa_eth(&a, steer_dst, 0x88b5);
 	fa_tag(&a, 0x1234);
 	fa_count(&a, o->c);
 	o->f[0] = ibv_create_flow(o->qp, &a.attr);
 	/* DONT_TRAP: ETH, IPv4, UDP, counting into the same object */
 	fa_init(&a, IBV_FLOW_ATTR_NORMAL, 0, IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
-	fa_eth(&a, steer_dst, NULL, 0);
-	fa_udp(&a, 4000);
+	fa_eth(&a, steer_dst, 0);
+	fa_ipv4(&a, NULL, "192.0.2.1");
+	fa_l4(&a, IBV_FLOW_SPEC_UDP, 4000);
 	fa_count(&a, o->c);
 	o->f[1] = ibv_create_flow(o->qp, &a.attr);
 	/* a drop */
 	fa_init(&a, IBV_FLOW_ATTR_NORMAL, 1, 0);
-	fa_eth(&a, NULL, NULL, 0x88b6);
+	fa_eth(&a, NULL, 0x88b6);
 	fa_drop(&a);
 	o->f[2] = ibv_create_flow(o->qp, &a.attr);
 	/* ALL_DEFAULT at 7 with a tag of 0 (a tag nonetheless) */
@@ -2220,8 +2133,6 @@ static long long stat_get(struct nl *nl, const char *dev, const char *name)
 	return ret ? ret : w.value;
 }
 
-#define ETYPE	0x88b5
-
 /* A frame from @src to @dst of ETYPE, @len bytes in all. */
 static void steer_frame(uint8_t *f, const uint8_t dst[6], uint8_t src,
 			size_t len)
@@ -2320,7 +2231,7 @@ TEST_F(nl, steering_counters)
 
 		fa_init(&a, IBV_FLOW_ATTR_NORMAL, 0,
 			srcs[i] == B ? IBV_FLOW_ATTR_FLAGS_DONT_TRAP : 0);
-		fa_eth(&a, mac, src, ETYPE);
+		fa_eth_src(&a, mac, src, ETYPE);
 		if (srcs[i] == C)
 			fa_drop(&a);
 		fl[i] = ibv_create_flow(srcs[i] == E ? q2 : q1, &a.attr);

@@ -27,15 +27,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "sv_harness.h"
-#include "sv_dp_test.h"
-#include "sv_test.h"
 #include "softverbs-abi.h"
 
-#define NS	"svrs_peer"
-#define NEAR	"svrs0"
-#define FAR	"svrs1"
-#define DEV	"svrs"
 #define NWQ_LOG	3
 #define NWQ	(1 << NWQ_LOG)
 #define NRECV	64
@@ -43,8 +36,31 @@
 #define TAG	0x5a5a
 #define NOBODY	65534
 
-#define SH(...) ({ char _c[1024]; snprintf(_c, sizeof(_c), __VA_ARGS__); \
-		   system(_c); })
+/* A receive WQ with its CQ and NRECV buffers of SLOT bytes. */
+struct wqr {
+	struct ibv_cq_ex *cqx;
+	struct ibv_wq *wq;
+	char *buf;
+	struct ibv_mr *mr;
+};
+
+/*
+ * sv_steer_test.h's veth fixture, without IPv4 addresses, with the test's
+ * WQs (closed before the fixture's teardown); struct frame with the hash
+ * input the test expects.
+ */
+#define SV_VETH_FIXTURE	rss
+#define NS	"svrs_peer"
+#define NEAR	"svrs0"
+#define FAR	"svrs1"
+#define DEV	"svrs"
+#define SV_VETH_MEMBERS	struct wqr w[NWQ];
+#define SV_VETH_OWN_SETUP
+#define SV_FRAME_MEMBERS						\
+	uint8_t hin[40];	/* the expected hash input */		\
+	size_t hlen;
+
+#include "sv_steer_test.h"
 
 /* The Microsoft RSS verification key. */
 static const uint8_t ms_key[40] = {
@@ -77,27 +93,7 @@ static uint32_t ref_toeplitz(const uint8_t key[40], const uint8_t *in,
 	return h;
 }
 
-static uint32_t crc32_eth(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xffffffff;
-	int k;
-
-	while (n--) {
-		c ^= *p++;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0xedb88320 : c >> 1;
-	}
-	return ~c;
-}
-
 /* ---- frames ---- */
-
-struct frame {
-	uint8_t b[1600];
-	size_t len;
-	uint8_t hin[40];	/* the expected hash input */
-	size_t hlen;
-};
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -245,24 +241,6 @@ static void tuple_of(struct tuple *t, int v6, int proto, int i)
 
 /* ---- verbs side ---- */
 
-struct wqr {
-	struct ibv_cq_ex *cqx;
-	struct ibv_wq *wq;
-	char *buf;
-	struct ibv_mr *mr;
-};
-
-FIXTURE(rss) {
-	char svctl[PATH_MAX + 16];
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	uint8_t mac[6], far_mac[6];
-	int far_ifindex;
-	int pkt;
-	struct wqr w[NWQ];
-};
-
 static int wq_post(struct wqr *w, int i)
 {
 	struct ibv_sge sg = { (uintptr_t)(w->buf + (size_t)i * SLOT), SLOT,
@@ -382,106 +360,18 @@ static struct ibv_qp *rss_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 	return ibv_create_qp_ex(ctx, &ia);
 }
 
-struct spec_attr {
-	struct ibv_flow_attr attr;
-	uint8_t specs[512];
-};
-
-/* A rule for every frame to our MAC of @etype, tagged TAG. */
-static struct ibv_flow *mac_rule(struct ibv_qp *qp, const uint8_t *mac,
-				 uint16_t etype)
-{
-	struct spec_attr a = {};
-	struct ibv_flow_spec_eth *e = (void *)a.specs;
-	struct ibv_flow_spec_action_tag *t = (void *)(e + 1);
-
-	a.attr.type = IBV_FLOW_ATTR_NORMAL;
-	a.attr.port = 1;
-	a.attr.num_of_specs = 2;
-	a.attr.size = sizeof(a.attr) + sizeof(*e) + sizeof(*t);
-	e->type = IBV_FLOW_SPEC_ETH;
-	e->size = sizeof(*e);
-	memcpy(e->val.dst_mac, mac, 6);
-	memset(e->mask.dst_mac, 0xff, 6);
-	e->val.ether_type = htons(etype);
-	e->mask.ether_type = 0xffff;
-	t->type = IBV_FLOW_SPEC_ACTION_TAG;
-	t->size = sizeof(*t);
-	t->tag_id = TAG;
-	return ibv_create_flow(qp, &a.attr);
-}
-
-static int far_send(int s, int ifindex, const void *frame, size_t len)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_ifindex = ifindex, .sll_halen = 6 };
-
-	return sendto(s, frame, len, 0, (struct sockaddr *)&sll,
-		      sizeof(sll)) == (ssize_t)len ? 0 : -1;
-}
-
 FIXTURE_SETUP(rss)
 {
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	char cmd[PATH_MAX + 128];
-	struct ifreq ifr = {};
-	FILE *f;
-
-	self->pkt = -1;
-	ASSERT_EQ(0, sv_svctl_path(self->svctl, sizeof(self->svctl)));
-	SH("ip netns del " NS " 2>/dev/null; ip link del " NEAR
-	   " 2>/dev/null");
-	ASSERT_EQ(0, SH("ip netns add " NS " && ip link add " NEAR
-			" type veth peer name " FAR " netns " NS));
-	/* No IPv6 chatter from either end (router solicitations, MLD). */
-	ASSERT_EQ(0, SH("sysctl -qw net.ipv6.conf." NEAR ".disable_ipv6=1 && "
-			"ip netns exec " NS " sysctl -qw net.ipv6.conf." FAR
-			".disable_ipv6=1"));
-	ASSERT_EQ(0, SH("ip link set " NEAR " up && ip -n " NS
-			" link set " FAR " up"));
-	f = fopen("/sys/class/net/" NEAR "/address", "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(6, fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &self->mac[0],
-			    &self->mac[1], &self->mac[2], &self->mac[3],
-			    &self->mac[4], &self->mac[5]));
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NEAR,
-		 self->svctl);
-	ASSERT_EQ(0, system(cmd));
-	self->pkt = sv_ns_socket(NS, AF_PACKET, SOCK_RAW, 0);
-	ASSERT_LE(0, self->pkt);
-	strcpy(ifr.ifr_name, FAR);
-	ASSERT_EQ(0, ioctl(self->pkt, SIOCGIFINDEX, &ifr));
-	self->far_ifindex = sll.sll_ifindex = ifr.ifr_ifindex;
-	ASSERT_EQ(0, ioctl(self->pkt, SIOCGIFHWADDR, &ifr));
-	memcpy(self->far_mac, ifr.ifr_hwaddr.sa_data, 6);
-	ASSERT_EQ(0, bind(self->pkt, (struct sockaddr *)&sll, sizeof(sll)));
-	self->list = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, self->list);
-	self->ctx = sv_open_named(self->list, DEV);
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
+	sv_veth_up(_metadata, self);
 }
 
 FIXTURE_TEARDOWN(rss)
 {
-	char cmd[PATH_MAX + 128];
 	int i;
 
 	for (i = 0; i < NWQ; i++)
 		wq_close(&self->w[i]);
-	if (self->pd)
-		ibv_dealloc_pd(self->pd);
-	if (self->ctx)
-		ibv_close_device(self->ctx);
-	if (self->list)
-		ibv_free_device_list(self->list);
-	if (self->pkt >= 0)
-		close(self->pkt);
-	snprintf(cmd, sizeof(cmd), "%s link del " DEV, self->svctl);
-	if (system(cmd) || SH("ip link del " NEAR) || SH("ip netns del " NS))
-		TH_LOG("cleanup failed");
+	sv_veth_down(_metadata, self);
 }
 
 /* The reference hash is right: the Microsoft verification vectors. */
@@ -801,7 +691,7 @@ static void spread(struct __test_metadata *_metadata,
 	ASSERT_NE(NULL, t);
 	qp = rss_qp(self->ctx, self->pd, t, fields);
 	ASSERT_NE(NULL, qp);
-	fl = mac_rule(qp, self->mac, etype);
+	fl = mac_rule(qp, self->mac, etype, TAG);
 	ASSERT_NE(NULL, fl);
 	for (i = 0; i < nframes; i++) {
 		uint32_t h;
@@ -917,7 +807,7 @@ TEST_F(rss, vxlan_inner)
 	ASSERT_NE(NULL, t);
 	qp = rss_qp(self->ctx, self->pd, t, fields);
 	ASSERT_NE(NULL, qp);
-	fl = mac_rule(qp, self->mac, ETH_P_IP);
+	fl = mac_rule(qp, self->mac, ETH_P_IP, TAG);
 	ASSERT_NE(NULL, fl);
 	tuple_of(&outer, 0, 17, 5);
 	outer.dport = 4789;
@@ -981,7 +871,7 @@ TEST_F(rss, vlan_strip_fcs_and_not_ready)
 	ASSERT_NE(NULL, t);
 	qp = rss_qp(self->ctx, self->pd, t, 0);
 	ASSERT_NE(NULL, qp);
-	fl = mac_rule(qp, self->mac, ETH_P_IP);
+	fl = mac_rule(qp, self->mac, ETH_P_IP, TAG);
 	ASSERT_NE(NULL, fl);
 	/* A VLAN-tagged IPv4/UDP frame, and the same without its tag. */
 	tuple_of(&tu, 0, 17, 3);
@@ -1061,7 +951,7 @@ TEST_F(rss, exit_leaves_nothing)
 				_exit(2);
 		t = ind_tbl(ctx, w, NWQ_LOG);
 		if (!t || !mac_rule(rss_qp(ctx, pd, t, IBV_RX_HASH_SRC_IPV4),
-				    self->mac, ETH_P_IP))
+				    self->mac, ETH_P_IP, TAG))
 			_exit(3);
 		_exit(0);
 	}

@@ -12,9 +12,8 @@
  *     FCS scattering on RAW_PACKET QPs (create flags) and WQs, and the
  *     frames' arrival stamps.
  *
- * The fixture is this file's own (the one of steer_test.c is private to
- * it): a veth pair, the device bound to the near end, an AF_PACKET socket
- * on the far end.
+ * The veth fixture is sv_steer_test.h's, without IPv4 addresses: the
+ * frames are the test's own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,16 +34,20 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "sv_harness.h"
-#include "sv_dp_test.h"
-#include "sv_test.h"
 #include "softverbs-abi.h"
 
 #define NS	"svrm_peer"
 #define NEAR	"svrm0"
 #define FAR	"svrm1"
 #define DEV	"svrm"
-#define NRECV	32
+/* struct frame: where its headers are, what it carries */
+#define SV_FRAME_MEMBERS						\
+	size_t l3, l4;		/* offsets of the IP and L4 headers */	\
+	int v6, proto;							\
+	size_t l4len;		/* L4 header and payload */
+
+#include "sv_steer_test.h"
+
 #define SLOT	2048
 #define TAG	0x77
 #define TCI	0x2123		/* priority 1, CFI 0, VLAN 0x123 */
@@ -54,9 +57,6 @@
  * TCG, and many more on a loaded host (the harness' default is 30 s).
  */
 #define RX_TIMEOUT	120
-
-#define SH(...) ({ char _c[1024]; snprintf(_c, sizeof(_c), __VA_ARGS__); \
-		   system(_c); })
 
 #define WC_ALL	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN |		\
 		 IBV_WC_EX_WITH_FLOW_TAG |				\
@@ -97,27 +97,6 @@ static uint16_t csum_fold(uint32_t s)
 		s = (s & 0xffff) + (s >> 16);
 	return ~s & 0xffff;
 }
-
-static uint32_t crc32_eth(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xffffffff;
-	int k;
-
-	while (n--) {
-		c ^= *p++;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0xedb88320 : c >> 1;
-	}
-	return ~c;
-}
-
-struct frame {
-	uint8_t b[1600];
-	size_t len;
-	size_t l3, l4;		/* offsets of the IP and L4 headers */
-	int v6, proto;
-	size_t l4len;		/* L4 header and payload */
-};
 
 /* The pseudo-header sum of f's L4 segment (not folded). */
 static uint32_t pseudo(const struct frame *f)
@@ -586,130 +565,23 @@ TEST(cqe_128_ring)
 
 /* ==== frames from the far side of a veth pair ==== */
 
-FIXTURE(rx) {
-	char svctl[PATH_MAX + 16];
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	uint8_t mac[6], far_mac[6];
-	int far_ifindex;
-	int pkt;		/* AF_PACKET on the far end */
-};
-
-FIXTURE_SETUP(rx)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	char cmd[PATH_MAX + 128];
-	struct ifreq ifr = {};
-	FILE *f;
-
-	self->pkt = -1;
-	ASSERT_EQ(0, sv_svctl_path(self->svctl, sizeof(self->svctl)));
-	SH("ip netns del " NS " 2>/dev/null; ip link del " NEAR
-	   " 2>/dev/null");
-	ASSERT_EQ(0, SH("ip netns add " NS " && ip link add " NEAR
-			" type veth peer name " FAR " netns " NS));
-	/* No IPv6 chatter from either end (router solicitations, MLD). */
-	ASSERT_EQ(0, SH("sysctl -qw net.ipv6.conf." NEAR ".disable_ipv6=1 && "
-			"ip netns exec " NS " sysctl -qw net.ipv6.conf." FAR
-			".disable_ipv6=1"));
-	ASSERT_EQ(0, SH("ip link set " NEAR " up && ip -n " NS
-			" link set " FAR " up"));
-	f = fopen("/sys/class/net/" NEAR "/address", "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(6, fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &self->mac[0],
-			    &self->mac[1], &self->mac[2], &self->mac[3],
-			    &self->mac[4], &self->mac[5]));
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NEAR,
-		 self->svctl);
-	ASSERT_EQ(0, system(cmd));
-	self->pkt = sv_ns_socket(NS, AF_PACKET, SOCK_RAW, 0);
-	ASSERT_LE(0, self->pkt);
-	strcpy(ifr.ifr_name, FAR);
-	ASSERT_EQ(0, ioctl(self->pkt, SIOCGIFINDEX, &ifr));
-	self->far_ifindex = sll.sll_ifindex = ifr.ifr_ifindex;
-	ASSERT_EQ(0, ioctl(self->pkt, SIOCGIFHWADDR, &ifr));
-	memcpy(self->far_mac, ifr.ifr_hwaddr.sa_data, 6);
-	ASSERT_EQ(0, bind(self->pkt, (struct sockaddr *)&sll, sizeof(sll)));
-	self->list = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, self->list);
-	self->ctx = sv_open_named(self->list, DEV);
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-}
-
-FIXTURE_TEARDOWN(rx)
-{
-	char cmd[PATH_MAX + 128];
-
-	if (self->pd)
-		ibv_dealloc_pd(self->pd);
-	if (self->ctx)
-		ibv_close_device(self->ctx);
-	if (self->list)
-		ibv_free_device_list(self->list);
-	if (self->pkt >= 0)
-		close(self->pkt);
-	snprintf(cmd, sizeof(cmd), "%s link del " DEV, self->svctl);
-	if (system(cmd) || SH("ip link del " NEAR) || SH("ip netns del " NS))
-		TH_LOG("cleanup failed");
-}
-
-static int far_send(FIXTURE_DATA(rx) *self, const struct frame *f)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_ifindex = self->far_ifindex,
-				   .sll_halen = 6 };
-
-	return sendto(self->pkt, f->b, f->len, 0, (struct sockaddr *)&sll,
-		      sizeof(sll)) == (ssize_t)f->len ? 0 : -1;
-}
-
-struct spec_attr {
-	struct ibv_flow_attr attr;
-	uint8_t specs[128];
-};
-
-/* Frames to our MAC of ethertype @etype (after a VLAN tag), tagged TAG. */
-static struct ibv_flow *mac_rule(struct ibv_qp *qp, const uint8_t *mac,
-				 uint16_t etype)
-{
-	struct spec_attr a = {};
-	struct ibv_flow_spec_eth *e = (void *)a.specs;
-	struct ibv_flow_spec_action_tag *t = (void *)(e + 1);
-
-	a.attr.type = IBV_FLOW_ATTR_NORMAL;
-	a.attr.port = 1;
-	a.attr.num_of_specs = 2;
-	a.attr.size = sizeof(a.attr) + sizeof(*e) + sizeof(*t);
-	e->type = IBV_FLOW_SPEC_ETH;
-	e->size = sizeof(*e);
-	memcpy(e->val.dst_mac, mac, 6);
-	memset(e->mask.dst_mac, 0xff, 6);
-	e->val.ether_type = htons(etype);
-	e->mask.ether_type = 0xffff;
-	t->type = IBV_FLOW_SPEC_ACTION_TAG;
-	t->size = sizeof(*t);
-	t->tag_id = TAG;
-	return ibv_create_flow(qp, &a.attr);
-}
+#define SV_VETH_FIXTURE	rx
+#include "sv_steer_test.h"
 
 /* A RAW_PACKET QP in RTS with NRECV receives posted, IPv4 and IPv6 flows. */
-struct rawqp {
+struct rxqp {
 	struct ibv_cq_ex *cq;
 	struct ibv_qp *qp;
 	struct rbuf b;
 	struct ibv_flow *fl4, *fl6;
 };
 
-static int raw_post(struct rawqp *r, int i)
+static int raw_post(struct rxqp *r, int i)
 {
 	return post_recv(r->qp, r->b.mr, r->b.buf + (size_t)i * SLOT, SLOT, i);
 }
 
-static int raw_open(FIXTURE_DATA(rx) *self, struct rawqp *r, uint32_t cflags,
+static int raw_open(FIXTURE_DATA(rx) *self, struct rxqp *r, uint32_t cflags,
 		    int nrecv)
 {
 	struct ibv_qp_init_attr_ex ia = {
@@ -737,12 +609,12 @@ static int raw_open(FIXTURE_DATA(rx) *self, struct rawqp *r, uint32_t cflags,
 	for (i = 0; i < nrecv; i++)
 		if (raw_post(r, i))
 			return -1;
-	r->fl4 = mac_rule(r->qp, self->mac, ETH_P_IP);
-	r->fl6 = mac_rule(r->qp, self->mac, ETH_P_IPV6);
+	r->fl4 = mac_rule(r->qp, self->mac, ETH_P_IP, TAG);
+	r->fl6 = mac_rule(r->qp, self->mac, ETH_P_IPV6, TAG);
 	return r->fl4 && r->fl6 ? 0 : -1;
 }
 
-static void raw_close(struct rawqp *r)
+static void raw_close(struct rxqp *r)
 {
 	if (r->fl4)
 		ibv_destroy_flow(r->fl4);
@@ -760,7 +632,7 @@ static void raw_close(struct rawqp *r)
  * exactly @want (byte_len included) followed by @tail (tail_len bytes).
  * The WQE is posted again.
  */
-static int rx_one(FIXTURE_DATA(rx) *self, struct rawqp *r,
+static int rx_one(FIXTURE_DATA(rx) *self, struct rxqp *r,
 		  const struct frame *f, const struct frame *want,
 		  const uint8_t *tail, size_t tail_len, struct rxc *c)
 {
@@ -768,7 +640,8 @@ static int rx_one(FIXTURE_DATA(rx) *self, struct rawqp *r,
 	int ok;
 
 	memset(c, 0, sizeof(*c));
-	if (far_send(self, f) || !cq_poll(r->cq, c, 3000))
+	if (far_send(self->pkt, self->far_ifindex, f->b, f->len) ||
+	    !cq_poll(r->cq, c, 3000))
 		return 0;
 	got = r->b.buf + c->wr_id * SLOT;
 	ok = c->status == IBV_WC_SUCCESS && c->opcode == IBV_WC_RECV &&
@@ -890,7 +763,7 @@ TEST_F_TIMEOUT(rx, create_flags, RX_TIMEOUT)
 
 /* One frame through rx_one(): IBV_WC_IP_CSUM_OK set or not. */
 static void csum_case(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(rx) *self, struct rawqp *r,
+		      FIXTURE_DATA(rx) *self, struct rxqp *r,
 		      const struct frame *f, int ok, const char *what)
 {
 	struct rxc c;
@@ -908,7 +781,7 @@ static void csum_case(struct __test_metadata *_metadata,
  */
 TEST_F_TIMEOUT(rx, ip_csum, RX_TIMEOUT)
 {
-	struct rawqp r;
+	struct rxqp r;
 	struct frame f;
 	struct ibv_wc wc;
 	int p;
@@ -950,13 +823,13 @@ TEST_F_TIMEOUT(rx, ip_csum, RX_TIMEOUT)
 	csum_case(_metadata, self, &r, &f, 0, "fragment");
 	/* A bad UDP checksum in ibv_poll_cq()'s struct ibv_wc too. */
 	mkframe(&f, self->mac, self->far_mac, -1, 0, IPPROTO_UDP, 30, 10);
-	ASSERT_EQ(0, far_send(self, &f));
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	ASSERT_EQ(1, poll1(ibv_cq_ex_to_cq(r.cq), &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	EXPECT_EQ(IBV_WC_IP_CSUM_OK, wc.wc_flags);
 	raw_post(&r, wc.wr_id);
 	l4_check(&f)[0] ^= 0x10;
-	ASSERT_EQ(0, far_send(self, &f));
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	ASSERT_EQ(1, poll1(ibv_cq_ex_to_cq(r.cq), &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	EXPECT_EQ(0, wc.wc_flags);
@@ -982,7 +855,7 @@ TEST_F_TIMEOUT(rx, csum_partial_filled_in, RX_TIMEOUT)
 				   .sll_halen = 6 };
 	uint8_t out[sizeof(vh) + sizeof(((struct frame *)0)->b)];
 	struct frame f, sent;
-	struct rawqp r;
+	struct rxqp r;
 	struct rxc c;
 	int s, one = 1;
 
@@ -1020,7 +893,7 @@ TEST_F_TIMEOUT(rx, csum_partial_filled_in, RX_TIMEOUT)
 TEST_F_TIMEOUT(rx, cvlan_stripping, RX_TIMEOUT)
 {
 	struct frame f, u, v;
-	struct rawqp r;
+	struct rxqp r;
 	struct rxc c;
 
 	mkframe(&f, self->mac, self->far_mac, TCI, 0, IPPROTO_UDP, 90, 1);
@@ -1057,7 +930,7 @@ TEST_F_TIMEOUT(rx, cvlan_stripping, RX_TIMEOUT)
 TEST_F_TIMEOUT(rx, scatter_fcs, RX_TIMEOUT)
 {
 	struct frame f, u;
-	struct rawqp r;
+	struct rxqp r;
 	uint8_t fcs[4];
 	uint32_t crc;
 	struct rxc c;
@@ -1088,7 +961,7 @@ TEST_F_TIMEOUT(rx, scatter_fcs, RX_TIMEOUT)
 	/* A receive with room for the frame but not its FCS. */
 	ASSERT_EQ(0, raw_open(self, &r, IBV_QP_CREATE_SCATTER_FCS, 0));
 	ASSERT_EQ(0, post_recv(r.qp, r.b.mr, r.b.buf, f.len + 3, 5));
-	ASSERT_EQ(0, far_send(self, &f));
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	ASSERT_EQ(1, cq_poll(r.cq, &c, 3000));
 	EXPECT_EQ(IBV_WC_LOC_LEN_ERR, c.status);
 	EXPECT_EQ(5, c.wr_id);
@@ -1152,14 +1025,14 @@ TEST_F_TIMEOUT(rx, wq_cvlan_csum_fcs, RX_TIMEOUT)
 	ia.rx_hash_conf.rx_hash_key = key;
 	qp = ibv_create_qp_ex(self->ctx, &ia);
 	ASSERT_NE(NULL, qp);
-	fl = mac_rule(qp, self->mac, ETH_P_IP);
+	fl = mac_rule(qp, self->mac, ETH_P_IP, TAG);
 	ASSERT_NE(NULL, fl);
 
 	mkframe(&f, self->mac, self->far_mac, TCI, 0, IPPROTO_UDP, 120, 4);
 	untagged(&u, &f);
 	r0 = now_ns(CLOCK_MONOTONIC_RAW);
 	w0 = now_ns(CLOCK_REALTIME);
-	ASSERT_EQ(0, far_send(self, &f));
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	ASSERT_EQ(1, cq_poll(cq, &c, 3000));
 	r1 = now_ns(CLOCK_MONOTONIC_RAW);
 	w1 = now_ns(CLOCK_REALTIME);
@@ -1177,7 +1050,7 @@ TEST_F_TIMEOUT(rx, wq_cvlan_csum_fcs, RX_TIMEOUT)
 
 	/* A bad checksum; then FCS scattering (the stripping stays). */
 	l4_check(&f)[1] ^= 1;
-	ASSERT_EQ(0, far_send(self, &f));
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	ASSERT_EQ(1, cq_poll(cq, &c, 3000));
 	EXPECT_EQ(0, c.wc_flags);
 	EXPECT_EQ(TCI, c.cvlan);
@@ -1190,7 +1063,7 @@ TEST_F_TIMEOUT(rx, wq_cvlan_csum_fcs, RX_TIMEOUT)
 	fcs[1] = crc >> 8;
 	fcs[2] = crc >> 16;
 	fcs[3] = crc >> 24;
-	ASSERT_EQ(0, far_send(self, &f));
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	ASSERT_EQ(1, cq_poll(cq, &c, 3000));
 	EXPECT_EQ(u.len + 4, c.byte_len);
 	EXPECT_EQ(TCI, c.cvlan);
@@ -1200,7 +1073,7 @@ TEST_F_TIMEOUT(rx, wq_cvlan_csum_fcs, RX_TIMEOUT)
 	ma.flags = 0;
 	ma.flags_mask = IBV_WQ_FLAGS_CVLAN_STRIPPING;
 	ASSERT_EQ(0, ibv_modify_wq(wq, &ma));
-	ASSERT_EQ(0, far_send(self, &f));
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	ASSERT_EQ(1, cq_poll(cq, &c, 3000));
 	EXPECT_EQ(f.len + 4, c.byte_len);
 	EXPECT_EQ(0, c.cvlan);
@@ -1216,7 +1089,7 @@ TEST_F_TIMEOUT(rx, wq_cvlan_csum_fcs, RX_TIMEOUT)
 
 /* A burst of frames: their stamps, between the test's clock readings. */
 static void burst_stamps(struct __test_metadata *_metadata,
-			 FIXTURE_DATA(rx) *self, struct rawqp *r, int n)
+			 FIXTURE_DATA(rx) *self, struct rxqp *r, int n)
 {
 	uint64_t r0, r1, w0, w1, last_ts = 0, last_wall = 0;
 	struct frame f;
@@ -1228,7 +1101,8 @@ static void burst_stamps(struct __test_metadata *_metadata,
 	for (i = 0; i < n; i++) {
 		mkframe(&f, self->mac, self->far_mac, -1, 0, IPPROTO_UDP, 40,
 			i);
-		ASSERT_EQ(0, far_send(self, &f));
+		ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b,
+				      f.len));
 	}
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(1, cq_poll(r->cq, &c, 3000));
@@ -1258,7 +1132,7 @@ static void burst_stamps(struct __test_metadata *_metadata,
  */
 TEST_F_TIMEOUT(rx, arrival_stamps, RX_TIMEOUT)
 {
-	struct rawqp r;
+	struct rxqp r;
 	int s, one = 1;
 
 	ASSERT_EQ(0, raw_open(self, &r, 0, NRECV));

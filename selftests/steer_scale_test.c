@@ -42,23 +42,31 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "sv_harness.h"
-#include "sv_dp_test.h"
-#include "sv_test.h"
 #include "softverbs-abi.h"
 
-#define NS	"svsc_peer"
-#define NEAR	"svsc0"
-#define FAR	"svsc1"
-#define DEV	"svsc"
-#define ETYPE	0x88b5
 #define NFLOWS	100000
 #define WINDOW	1000
 #define NRECV	16
 #define SLOT	2048
 
-#define SH(...) ({ char _c[1024]; snprintf(_c, sizeof(_c), __VA_ARGS__); \
-		   system(_c); })
+/*
+ * sv_steer_test.h's veth fixture, without IPv4 addresses, with one
+ * RAW_PACKET QP in RTS (NRECV receives of SLOT bytes posted) that the
+ * test puts the rules on.
+ */
+#define SV_VETH_FIXTURE	scale
+#define NS	"svsc_peer"
+#define NEAR	"svsc0"
+#define FAR	"svsc1"
+#define DEV	"svsc"
+#define SV_VETH_OWN_SETUP
+#define SV_VETH_MEMBERS							\
+	struct ibv_cq_ex *cqx;						\
+	struct ibv_qp *qp;						\
+	struct ibv_mr *mr;						\
+	char *buf;
+
+#include "sv_steer_test.h"
 
 static double now(void)
 {
@@ -183,20 +191,6 @@ static long obj_total(const char *dev)
 	return sum;
 }
 
-FIXTURE(scale) {
-	char svctl[PATH_MAX + 16];
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq_ex *cqx;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	char *buf;
-	uint8_t mac[6];
-	int far_ifindex;
-	int pkt;		/* far AF_PACKET socket, ETYPE */
-};
-
 FIXTURE_SETUP(scale)
 {
 	struct ibv_cq_init_attr_ex cqa = {
@@ -209,48 +203,9 @@ FIXTURE_SETUP(scale)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_protocol = htons(ETYPE) };
-	char cmd[PATH_MAX + 128];
-	struct ifreq ifr = {};
 	int i;
-	FILE *f;
 
-	self->pkt = -1;
-	ASSERT_EQ(0, sv_svctl_path(self->svctl, sizeof(self->svctl)));
-	SH("ip netns del " NS " 2>/dev/null; ip link del " NEAR
-	   " 2>/dev/null");
-	ASSERT_EQ(0, SH("ip netns add " NS " && ip link add " NEAR
-			" type veth peer name " FAR " netns " NS));
-	/* No IPv6 chatter (multicast frames) on the pair. */
-	ASSERT_EQ(0, SH("sysctl -qw net.ipv6.conf." NEAR ".disable_ipv6=1 && "
-			"ip netns exec " NS " sysctl -qw net.ipv6.conf." FAR
-			".disable_ipv6=1"));
-	ASSERT_EQ(0, SH("ip link set " NEAR " up && ip -n " NS " link set "
-			FAR " up"));
-	f = fopen("/sys/class/net/" NEAR "/address", "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(6, fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &self->mac[0],
-			    &self->mac[1], &self->mac[2], &self->mac[3],
-			    &self->mac[4], &self->mac[5]));
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s link add " DEV " netdev " NEAR,
-		 self->svctl);
-	ASSERT_EQ(0, system(cmd));
-
-	self->pkt = sv_ns_socket(NS, AF_PACKET, SOCK_RAW, htons(ETYPE));
-	ASSERT_LE(0, self->pkt);
-	strcpy(ifr.ifr_name, FAR);
-	ASSERT_EQ(0, ioctl(self->pkt, SIOCGIFINDEX, &ifr));
-	sll.sll_ifindex = self->far_ifindex = ifr.ifr_ifindex;
-	ASSERT_EQ(0, bind(self->pkt, (struct sockaddr *)&sll, sizeof(sll)));
-
-	self->list = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, self->list);
-	self->ctx = sv_open_named(self->list, DEV);
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
+	sv_veth_up(_metadata, self);
 	self->cqx = ibv_create_cq_ex(self->ctx, &cqa);
 	ASSERT_NE(NULL, self->cqx);
 	self->buf = aligned_alloc(4096, NRECV * SLOT);
@@ -273,27 +228,19 @@ FIXTURE_SETUP(scale)
 
 FIXTURE_TEARDOWN(scale)
 {
-	char cmd[PATH_MAX + 128];
-
+	/* The context goes with every object in it, the PD too. */
 	if (self->ctx) {
 		unmap_all(SV_DEV_DIR "/" DEV);
 		ibv_close_device(self->ctx);
 	}
-	if (self->list)
-		ibv_free_device_list(self->list);
-	if (self->pkt >= 0)
-		close(self->pkt);
-	snprintf(cmd, sizeof(cmd), "%s link del " DEV, self->svctl);
-	if (system(cmd) || SH("ip link del " NEAR) || SH("ip netns del " NS))
-		TH_LOG("cleanup failed");
+	self->ctx = NULL;
+	self->pd = NULL;
+	sv_veth_down(_metadata, self);
 }
 
 /* Send a frame from rule_mac(@i); 0 if it went out. */
 static int send_from(FIXTURE_DATA(scale) *self, unsigned int i)
 {
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_ifindex = self->far_ifindex,
-				   .sll_halen = 6 };
 	uint8_t f[64];
 
 	memcpy(f, self->mac, 6);
@@ -301,8 +248,7 @@ static int send_from(FIXTURE_DATA(scale) *self, unsigned int i)
 	f[12] = ETYPE >> 8;
 	f[13] = ETYPE & 0xff;
 	memset(f + 14, i & 0xff, sizeof(f) - 14);
-	return sendto(self->pkt, f, sizeof(f), 0, (struct sockaddr *)&sll,
-		      sizeof(sll)) == sizeof(f) ? 0 : -1;
+	return far_send(self->pkt, self->far_ifindex, f, sizeof(f));
 }
 
 /*

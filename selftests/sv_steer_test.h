@@ -1,20 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The veth fixture of the raw Ethernet tests (steer_test, offload_test):
- * a device bound to one end of a veth pair whose other end is in a
- * network namespace of the test's own. Frames come from the far side
- * through AF_PACKET sockets and ordinary UDP sockets; RAW_PACKET QPs send
- * frames there; ibv_create_flow rules decide which QP gets what.
+ * The raw Ethernet tests' helpers and their veth fixture: a softverbs
+ * device DEV bound (svctl link add DEV netdev NEAR) to one end of a veth
+ * pair whose other end, FAR, is in a network namespace of the test's own,
+ * NS. Frames come from the far side through AF_PACKET sockets and
+ * ordinary UDP sockets; RAW_PACKET QPs send frames there; ibv_create_flow
+ * rules decide which QP gets what.
  *
- * The including test defines, before it includes this:
- *   SV_VETH_FIXTURE    the fixture's name (TEST_F(name, ...))
- *   NS, NEAR, FAR      the far namespace and the veth ends' names
- *   DEV                the softverbs device bound to NEAR
- *   NEAR_IP, FAR_IP    the two ends' IPv4 addresses (a /24)
- * and gets the fixture (self->ctx, self->pd, self->mac, self->far_mac,
- * self->far_ifindex, self->pkt: a far AF_PACKET socket for ETYPE, ...),
- * with no IPv6 on either end and static neighbours both ways, and the
- * helpers below.
+ * What a test gets depends on what it defines before it includes this:
+ *
+ *   (nothing)        frames (struct frame, eth_frame, crc32_eth), far_send,
+ *                    set_timeout, RAW_PACKET QPs (struct rawqp, rawqp_open,
+ *                    rx_poll, rx_is) and flow specs (struct spec_attr,
+ *                    fa_*, eth_rule, mac_rule): netlink_test
+ *   NS, FAR          the far namespace and the veth end in it: far_packet,
+ *                    udp_socket, udp_send, udp_got
+ *   NEAR_IP, FAR_IP  the two ends' IPv4 addresses (a /24): ipv4_frame,
+ *                    udp_rule; the fixture gives the ends these addresses
+ *                    and static neighbours both ways (no ARP on the way:
+ *                    a default rule would take it)
+ *   SV_VETH_FIXTURE  the fixture's name (TEST_F(name, ...)); with NS, NEAR,
+ *                    FAR and DEV: the fixture (self->ctx, self->pd,
+ *                    self->mac, self->far_mac, self->far_ifindex, self->pkt:
+ *                    a far AF_PACKET socket for ETYPE, ...), set up by
+ *                    sv_veth_up() and torn down by sv_veth_down(); or
+ *                    defined before a second include, further down, to
+ *                    have the fixture defined (and run) after others
+ *
+ * and these hooks, all optional:
+ *
+ *   NRECV              receives a rawqp posts (32)
+ *   SV_FRAME_MEMBERS   more members of struct frame, after b[] and len
+ *   SV_VETH_MEMBERS    more members of the fixture
+ *   SV_VETH_IPV6       keep IPv6 on both ends; without it, neither end
+ *                      has IPv6: its router and neighbour solicitations
+ *                      and MLD reports are multicast frames the default
+ *                      rules would take
+ *   SV_VETH_OWN_SETUP  the test writes FIXTURE_SETUP and FIXTURE_TEARDOWN
+ *                      itself, calling sv_veth_up() and sv_veth_down()
+ *                      around what it adds
  */
 #ifndef SV_STEER_TEST_H
 #define SV_STEER_TEST_H
@@ -40,110 +64,24 @@
 #include "sv_dp_test.h"
 #include "sv_test.h"
 
-#if !defined(SV_VETH_FIXTURE) || !defined(NS) || !defined(NEAR) || \
-	!defined(FAR) || !defined(DEV) || !defined(NEAR_IP) || !defined(FAR_IP)
-#error "define SV_VETH_FIXTURE, NS, NEAR, FAR, DEV, NEAR_IP and FAR_IP first"
+#if defined(NS) != defined(FAR) || defined(NEAR_IP) != defined(FAR_IP)
+#error "define NS with FAR, and NEAR_IP with FAR_IP"
 #endif
 
 #define ETYPE	0x88b5		/* IEEE local experimental */
 #define BUFSZ	4096
+#ifndef NRECV
 #define NRECV	32
-
-/* The harness pastes names: expand SV_VETH_FIXTURE first. */
-#define SV_VETH_FIXTURE_(name)	FIXTURE(name)
-#define SV_VETH_SETUP_(name)	FIXTURE_SETUP(name)
-#define SV_VETH_TEARDOWN_(name)	FIXTURE_TEARDOWN(name)
-
-#define SH(...) ({ char _c[1024]; snprintf(_c, sizeof(_c), __VA_ARGS__); \
-		   system(_c); })
-
-/* ---- sockets in the far namespace ---- */
-
-static inline void set_timeout(int s, int ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-}
-
-/* A packet socket on the far end, for ethertype @proto; its ifindex. */
-static inline int far_packet(uint16_t proto, int *ifindex, uint8_t mac[6])
-{
-	int s = sv_ns_socket(NS, AF_PACKET, SOCK_RAW, htons(proto));
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_protocol = htons(proto) };
-	struct ifreq ifr = {};
-
-	if (s < 0)
-		return -1;
-	strcpy(ifr.ifr_name, FAR);
-	if (ioctl(s, SIOCGIFINDEX, &ifr))
-		return -1;
-	sll.sll_ifindex = *ifindex = ifr.ifr_ifindex;
-	if (ioctl(s, SIOCGIFHWADDR, &ifr))
-		return -1;
-	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-	if (bind(s, (struct sockaddr *)&sll, sizeof(sll)))
-		return -1;
-	set_timeout(s, 2000);
-	return s;
-}
-
-static inline int far_send(int s, int ifindex, const void *frame, size_t len)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_ifindex = ifindex, .sll_halen = 6 };
-
-	return sendto(s, frame, len, 0, (struct sockaddr *)&sll,
-		      sizeof(sll)) == (ssize_t)len ? 0 : -1;
-}
-
-/* An ordinary UDP socket; far: in the peer namespace. Bound to @port. */
-static inline int udp_socket(bool far, const char *ip, int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(port) };
-	int s = far ? sv_ns_socket(NS, AF_INET, SOCK_DGRAM, 0) :
-		      socket(AF_INET, SOCK_DGRAM, 0);
-
-	if (s < 0)
-		return -1;
-	inet_pton(AF_INET, ip, &a.sin_addr);
-	if (bind(s, (struct sockaddr *)&a, sizeof(a)))
-		return -1;
-	set_timeout(s, 1500);
-	return s;
-}
-
-static inline int udp_send(int s, const char *ip, int port, const void *p,
-			   size_t n)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(port) };
-
-	inet_pton(AF_INET, ip, &a.sin_addr);
-	return sendto(s, p, n, 0, (struct sockaddr *)&a, sizeof(a)) ==
-	       (ssize_t)n ? 0 : -1;
-}
-
-/* Did the near stack's socket get @p? 1 yes, 0 nothing within @ms. */
-static inline int udp_got(int s, const void *p, size_t n, int ms)
-{
-	char buf[2048];
-	ssize_t r;
-
-	set_timeout(s, ms);
-	r = recv(s, buf, sizeof(buf), 0);
-	if (r < 0)
-		return 0;
-	return r == (ssize_t)n && !memcmp(buf, p, n) ? 1 : -1;
-}
+#endif
 
 /* ---- frames ---- */
 
 struct frame {
 	uint8_t b[1600];
 	size_t len;
+#ifdef SV_FRAME_MEMBERS
+	SV_FRAME_MEMBERS
+#endif
 };
 
 static inline void eth_frame(struct frame *f, const uint8_t dst[6],
@@ -158,24 +96,36 @@ static inline void eth_frame(struct frame *f, const uint8_t dst[6],
 	f->len = 14 + payload;
 }
 
-/* An IPv4 packet to us of protocol @proto whose payload is @pl. */
-static inline void ipv4_frame(struct frame *f, const uint8_t dst[6],
-			      const uint8_t src[6], uint8_t proto,
-			      const void *pl, size_t n)
+/* The Ethernet FCS of @n bytes at @p (CRC-32, sent least significant first). */
+static inline uint32_t crc32_eth(const uint8_t *p, size_t n)
 {
-	uint8_t *ip = f->b + 14;
+	uint32_t c = 0xffffffff;
+	int k;
 
-	eth_frame(f, dst, src, ETH_P_IP, 0, 0);
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	ip[2] = (20 + n) >> 8;
-	ip[3] = (20 + n) & 0xff;
-	ip[8] = 64;
-	ip[9] = proto;
-	inet_pton(AF_INET, FAR_IP, ip + 12);
-	inet_pton(AF_INET, NEAR_IP, ip + 16);
-	memcpy(ip + 20, pl, n);
-	f->len = 14 + 20 + n;
+	while (n--) {
+		c ^= *p++;
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0xedb88320 : c >> 1;
+	}
+	return ~c;
+}
+
+/* A receive timeout of @ms on socket @s. */
+static inline void set_timeout(int s, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* Send a frame through packet socket @s out of @ifindex: 0 if it went. */
+static inline int far_send(int s, int ifindex, const void *frame, size_t len)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_ifindex = ifindex, .sll_halen = 6 };
+
+	return sendto(s, frame, len, 0, (struct sockaddr *)&sll,
+		      sizeof(sll)) == (ssize_t)len ? 0 : -1;
 }
 
 /* ---- the verbs side ---- */
@@ -186,16 +136,6 @@ struct rawqp {
 	struct ibv_qp *qp;
 	char *buf;
 	struct ibv_mr *mr;
-};
-
-SV_VETH_FIXTURE_(SV_VETH_FIXTURE) {
-	char svctl[PATH_MAX + 16];
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	uint8_t mac[6], far_mac[6];
-	int far_ifindex;
-	int pkt;		/* far AF_PACKET socket, ETYPE */
 };
 
 static inline int raw_qp_init(struct ibv_qp *qp)
@@ -362,8 +302,9 @@ static inline void *fa_add(struct spec_attr *a, size_t size)
 	return p;
 }
 
-static inline void fa_eth(struct spec_attr *a, const uint8_t *dst,
-			  uint16_t etype)
+/* ETH: the destination and source MACs and the ethertype that are given. */
+static inline void fa_eth_src(struct spec_attr *a, const uint8_t *dst,
+			      const uint8_t *src, uint16_t etype)
 {
 	struct ibv_flow_spec_eth *e = fa_add(a, sizeof(*e));
 
@@ -373,10 +314,20 @@ static inline void fa_eth(struct spec_attr *a, const uint8_t *dst,
 		memcpy(e->val.dst_mac, dst, 6);
 		memset(e->mask.dst_mac, 0xff, 6);
 	}
+	if (src) {
+		memcpy(e->val.src_mac, src, 6);
+		memset(e->mask.src_mac, 0xff, 6);
+	}
 	if (etype) {
 		e->val.ether_type = htons(etype);
 		e->mask.ether_type = 0xffff;
 	}
+}
+
+static inline void fa_eth(struct spec_attr *a, const uint8_t *dst,
+			  uint16_t etype)
+{
+	fa_eth_src(a, dst, NULL, etype);
 }
 
 static inline void fa_ipv4(struct spec_attr *a, const char *src,
@@ -423,6 +374,133 @@ static inline void fa_drop(struct spec_attr *a)
 	d->size = sizeof(*d);
 }
 
+
+static inline void fa_count(struct spec_attr *a, struct ibv_counters *c)
+{
+	struct ibv_flow_spec_counter_action *s = fa_add(a, sizeof(*s));
+
+	s->type = IBV_FLOW_SPEC_ACTION_COUNT;
+	s->size = sizeof(*s);
+	s->counters = c;
+}
+
+/* A rule for frames of ethertype @etype (and, if given, to @dst). */
+static inline struct ibv_flow *eth_rule(struct ibv_qp *qp, const uint8_t *dst,
+					uint16_t etype, int prio, int flags)
+{
+	struct spec_attr a;
+
+	fa_init(&a, IBV_FLOW_ATTR_NORMAL, prio, flags);
+	fa_eth(&a, dst, etype);
+	return ibv_create_flow(qp, &a.attr);
+}
+
+/* A rule for frames to @dst of ethertype @etype, tagged @tag. */
+static inline struct ibv_flow *mac_rule(struct ibv_qp *qp, const uint8_t *dst,
+					uint16_t etype, uint32_t tag)
+{
+	struct spec_attr a;
+
+	fa_init(&a, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	fa_eth(&a, dst, etype);
+	fa_tag(&a, tag);
+	return ibv_create_flow(qp, &a.attr);
+}
+
+#ifdef NS
+
+/* ---- sockets in the far namespace ---- */
+
+/* A packet socket on the far end, for ethertype @proto; its ifindex. */
+static inline int far_packet(uint16_t proto, int *ifindex, uint8_t mac[6])
+{
+	int s = sv_ns_socket(NS, AF_PACKET, SOCK_RAW, htons(proto));
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(proto) };
+	struct ifreq ifr = {};
+
+	if (s < 0)
+		return -1;
+	strcpy(ifr.ifr_name, FAR);
+	if (ioctl(s, SIOCGIFINDEX, &ifr))
+		return -1;
+	sll.sll_ifindex = *ifindex = ifr.ifr_ifindex;
+	if (ioctl(s, SIOCGIFHWADDR, &ifr))
+		return -1;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (bind(s, (struct sockaddr *)&sll, sizeof(sll)))
+		return -1;
+	set_timeout(s, 2000);
+	return s;
+}
+
+/* An ordinary UDP socket; far: in the peer namespace. Bound to @port. */
+static inline int udp_socket(bool far, const char *ip, int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	int s = far ? sv_ns_socket(NS, AF_INET, SOCK_DGRAM, 0) :
+		      socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (s < 0)
+		return -1;
+	inet_pton(AF_INET, ip, &a.sin_addr);
+	if (bind(s, (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	set_timeout(s, 1500);
+	return s;
+}
+
+static inline int udp_send(int s, const char *ip, int port, const void *p,
+			   size_t n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+
+	inet_pton(AF_INET, ip, &a.sin_addr);
+	return sendto(s, p, n, 0, (struct sockaddr *)&a, sizeof(a)) ==
+	       (ssize_t)n ? 0 : -1;
+}
+
+/* Did the near stack's socket get @p? 1 yes, 0 nothing within @ms. */
+static inline int udp_got(int s, const void *p, size_t n, int ms)
+{
+	char buf[2048];
+	ssize_t r;
+
+	set_timeout(s, ms);
+	r = recv(s, buf, sizeof(buf), 0);
+	if (r < 0)
+		return 0;
+	return r == (ssize_t)n && !memcmp(buf, p, n) ? 1 : -1;
+}
+
+#endif /* NS */
+
+#ifdef NEAR_IP
+
+/* ---- IPv4 between the two ends ---- */
+
+/* An IPv4 packet to us of protocol @proto whose payload is @pl. */
+static inline void ipv4_frame(struct frame *f, const uint8_t dst[6],
+			      const uint8_t src[6], uint8_t proto,
+			      const void *pl, size_t n)
+{
+	uint8_t *ip = f->b + 14;
+
+	eth_frame(f, dst, src, ETH_P_IP, 0, 0);
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	ip[2] = (20 + n) >> 8;
+	ip[3] = (20 + n) & 0xff;
+	ip[8] = 64;
+	ip[9] = proto;
+	inet_pton(AF_INET, FAR_IP, ip + 12);
+	inet_pton(AF_INET, NEAR_IP, ip + 16);
+	memcpy(ip + 20, pl, n);
+	f->len = 14 + 20 + n;
+}
+
 /* A rule for UDP to NEAR_IP:@port. */
 static inline struct ibv_flow *udp_rule(struct ibv_qp *qp,
 					const uint8_t *mac, int port, int prio,
@@ -439,18 +517,52 @@ static inline struct ibv_flow *udp_rule(struct ibv_qp *qp,
 	return ibv_create_flow(qp, &a.attr);
 }
 
-/* A rule for frames of ethertype @etype (and, if given, to @dst). */
-static inline struct ibv_flow *eth_rule(struct ibv_qp *qp, const uint8_t *dst,
-					uint16_t etype, int prio, int flags)
-{
-	struct spec_attr a;
+#endif /* NEAR_IP */
 
-	fa_init(&a, IBV_FLOW_ATTR_NORMAL, prio, flags);
-	fa_eth(&a, dst, etype);
-	return ibv_create_flow(qp, &a.attr);
-}
+#endif /* SV_STEER_TEST_H */
 
-SV_VETH_SETUP_(SV_VETH_FIXTURE)
+/*
+ * The fixture: where SV_VETH_FIXTURE is defined. A test may include this
+ * file first without it (but with NS and FAR) and again, further down,
+ * with it: the harness runs the fixtures in the order they are defined.
+ */
+#if defined(SV_VETH_FIXTURE) && !defined(SV_VETH_FIXTURE_DEFINED)
+#define SV_VETH_FIXTURE_DEFINED
+
+#if !defined(NS) || !defined(NEAR) || !defined(DEV)
+#error "the fixture needs NS, NEAR, FAR and DEV"
+#endif
+
+/* The harness pastes names: expand SV_VETH_FIXTURE first. */
+#define SV_VETH_FIXTURE_(name)	FIXTURE(name)
+#define SV_VETH_SETUP_(name)	FIXTURE_SETUP(name)
+#define SV_VETH_TEARDOWN_(name)	FIXTURE_TEARDOWN(name)
+#define SV_VETH_DATA_(name)	FIXTURE_DATA(name)
+#define SV_VETH_DATA		SV_VETH_DATA_(SV_VETH_FIXTURE)
+
+#define SH(...) ({ char _c[1024]; snprintf(_c, sizeof(_c), __VA_ARGS__); \
+		   system(_c); })
+
+SV_VETH_FIXTURE_(SV_VETH_FIXTURE) {
+	char svctl[PATH_MAX + 16];
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	uint8_t mac[6], far_mac[6];
+	int far_ifindex;
+	int pkt;		/* far AF_PACKET socket, ETYPE */
+#ifdef SV_VETH_MEMBERS
+	SV_VETH_MEMBERS
+#endif
+};
+
+/*
+ * The namespace, the veth pair (up; IPv4 addresses if NEAR_IP; no IPv6
+ * unless SV_VETH_IPV6), DEV bound to NEAR, self->pkt, and DEV opened with
+ * a PD. ASSERTs: a failure ends the test (the harness longjmp()s).
+ */
+static inline void sv_veth_up(struct __test_metadata *_metadata,
+			      SV_VETH_DATA *self)
 {
 	char cmd[PATH_MAX + 128];
 	FILE *f;
@@ -460,16 +572,16 @@ SV_VETH_SETUP_(SV_VETH_FIXTURE)
 	   " 2>/dev/null");
 	ASSERT_EQ(0, SH("ip netns add " NS " && ip link add " NEAR
 			" type veth peer name " FAR " netns " NS));
-	/*
-	 * No IPv6 on either end: its router and neighbour solicitations and
-	 * MLD reports are multicast frames the default rules would take.
-	 */
+#ifndef SV_VETH_IPV6
 	ASSERT_EQ(0, SH("sysctl -qw net.ipv6.conf." NEAR ".disable_ipv6=1 && "
 			"ip netns exec " NS " sysctl -qw net.ipv6.conf." FAR
 			".disable_ipv6=1"));
-	ASSERT_EQ(0, SH("ip addr add " NEAR_IP "/24 dev " NEAR
-			" && ip link set " NEAR " up && ip -n " NS
-			" addr add " FAR_IP "/24 dev " FAR " && ip -n " NS
+#endif
+#ifdef NEAR_IP
+	ASSERT_EQ(0, SH("ip addr add " NEAR_IP "/24 dev " NEAR " && ip -n " NS
+			" addr add " FAR_IP "/24 dev " FAR));
+#endif
+	ASSERT_EQ(0, SH("ip link set " NEAR " up && ip -n " NS
 			" link set " FAR " up"));
 	f = fopen("/sys/class/net/" NEAR "/address", "r");
 	ASSERT_NE(NULL, f);
@@ -482,7 +594,7 @@ SV_VETH_SETUP_(SV_VETH_FIXTURE)
 	ASSERT_EQ(0, system(cmd));
 	self->pkt = far_packet(ETYPE, &self->far_ifindex, self->far_mac);
 	ASSERT_LE(0, self->pkt);
-	/* No ARP on the way: a default rule would take it. */
+#ifdef NEAR_IP
 	ASSERT_EQ(0, SH("ip -n " NS " neigh add " NEAR_IP " lladdr "
 			"%02x:%02x:%02x:%02x:%02x:%02x dev " FAR,
 			self->mac[0], self->mac[1], self->mac[2], self->mac[3],
@@ -491,6 +603,7 @@ SV_VETH_SETUP_(SV_VETH_FIXTURE)
 			"%02x:%02x:%02x:%02x:%02x:%02x dev " NEAR,
 			self->far_mac[0], self->far_mac[1], self->far_mac[2],
 			self->far_mac[3], self->far_mac[4], self->far_mac[5]));
+#endif
 	self->list = ibv_get_device_list(NULL);
 	ASSERT_NE(NULL, self->list);
 	self->ctx = sv_open_named(self->list, DEV);
@@ -499,7 +612,9 @@ SV_VETH_SETUP_(SV_VETH_FIXTURE)
 	ASSERT_NE(NULL, self->pd);
 }
 
-SV_VETH_TEARDOWN_(SV_VETH_FIXTURE)
+/* What sv_veth_up() made goes (the PD and context only if still set). */
+static inline void sv_veth_down(struct __test_metadata *_metadata,
+				SV_VETH_DATA *self)
 {
 	char cmd[PATH_MAX + 128];
 
@@ -516,4 +631,16 @@ SV_VETH_TEARDOWN_(SV_VETH_FIXTURE)
 		TH_LOG("cleanup failed");
 }
 
-#endif /* SV_STEER_TEST_H */
+#ifndef SV_VETH_OWN_SETUP
+SV_VETH_SETUP_(SV_VETH_FIXTURE)
+{
+	sv_veth_up(_metadata, self);
+}
+
+SV_VETH_TEARDOWN_(SV_VETH_FIXTURE)
+{
+	sv_veth_down(_metadata, self);
+}
+#endif
+
+#endif /* SV_VETH_FIXTURE */
