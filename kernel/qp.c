@@ -174,6 +174,9 @@ static u32 sv_qp_round_wr(u32 n)
 				 SV_QP_CREATE_SCATTER_FCS |		\
 				 SV_QP_CREATE_CVLAN_STRIPPING)
 
+#define SV_CREATE_QP_FLAGS_KNOWN	(SV_CREATE_QP_SQ_SIG_ALL |	\
+					 SV_CREATE_QP_TIR_FLAGS)
+
 static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 {
 	struct sv_device *sdev = f->sdev;
@@ -197,7 +200,17 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 	default:
 		return -EINVAL;
 	}
-	if (c->reserved || (c->flags & ~SV_CREATE_QP_SQ_SIG_ALL))
+	if (c->reserved || (c->flags & ~SV_CREATE_QP_FLAGS_KNOWN))
+		return -EINVAL;
+	/*
+	 * The mlx5 TIR flags (uapi): RAW_PACKET QPs only, EINVAL elsewhere,
+	 * as mlx5_ib's vendor flags; the self-loopback bits only on a TIR.
+	 */
+	if ((c->flags & SV_CREATE_QP_TIR_FLAGS) &&
+	    c->qp_type != SV_QPT_RAW_PACKET)
+		return -EINVAL;
+	if ((c->flags & SV_CREATE_QP_TIR_SELF_LB) &&
+	    !(c->flags & SV_CREATE_QP_MLX5_TIR))
 		return -EINVAL;
 	/* TSO headers (steer/tx.c): RAW_PACKET QPs only, as mlx5. */
 	if (c->max_tso_header && (c->qp_type != SV_QPT_RAW_PACKET ||

@@ -425,6 +425,16 @@ struct sv_qp {
 	struct sv_rss_qp *rss;		/* an RSS QP (steer/rss.c), or NULL */
 };
 
+/*
+ * SV_CREATE_QP_* (uapi) of a RAW_PACKET or RSS QP's receive side, from
+ * mlx5dv_create_qp(): the TIR flags (steer/rxmeta.c, steer/table.c).
+ */
+#define SV_CREATE_QP_TIR_SELF_LB	(SV_CREATE_QP_TIR_SELF_LB_UC |	\
+					 SV_CREATE_QP_TIR_SELF_LB_MC)
+#define SV_CREATE_QP_TIR_FLAGS		(SV_CREATE_QP_TUNNEL_OFFLOADS |	\
+					 SV_CREATE_QP_MLX5_TIR |	\
+					 SV_CREATE_QP_TIR_SELF_LB)
+
 /* IBV_QP_CREATE_* (enum ibv_qp_create_flags) */
 #define SV_QP_CREATE_BLOCK_SELF_MC_LB	BIT(1)	/* BLOCK_SELF_MCAST_LB */
 #define SV_QP_CREATE_SCATTER_FCS	BIT(8)
@@ -643,6 +653,7 @@ int sv_read_counters(struct sv_file *f, void *arg);
 #define SV_RX_STRIP_CVLAN	BIT(0)	/* the VLAN tag into the CQE's cvlan */
 #define SV_RX_SCATTER_FCS	BIT(1)	/* the FCS after the frame */
 #define SV_RX_CSUM		BIT(2)	/* IBV_WC_IP_CSUM_OK */
+#define SV_RX_TUNNEL		BIT(3)	/* ... of a tunnel's inner headers */
 
 /* A queued frame: what its QP's queue knows of it besides the skb. */
 struct sv_rx_meta {

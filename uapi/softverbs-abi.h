@@ -809,8 +809,30 @@ struct sv_qp_attr {
 	struct sv_ah_attr alt_ah_attr;
 };
 
-/* SV_CREATE_QP flags */
-#define SV_CREATE_QP_SQ_SIG_ALL	0x1
+/*
+ * SV_CREATE_QP flags. SQ_SIG_ALL is ibv_qp_init_attr's sq_sig_all. The
+ * others are the mlx5 direct-verbs create flags that change what a
+ * RAW_PACKET QP (or an RSS QP: SV_IOC_CREATE_RSS_QP takes them too) does
+ * with what it receives, as mlx5 programs them into the QP's TIR
+ * (Documentation/mlx5dv.rst); on other QP types they are EINVAL, as on
+ * mlx5:
+ *
+ *   TUNNEL_OFFLOADS (MLX5DV_QP_CREATE_TUNNEL_OFFLOADS): the checksum
+ *	verdict of a VXLAN (UDP port 4789) or GRE frame, IBV_WC_IP_CSUM_OK,
+ *	is about its inner IPv4 and TCP/UDP headers (and needs the outer
+ *	ones right too); an RSS QP may hash on inner fields only with it.
+ *   MLX5_TIR: the QP receives as an mlx5 TIR does: a frame a RAW_PACKET
+ *	QP of the same file sends and the device loops back (to the
+ *	device's own MAC, multicast, broadcast) reaches it only with
+ *	TIR_SELF_LB_UC (unicast) or TIR_SELF_LB_MC (multicast and
+ *	broadcast); frames other files send reach it as any QP. Without
+ *	MLX5_TIR the SELF_LB bits are EINVAL.
+ */
+#define SV_CREATE_QP_SQ_SIG_ALL		0x1
+#define SV_CREATE_QP_TUNNEL_OFFLOADS	0x2
+#define SV_CREATE_QP_MLX5_TIR		0x4
+#define SV_CREATE_QP_TIR_SELF_LB_UC	0x8
+#define SV_CREATE_QP_TIR_SELF_LB_MC	0x10
 
 /*
  * SV_IOC_CREATE_QP: a RC, UC, UD or RAW_PACKET QP in RESET. XRC and
@@ -1554,7 +1576,10 @@ struct sv_read_counters {
  * __u32); a WQ in a table cannot be destroyed (EBUSY). SV_IOC_CREATE_RSS_QP:
  * a RAW_PACKET QP without send or receive queue whose flows deliver each
  * frame to the table's WQ at Toeplitz(key, fields) & (size - 1); it is
- * destroyed with SV_IOC_DESTROY_QP. Documentation/steering.rst.
+ * destroyed with SV_IOC_DESTROY_QP. Documentation/steering.rst. Its
+ * flags are SV_CREATE_QP_TUNNEL_OFFLOADS, _MLX5_TIR and _TIR_SELF_LB_UC/_MC
+ * (others EINVAL); with MLX5_TIR, hashing on inner fields
+ * (SV_RX_HASH_INNER) needs TUNNEL_OFFLOADS (EOPNOTSUPP), as on mlx5.
  */
 enum sv_rss_nr {
 	SV_NR_CREATE_WQ = 0x68,
@@ -1672,7 +1697,7 @@ struct sv_create_rss_qp {
 	__u32 hash_function;	/* in: SV_RX_HASH_FUNC_TOEPLITZ */
 	__u64 fields_mask;	/* in: SV_RX_HASH_* */
 	__u32 key_len;		/* in: SV_RX_HASH_KEY_LEN */
-	__u32 reserved;		/* must be zero */
+	__u32 flags;		/* in: SV_CREATE_QP_* (see above) */
 	__u8 key[SV_RX_HASH_KEY_LEN];	/* in */
 	__u64 user_handle;	/* in */
 	__u32 handle;		/* out: a QP handle */

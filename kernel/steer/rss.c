@@ -226,7 +226,10 @@ static int sv_rss_check(struct sv_file *f, const struct sv_create_rss_qp *c)
 {
 	u64 m = c->fields_mask;
 
-	if (c->reserved)
+	if (c->flags & ~SV_CREATE_QP_TIR_FLAGS)
+		return -EINVAL;
+	if ((c->flags & SV_CREATE_QP_TIR_SELF_LB) &&
+	    !(c->flags & SV_CREATE_QP_MLX5_TIR))
 		return -EINVAL;
 	/* As for any RAW_PACKET QP (sv_create_qp() checks it again). */
 	if (!READ_ONCE(f->sdev->ndev))
@@ -242,6 +245,13 @@ static int sv_rss_check(struct sv_file *f, const struct sv_create_rss_qp *c)
 	if (!!(m & SV_RX_HASH_TCP) + !!(m & SV_RX_HASH_UDP) +
 	    !!(m & SV_RX_HASH_IPSEC_SPI) > 1)
 		return -EINVAL;
+	/*
+	 * An mlx5 TIR hashes on inner fields only with tunnel offloads
+	 * (mlx5_ib's create_rss_raw_qp_tir()); plain verbs RSS QPs may.
+	 */
+	if ((c->flags & SV_CREATE_QP_MLX5_TIR) && (m & SV_RX_HASH_INNER) &&
+	    !(c->flags & SV_CREATE_QP_TUNNEL_OFFLOADS))
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -283,6 +293,7 @@ int sv_create_rss_qp(struct sv_file *f, void *arg)
 	qc.send_cq_handle = t->wqs[0]->shadow.recv_cq->handle;
 	qc.recv_cq_handle = qc.send_cq_handle;
 	qc.qp_type = SV_QPT_RAW_PACKET;
+	qc.flags = c->flags;
 	qc.user_handle = c->user_handle;
 	ret = sv_create_qp(f, &qc);
 	if (ret)

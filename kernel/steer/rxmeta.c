@@ -9,7 +9,12 @@
  *     (sv_rx_stamp(), when the frame is queued for its QP);
  *   - the checksum verdict: IBV_WC_IP_CSUM_OK when the IPv4 header
  *     checksum and the TCP or UDP checksum are right (verbs defines the
- *     flag for IPv4; mlx5 reports it for nothing else);
+ *     flag for IPv4; mlx5 reports it for nothing else); for a QP created
+ *     with mlx5dv's TUNNEL_OFFLOADS (SV_RX_TUNNEL), the verdict on a
+ *     VXLAN or GRE frame is about its inner headers, as the l3_ok/l4_ok
+ *     of an mlx5 CQE are with the TIR's tunneled_offload_en: inner IPv4
+ *     header and TCP/UDP checksums right, and the outer ones too (mlx5e
+ *     turns such a CQE into CHECKSUM_UNNECESSARY at csum_level 1);
  *   - CVLAN stripping: the VLAN tag stays out of the frame written to the
  *     buffer, its TCI goes in the completion (ibv_wc_read_cvlan());
  *   - FCS scattering: the frame's 4-byte Ethernet FCS follows it.
@@ -20,6 +25,7 @@
  * writes what it says, for QPs and WQs alike.
  */
 #include <linux/crc32.h>
+#include <linux/if_ether.h>
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -72,6 +78,8 @@ u32 sv_rx_qp_flags(const struct sv_qp *qp)
 
 	if (qp->qp_type != SV_QPT_RAW_PACKET)
 		return 0;
+	if (qp->flags & SV_CREATE_QP_TUNNEL_OFFLOADS)
+		f |= SV_RX_TUNNEL;
 	if (qp->create_flags & SV_QP_CREATE_CVLAN_STRIPPING)
 		f |= SV_RX_STRIP_CVLAN;
 	if (qp->create_flags & SV_QP_CREATE_SCATTER_FCS)
@@ -159,6 +167,148 @@ static u32 sv_rx_csum(const u8 *nh, u32 len, __be16 proto, bool l4_trusted)
 	return 0;
 }
 
+/* The tunnels whose inner checksums a TUNNEL_OFFLOADS queue reports */
+#define SV_VXLAN_PORT		4789
+#define SV_VXLAN_HLEN		8
+#define SV_GRE_CSUM		0x8000
+#define SV_GRE_ROUTING		0x4000
+#define SV_GRE_KEY		0x2000
+#define SV_GRE_SEQ		0x1000
+#define SV_GRE_VERSION		0x0007
+
+/*
+ * The inner IP packet of a VXLAN (UDP port 4789, an Ethernet frame with
+ * at most one VLAN tag inside) or GRE (version 0, no routing; an Ethernet
+ * frame for protocol 0x6558, else IPv4 or IPv6) tunnel in the outer IP
+ * packet at @nh (@len bytes, linear). Returns its offset from @nh, with
+ * its protocol in @inner and its bytes, up to the end of the outer
+ * packet, in @ilen; 0 if the packet is no such tunnel. @outer_ok: the
+ * outer IPv4 header checksum (IPv6 has none) and the tunnel's own
+ * checksum (UDP: zero, or right, or vouched for by @l4_trusted; GRE: the
+ * optional one) are right.
+ */
+static u32 sv_rx_tunnel(const u8 *nh, u32 len, __be16 proto, bool l4_trusted,
+			__be16 *inner, u32 *ilen, bool *outer_ok)
+{
+	const struct udphdr *uh;
+	u32 l4, end, off, gflags;
+	const u8 *p;
+	__be16 type;
+	u8 l4proto;
+
+	*outer_ok = true;
+	if (proto == htons(ETH_P_IP)) {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+
+		if (len < sizeof(*iph) || iph->version != 4 || iph->ihl < 5)
+			return 0;
+		l4 = iph->ihl * 4;
+		end = ntohs(iph->tot_len);
+		if (end < l4 || end > len || ip_is_fragment(iph))
+			return 0;
+		if (ip_fast_csum(nh, iph->ihl))
+			*outer_ok = false;
+		l4proto = iph->protocol;
+	} else if (proto == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
+
+		if (len < sizeof(*ip6) || ip6->version != 6)
+			return 0;
+		l4 = sizeof(*ip6);
+		end = l4 + ntohs(ip6->payload_len);
+		if (end > len)
+			return 0;
+		l4proto = ip6->nexthdr;
+	} else {
+		return 0;
+	}
+
+	if (l4proto == IPPROTO_UDP) {
+		uh = (const struct udphdr *)(nh + l4);
+		if (end - l4 < sizeof(*uh) + SV_VXLAN_HLEN + ETH_HLEN ||
+		    uh->dest != htons(SV_VXLAN_PORT) ||
+		    ntohs(uh->len) != end - l4)
+			return 0;
+		/* Zero: no checksum (RFC 6935 lets tunnels do it on IPv6) */
+		if (!l4_trusted && uh->check) {
+			__wsum sum = csum_partial(uh, end - l4, 0);
+
+			if (proto == htons(ETH_P_IP) ?
+			    csum_tcpudp_magic(((const struct iphdr *)nh)->saddr,
+					      ((const struct iphdr *)nh)->daddr,
+					      end - l4, IPPROTO_UDP, sum) :
+			    csum_ipv6_magic(&((const struct ipv6hdr *)nh)->saddr,
+					    &((const struct ipv6hdr *)nh)->daddr,
+					    end - l4, IPPROTO_UDP, sum))
+				*outer_ok = false;
+		}
+		off = l4 + sizeof(*uh) + SV_VXLAN_HLEN;
+		type = htons(ETH_P_TEB);
+	} else if (l4proto == IPPROTO_GRE) {
+		if (end - l4 < 4)
+			return 0;
+		p = nh + l4;
+		gflags = get_unaligned_be16(p);
+		if (gflags & (SV_GRE_ROUTING | SV_GRE_VERSION))
+			return 0;
+		type = get_unaligned((const __be16 *)(p + 2));
+		off = l4 + 4 + (gflags & SV_GRE_CSUM ? 4 : 0) +
+		      (gflags & SV_GRE_KEY ? 4 : 0) +
+		      (gflags & SV_GRE_SEQ ? 4 : 0);
+		if (off > end)
+			return 0;
+		if ((gflags & SV_GRE_CSUM) &&
+		    csum_fold(csum_partial(p, end - l4, 0)))
+			*outer_ok = false;
+	} else {
+		return 0;
+	}
+
+	if (type == htons(ETH_P_TEB)) {
+		const struct ethhdr *eth = (const struct ethhdr *)(nh + off);
+
+		if (end - off < ETH_HLEN)
+			return 0;
+		type = eth->h_proto;
+		off += ETH_HLEN;
+		if (eth_type_vlan(type)) {
+			if (end - off < VLAN_HLEN)
+				return 0;
+			type = get_unaligned((const __be16 *)(nh + off + 2));
+			off += VLAN_HLEN;
+		}
+	}
+	if (type != htons(ETH_P_IP) && type != htons(ETH_P_IPV6))
+		return 0;
+	*inner = type;
+	*ilen = end - off;
+	return off;
+}
+
+/*
+ * IBV_WC_IP_CSUM_OK of a TUNNEL_OFFLOADS queue: of the inner headers of
+ * a VXLAN or GRE frame, the outer ones right too; of the frame itself
+ * when it is none. @trusted: the netdev vouches for the outer L4
+ * checksum; @inner_trusted: for the inner one too (csum_level 1).
+ */
+static u32 sv_rx_csum_tunneled(const u8 *nh, u32 len, __be16 proto,
+			       bool trusted, bool inner_trusted)
+{
+	const u32 good = SV_CSUM_IPV4 | SV_CSUM_L3_OK | SV_CSUM_L4_OK;
+	bool outer_ok;
+	__be16 inner;
+	u32 off, ilen;
+
+	off = sv_rx_tunnel(nh, len, proto, trusted, &inner, &ilen, &outer_ok);
+	if (!off)
+		return sv_rx_csum(nh, len, proto, trusted) == good ?
+		       SV_WC_F_IP_CSUM_OK : 0;
+	if (!outer_ok ||
+	    sv_rx_csum(nh + off, ilen, inner, inner_trusted) != good)
+		return 0;
+	return SV_WC_F_IP_CSUM_OK;
+}
+
 /* The frame's Ethernet FCS, over the frame as it was on the wire. */
 static __le32 sv_rx_fcs(const struct sk_buff *skb, const u8 *vhdr)
 {
@@ -221,15 +371,22 @@ int sv_rx_frame_prep(struct sk_buff *skb, u32 flags, struct sv_rx_frame *fr)
 		/* A GSO frame (never on a wire) is the stack's: trusted too */
 		trusted = skb->ip_summed == CHECKSUM_UNNECESSARY ||
 			  skb->ip_summed == CHECKSUM_PARTIAL;
-		csum = sv_rx_csum(skb->data, skb->len, skb->protocol, trusted);
 		/*
-		 * Inner (VXLAN) checksums are a tunnel offload of their own
-		 * (mlx5dv's TUNNEL_OFFLOADS QPs report them in the mlx5 CQE):
-		 * here sv_rx_csum() would run on the inner IP packet too, for
-		 * a queue that asked, into a flag of its own. Nothing asks yet.
+		 * Without tunnel offloads a tunnel's outer headers are the
+		 * frame's (an mlx5 TIR without tunneled_offload_en): a
+		 * VXLAN frame is UDP, a GRE one neither TCP nor UDP.
 		 */
-		if (csum == (SV_CSUM_IPV4 | SV_CSUM_L3_OK | SV_CSUM_L4_OK))
-			fr->wc_flags |= SV_WC_F_IP_CSUM_OK;
+		if (flags & SV_RX_TUNNEL) {
+			fr->wc_flags |= sv_rx_csum_tunneled(skb->data, skb->len,
+							    skb->protocol, trusted,
+							    trusted && skb->csum_level);
+		} else {
+			csum = sv_rx_csum(skb->data, skb->len, skb->protocol,
+					  trusted);
+			if (csum == (SV_CSUM_IPV4 | SV_CSUM_L3_OK |
+				     SV_CSUM_L4_OK))
+				fr->wc_flags |= SV_WC_F_IP_CSUM_OK;
+		}
 	}
 	return 0;
 }

@@ -267,14 +267,31 @@ void sv_steer_exit(void)
 	destroy_workqueue(sv_steer_wq);
 }
 
-/* May this rule take a frame @src_qp sent (e-switch loopback)? */
+/*
+ * May this rule take a frame @src_qp sent (e-switch loopback)? The
+ * sending QP itself only by a rule with ALLOW_LOOP_BACK, and a multicast
+ * frame never if it was created with BLOCK_SELF_MCAST_LB. A QP that
+ * receives as an mlx5 TIR (mlx5dv_create_qp()) takes what QPs of its own
+ * file sent (mlx5's transport domain is the ucontext) only if created
+ * with the TIR's self-loopback bit of the frame's kind: ALLOW_SELF_LB_UC
+ * or _MC, as mlx5_ib sets the TIR's self_lb_block bits from them.
+ */
 static bool sv_flow_applies(const struct sv_flow *fl,
 			    const struct sv_qp *src_qp, bool multicast)
 {
-	if (!src_qp || fl->qp != src_qp)
+	const struct sv_qp *qp = fl->qp;
+
+	if (!src_qp)
 		return true;
-	if (multicast && (src_qp->create_flags & SV_QP_CREATE_BLOCK_SELF_MC_LB))
+	if (qp == src_qp && multicast &&
+	    (src_qp->create_flags & SV_QP_CREATE_BLOCK_SELF_MC_LB))
 		return false;
+	if ((qp->flags & SV_CREATE_QP_MLX5_TIR) &&
+	    qp->uobj.file == src_qp->uobj.file)
+		return qp->flags & (multicast ? SV_CREATE_QP_TIR_SELF_LB_MC :
+					      SV_CREATE_QP_TIR_SELF_LB_UC);
+	if (qp != src_qp)
+		return true;
 	return fl->flags & SV_FLOW_ATTR_FLAGS_ALLOW_LOOP_BACK;
 }
 

@@ -285,8 +285,8 @@ static u32 sv_rwq_rx_flags(u32 flags)
  * sv_rwq_recv_frame - place one frame an RSS QP steered into a WQE of wq
  * @wq: the WQ its indirection table picked
  * @skb: the frame (data at the network header), the caller's to free
- * @m: the flow's tag and the frame's arrival time (m->flags is ignored:
- *	the WQ's flags decide)
+ * @m: the flow's tag and the frame's arrival time (of m->flags only
+ *	SV_RX_TUNNEL, the RSS QP's, counts: the WQ's flags decide the rest)
  * @buf: sv_exec_buf_size() bytes of scratch memory
  *
  * With CVLAN stripping the VLAN tag stays out of the frame and its TCI is
@@ -302,6 +302,8 @@ bool sv_rwq_recv_frame(struct sv_rwq *wq, struct sk_buff *skb,
 
 	if (READ_ONCE(wq->state) != SV_WQS_RDY)
 		return false;
-	wm.flags = sv_rwq_rx_flags(READ_ONCE(wq->flags));
+	/* The RSS QP's TIR decides about tunnels, as mlx5's */
+	wm.flags = sv_rwq_rx_flags(READ_ONCE(wq->flags)) |
+		   (m->flags & SV_RX_TUNNEL);
 	return sv_exec_recv_frame(&wq->shadow, skb, &wm, buf);
 }

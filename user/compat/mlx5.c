@@ -1,35 +1,127 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * libmlx5.so.1 stand-in: every mlx5dv_* symbol of rdma-core's libmlx5
- * (version nodes MLX5_1.0 .. MLX5_1.24, see libmlx5.map). No softverbs
- * device is an mlx5 device: mlx5dv_is_supported() says so, and every other
- * call fails with EOPNOTSUPP in its documented convention (see
- * sv_compat.h). mlx5dv_create_qp() and the steering anchors live in
- * mlx5_qp.c, where their softverbs implementation is to go.
+ * (version nodes MLX5_1.0 .. MLX5_1.24, see libmlx5.map).
+ *
+ * A softverbs device is served as the mlx5 provider serves its own
+ * (Documentation/mlx5dv.rst): mlx5dv_is_supported() is true for it,
+ * mlx5dv_open_device() opens it, mlx5dv_query_device() reports what
+ * softverbs does, and mlx5dv_create_qp() (mlx5_qp.c) takes the create
+ * flags it implements. The library that made a context says whether it
+ * is a softverbs one (../lib/sv_private.h). Calls that hand out mlx5
+ * hardware layouts (mlx5dv_init_obj, DevX, UARs, VARs, device memory,
+ * the clock page) fail with EOPNOTSUPP in their documented convention
+ * (sv_compat.h), as does everything not built yet.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <infiniband/mlx5dv.h>
 
 #include "sv_compat.h"
+#include "../lib/sv_private.h"
 
 SV_EXPORT bool mlx5dv_is_supported(struct ibv_device *device)
 {
-	return false;
+	return sv_private_device_is_ours(device);
 }
 
-SV_EXPORT int mlx5dv_query_device(struct ibv_context *ctx_in,
-				  struct mlx5dv_context *attrs_out)
-{
-	return EOPNOTSUPP;
-}
-
-/* rdma-core's answer for a device that is not mlx5. */
+/*
+ * What mlx5_alloc_context() checks of the attributes: no comp_mask bit
+ * (rdma-core 44 knows none), no flag but DEVX (EINVAL). softverbs has no
+ * DevX: asking for it fails as mlx5_ib does on a device without it
+ * (log_max_uctx 0: EINVAL).
+ */
 SV_EXPORT struct ibv_context *
 mlx5dv_open_device(struct ibv_device *device, struct mlx5dv_context_attr *attr)
 {
-	SV_NOTSUP_NULL;
+	if (!sv_private_device_is_ours(device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr && (attr->comp_mask || attr->flags)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return ibv_open_device(device);
+}
+
+/* The comp_mask bits mlx5dv_query_device() answers whenever asked. */
+#define SV_DV_CTX_ALWAYS (MLX5DV_CONTEXT_MASK_CQE_COMPRESION |		\
+			  MLX5DV_CONTEXT_MASK_SWP |			\
+			  MLX5DV_CONTEXT_MASK_STRIDING_RQ |		\
+			  MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS |		\
+			  MLX5DV_CONTEXT_MASK_DYN_BFREGS |		\
+			  MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS |	\
+			  MLX5DV_CONTEXT_MASK_DC_ODP_CAPS |		\
+			  MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD |	\
+			  MLX5DV_CONTEXT_MASK_DCI_STREAMS |		\
+			  MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH |	\
+			  MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
+
+/*
+ * As mlx5's: flags always; of the comp_mask bits the caller set, those
+ * mlx5 always answers are answered (a capability softverbs lacks is 0),
+ * the conditional ones (CLOCK_INFO_UPDATE, HCA_CORE_CLOCK: a mapped
+ * clock page and register; NUM_LAG_PORTS: a LAG) are not, nor are bits
+ * this header does not know; comp_mask says which were.
+ *
+ * softverbs' answers: PACKET_BASED_CREDIT_MODE (mlx5dv_create_qp()
+ * takes the flag on RC QPs; it changes nothing, there being no credits)
+ * and, on a device bound to a netdev, the inner checksums of VXLAN and
+ * GRE as tunnel offloads. No CQE compression, software parsing, striding
+ * RQs, dynamic blue flame registers, ESP flow actions, DC, signature,
+ * DMA memcpy or crypto offloads.
+ */
+SV_EXPORT int mlx5dv_query_device(struct ibv_context *ctx_in,
+				  struct mlx5dv_context *attrs_out)
+{
+	struct ibv_device_attr_ex ex;
+	uint64_t asked;
+	int ret;
+
+	if (!sv_private_context_is_ours(ctx_in))
+		return EOPNOTSUPP;
+	ret = ibv_query_device_ex(ctx_in, NULL, &ex);
+	if (ret)
+		return ret;
+	asked = attrs_out->comp_mask;
+	attrs_out->version = 0;
+	attrs_out->flags = MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE;
+	attrs_out->comp_mask = asked & SV_DV_CTX_ALWAYS;
+	if (asked & MLX5DV_CONTEXT_MASK_CQE_COMPRESION)
+		memset(&attrs_out->cqe_comp_caps, 0,
+		       sizeof(attrs_out->cqe_comp_caps));
+	if (asked & MLX5DV_CONTEXT_MASK_SWP)
+		memset(&attrs_out->sw_parsing_caps, 0,
+		       sizeof(attrs_out->sw_parsing_caps));
+	if (asked & MLX5DV_CONTEXT_MASK_STRIDING_RQ)
+		memset(&attrs_out->striding_rq_caps, 0,
+		       sizeof(attrs_out->striding_rq_caps));
+	/* RAW_PACKET QPs are for devices bound to a netdev. */
+	if (asked & MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS)
+		attrs_out->tunnel_offloads_caps =
+			ex.raw_packet_caps & IBV_RAW_PACKET_CAP_IP_CSUM ?
+			MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |
+			MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE : 0;
+	if (asked & MLX5DV_CONTEXT_MASK_DYN_BFREGS)
+		attrs_out->max_dynamic_bfregs = 0;
+	if (asked & MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS)
+		attrs_out->flow_action_flags = 0;
+	if (asked & MLX5DV_CONTEXT_MASK_DC_ODP_CAPS)
+		attrs_out->dc_odp_caps = 0;
+	if (asked & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
+		memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
+	if (asked & MLX5DV_CONTEXT_MASK_DCI_STREAMS)
+		memset(&attrs_out->dci_streams_caps, 0,
+		       sizeof(attrs_out->dci_streams_caps));
+	if (asked & MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH)
+		attrs_out->max_wr_memcpy_length = 0;
+	if (asked & MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
+		memset(&attrs_out->crypto_caps, 0,
+		       sizeof(attrs_out->crypto_caps));
+	return 0;
 }
 
 /*

@@ -1,20 +1,128 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * libmlx5.so.1 stand-in: the direct-verbs QP and the steering anchors.
- * softverbs is to implement these for its own devices (ARCHITECTURE.md:
- * "the mlx5 direct-verbs extensions in the seeds"); until then they fail
- * with EOPNOTSUPP like the rest of mlx5.c.
+ *
+ * mlx5dv_create_qp() (Documentation/mlx5dv.rst) checks its arguments as
+ * rdma-core's mlx5 provider does (providers/mlx5/verbs.c, create_qp()),
+ * then what mlx5_ib checks of the vendor flags in the kernel
+ * (drivers/infiniband/hw/mlx5/qp.c, process_vendor_flags()), and creates
+ * the QP through the library that made the context
+ * (../lib/sv_private.h), with the flags softverbs acts on for the
+ * kernel:
+ *
+ *   TUNNEL_OFFLOADS             SV_CREATE_QP_TUNNEL_OFFLOADS: inner
+ *                               checksums of VXLAN and GRE frames
+ *   TIR_ALLOW_SELF_LOOPBACK_UC  SV_CREATE_QP_TIR_SELF_LB_UC
+ *   TIR_ALLOW_SELF_LOOPBACK_MC  SV_CREATE_QP_TIR_SELF_LB_MC
+ *
+ * and SV_CREATE_QP_MLX5_TIR on every RAW_PACKET and RSS QP, which then
+ * receive what their own context sends as an mlx5 TIR does. The kernel
+ * refuses these on other QP types (EINVAL, as mlx5_ib). The others are
+ * checked here and change nothing: DISABLE_SCATTER_TO_CQE and
+ * ALLOW_SCATTER_TO_CQE (softverbs never scatters to a CQE),
+ * PACKET_BASED_CREDIT_MODE (it has no end-to-end credits). DC QPs,
+ * send_ops_flags and DCI streams are not built: EOPNOTSUPP.
  */
 #include <stdint.h>
 #include <infiniband/mlx5dv.h>
 
 #include "sv_compat.h"
+#include "../lib/sv_private.h"
+
+/* What rdma-core 44's libmlx5 knows (MLX5_DV_CREATE_QP_SUP_COMP_MASK) */
+#define SV_DV_QP_MASK_KNOWN	(MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS | \
+				 MLX5DV_QP_INIT_ATTR_MASK_DC |		\
+				 MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS | \
+				 MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
+/* ... and not built yet */
+#define SV_DV_QP_MASK_LATER	(MLX5DV_QP_INIT_ATTR_MASK_DC |		\
+				 MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS | \
+				 MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
+/* (MLX5DV_QP_CREATE_SUP_FLAGS) */
+#define SV_DV_QP_FLAGS_KNOWN	(MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |	\
+				 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC | \
+				 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC | \
+				 MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE | \
+				 MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE |	\
+				 MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE | \
+				 MLX5DV_QP_CREATE_SIG_PIPELINING)
+
+static struct ibv_qp *sv_dv_fail(int err)
+{
+	errno = err;
+	return NULL;
+}
 
 SV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
 					  struct ibv_qp_init_attr_ex *qp_attr,
 					  struct mlx5dv_qp_init_attr *mlx5_qp_attr)
 {
-	SV_NOTSUP_NULL;
+	uint32_t flags = 0, sv_flags = 0;
+	bool rss;
+
+	if (!sv_private_context_is_ours(context))
+		return sv_dv_fail(EOPNOTSUPP);
+	if (!qp_attr)
+		return sv_dv_fail(EINVAL);
+	rss = qp_attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE;
+
+	/* mlx5's create_qp(), in its order */
+	if ((qp_attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (qp_attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH))
+		return sv_dv_fail(EINVAL);
+	if ((qp_attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    (qp_attr->create_flags & IBV_QP_CREATE_SOURCE_QPN) &&
+	    qp_attr->qp_type != IBV_QPT_UD)
+		return sv_dv_fail(EINVAL);
+	if (mlx5_qp_attr) {
+		if (mlx5_qp_attr->comp_mask & ~(uint64_t)SV_DV_QP_MASK_KNOWN)
+			return sv_dv_fail(EINVAL);
+		if ((mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC) &&
+		    qp_attr->qp_type != IBV_QPT_DRIVER)
+			return sv_dv_fail(EINVAL);
+		if (mlx5_qp_attr->comp_mask &
+		    MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS)
+			flags = mlx5_qp_attr->create_flags;
+		if (flags & ~(uint32_t)SV_DV_QP_FLAGS_KNOWN)
+			return sv_dv_fail(EINVAL);
+		if ((flags & MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE) &&
+		    (flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE))
+			return sv_dv_fail(EINVAL);
+		/* mlx5 needs SQD->RTS for it, which softverbs lacks */
+		if (flags & MLX5DV_QP_CREATE_SIG_PIPELINING)
+			return sv_dv_fail(EOPNOTSUPP);
+		/* A DRIVER QP is DC (later), never anything else */
+		if (qp_attr->qp_type == IBV_QPT_DRIVER &&
+		    !(mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC))
+			return sv_dv_fail(EINVAL);
+		if (mlx5_qp_attr->comp_mask & SV_DV_QP_MASK_LATER)
+			return sv_dv_fail(EOPNOTSUPP);
+	} else if (qp_attr->qp_type == IBV_QPT_DRIVER) {
+		return sv_dv_fail(EINVAL);
+	}
+
+	/*
+	 * mlx5_ib's process_vendor_flags(): the TIR flags on RAW_PACKET
+	 * QPs (RSS ones included) only, packet-based credits on RC only,
+	 * scatter to CQE on any QP (it has sctr_data_cqe) but an RSS one
+	 * (whose TIR takes nothing else); all else EINVAL. The TIR flags
+	 * the kernel checks itself.
+	 */
+	if ((flags & MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE) &&
+	    qp_attr->qp_type != IBV_QPT_RC)
+		return sv_dv_fail(EINVAL);
+	if ((flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE) && rss)
+		return sv_dv_fail(EINVAL);
+	if (flags & MLX5DV_QP_CREATE_TUNNEL_OFFLOADS)
+		sv_flags |= SV_CREATE_QP_TUNNEL_OFFLOADS;
+	if (flags & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC)
+		sv_flags |= SV_CREATE_QP_TIR_SELF_LB_UC;
+	if (flags & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC)
+		sv_flags |= SV_CREATE_QP_TIR_SELF_LB_MC;
+	/* Every RAW_PACKET QP mlx5 makes receives through a TIR */
+	if (qp_attr->qp_type == IBV_QPT_RAW_PACKET || rss)
+		sv_flags |= SV_CREATE_QP_MLX5_TIR;
+	return sv_private_create_qp(context, qp_attr, sv_flags);
 }
 
 SV_EXPORT struct mlx5dv_steering_anchor *

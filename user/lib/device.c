@@ -15,6 +15,7 @@
 #include <endian.h>
 
 #include "sv_verbs.h"
+#include "sv_private.h"
 
 #define SV_SYSFS_CLASS	"/class/" SV_CLASS_NAME
 
@@ -268,4 +269,30 @@ SV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 SV_EXPORT int ibv_get_device_index(struct ibv_device *device)
 {
 	return to_svdev(device)->index;
+}
+
+/*
+ * libmlx5 (sv_private.h): a device of ours is one this library found in
+ * /sys/class/softverbs, which is where its ibdev_path points; a device of
+ * another library (rdma-core's, say) has its path in
+ * /sys/class/infiniband.
+ */
+SV_EXPORT bool sv_private_device_is_ours(struct ibv_device *dev)
+{
+	char prefix[IBV_SYSFS_PATH_MAX];
+	int n;
+
+	if (!dev)
+		return false;
+	n = snprintf(prefix, sizeof(prefix), "%s%s/", ibv_get_sysfs_path(),
+		     SV_SYSFS_CLASS);
+	if (n < 0 || (size_t)n >= sizeof(prefix))
+		return false;
+	return !strncmp(dev->ibdev_path, prefix, n) &&
+	       !strchr(dev->ibdev_path + n, '/');
+}
+
+SV_EXPORT bool sv_private_context_is_ours(struct ibv_context *ctx)
+{
+	return ctx && sv_private_device_is_ours(ctx->device);
 }

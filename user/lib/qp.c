@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sv_verbs.h"
+#include "sv_private.h"
 
 static struct sv_qp *qpx_to_svqp(struct ibv_qp_ex *qpx)
 {
@@ -218,8 +219,14 @@ static int sv_check_send_ops(enum ibv_qp_type type, uint64_t ops)
 	 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |		\
 	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
+/*
+ * @dv_flags: the mlx5 direct-verbs create flags the kernel takes
+ * (SV_CREATE_QP_TUNNEL_OFFLOADS, _MLX5_TIR, _TIR_SELF_LB_*), from
+ * libmlx5's mlx5dv_create_qp() (sv_private_create_qp()); 0 otherwise.
+ */
 static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
-					  struct ibv_qp_init_attr_ex *attr)
+					  struct ibv_qp_init_attr_ex *attr,
+					  uint32_t dv_flags)
 {
 	struct sv_create_qp c = { .size = sizeof(c) };
 	struct sv_qp *qp;
@@ -231,7 +238,7 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	}
 	/* RSS QPs: wq.c */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE)
-		return sv_create_rss_qp(ctx, attr);
+		return sv_create_rss_qp(ctx, attr, dv_flags);
 	/* XRC QPs are not supported; a hash needs a table. */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) {
 		errno = EINVAL;
@@ -275,7 +282,7 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	c.recv_cq_handle = attr->recv_cq->handle;
 	c.srq_handle = attr->srq ? attr->srq->handle : 0;
 	c.qp_type = attr->qp_type;
-	c.flags = attr->sq_sig_all ? SV_CREATE_QP_SQ_SIG_ALL : 0;
+	c.flags = (attr->sq_sig_all ? SV_CREATE_QP_SQ_SIG_ALL : 0) | dv_flags;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
 		c.create_flags = attr->create_flags;
 	if (c.create_flags & IBV_QP_CREATE_SOURCE_QPN)
@@ -347,7 +354,7 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	memcpy(&ex, attr, sizeof(*attr));
 	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ex.pd = pd;
-	qp = sv_create_qp_common(pd->context, &ex);
+	qp = sv_create_qp_common(pd->context, &ex, 0);
 	if (qp)
 		attr->cap = ex.cap;
 	return qp;
@@ -356,7 +363,23 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 static struct ibv_qp *sv_create_qp_ex(struct ibv_context *ctx,
 				      struct ibv_qp_init_attr_ex *attr)
 {
-	return sv_create_qp_common(ctx, attr);
+	return sv_create_qp_common(ctx, attr, 0);
+}
+
+/*
+ * libmlx5's mlx5dv_create_qp() (sv_private.h): ibv_create_qp_ex() with
+ * the kernel's mlx5 TIR flags, which it checks against the QP type.
+ */
+SV_EXPORT struct ibv_qp *sv_private_create_qp(struct ibv_context *ctx,
+					      struct ibv_qp_init_attr_ex *attr,
+					      uint32_t sv_flags)
+{
+	if (!ctx || !attr || !sv_private_context_is_ours(ctx) ||
+	    (sv_flags & ~(uint32_t)SV_PRIVATE_QP_FLAGS)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sv_create_qp_common(ctx, attr, sv_flags);
 }
 
 SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)

@@ -267,7 +267,8 @@ int sv_flow_attr_counters(struct ibv_context *ctx,
 			  const struct ibv_flow_attr *attr, void **copy);
 /* wq.c: RSS QPs (qp.c's ibv_create_qp_ex), the WQ capabilities (query.c) */
 struct ibv_qp *sv_create_rss_qp(struct ibv_context *ctx,
-				struct ibv_qp_init_attr_ex *attr);
+				struct ibv_qp_init_attr_ex *attr,
+				uint32_t dv_flags);
 void sv_wq_fill_caps(struct ibv_device_attr_ex *ex, uint32_t raw_caps);
 
 static inline struct sv_qp *to_svqp(struct ibv_qp *qp)

@@ -238,7 +238,8 @@ static int sv_destroy_rwq_ind_table(struct ibv_rwq_ind_table *t)
  * ignored.
  */
 struct ibv_qp *sv_create_rss_qp(struct ibv_context *ctx,
-				struct ibv_qp_init_attr_ex *attr)
+				struct ibv_qp_init_attr_ex *attr,
+				uint32_t dv_flags)
 {
 	struct sv_create_rss_qp c = { .size = sizeof(c) };
 	const struct ibv_rx_hash_conf *h = &attr->rx_hash_conf;
@@ -275,6 +276,7 @@ struct ibv_qp *sv_create_rss_qp(struct ibv_context *ctx,
 	c.hash_function = h->rx_hash_function;
 	c.fields_mask = h->rx_hash_fields_mask;
 	c.key_len = h->rx_hash_key_len;
+	c.flags = dv_flags;
 	if (h->rx_hash_key_len)
 		memcpy(c.key, h->rx_hash_key, h->rx_hash_key_len);
 	c.user_handle = (uintptr_t)&qp->qpx.qp_base;

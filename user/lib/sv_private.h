@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * libsoftverbs' private interface to its compat provider libmlx5.so.1
+ * (user/compat/mlx5*.c). Exported in the version node SOFTVERBS_PRIVATE_1
+ * of both libsoftverbs.so.1 and build/compat/libibverbs.so.1, which
+ * libmlx5.so.1 links (DT_NEEDED libibverbs.so.1, RUNPATH $ORIGIN): as
+ * rdma-core's libmlx5 is the provider of the mlx5 contexts it serves, our
+ * libmlx5 asks the library that made a context whether it is a softverbs
+ * one, and creates QPs with the mlx5 create flags through it. A process
+ * that has libsoftverbs.so.1 too (linked -lsoftverbs) resolves these,
+ * like every ibv_* call, in the copy it loaded first.
+ *
+ * Nothing here is an ABI for applications.
+ */
+#ifndef SV_PRIVATE_H
+#define SV_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#include "softverbs-abi.h"
+
+/* Is @dev a softverbs device of this library (one under /sys/class/softverbs)? */
+bool sv_private_device_is_ours(struct ibv_device *dev);
+
+/* Was @ctx opened by this library, on a softverbs device? */
+bool sv_private_context_is_ours(struct ibv_context *ctx);
+
+/* The SV_CREATE_QP_* flags sv_private_create_qp() passes to the kernel. */
+#define SV_PRIVATE_QP_FLAGS	(SV_CREATE_QP_TUNNEL_OFFLOADS |		\
+				 SV_CREATE_QP_MLX5_TIR |		\
+				 SV_CREATE_QP_TIR_SELF_LB_UC |		\
+				 SV_CREATE_QP_TIR_SELF_LB_MC)
+
+/*
+ * ibv_create_qp_ex() with @sv_flags (SV_PRIVATE_QP_FLAGS) for the kernel,
+ * which checks them against the QP type (EINVAL, EOPNOTSUPP: uapi). NULL
+ * with errno on failure; EINVAL for flags outside SV_PRIVATE_QP_FLAGS or
+ * a context not ours.
+ */
+struct ibv_qp *sv_private_create_qp(struct ibv_context *ctx,
+				    struct ibv_qp_init_attr_ex *attr,
+				    uint32_t sv_flags);
+
+#endif /* SV_PRIVATE_H */
