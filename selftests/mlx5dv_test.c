@@ -348,24 +348,6 @@ TEST_F(lo, create_flags_by_type)
 
 /* ---- on a device bound to a veth end ---- */
 
-static uint32_t sum16(const uint8_t *p, size_t n, uint32_t s)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += p[i] << 8 | p[i + 1];
-	if (n & 1)
-		s += p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return ~s & 0xffff;
-}
-
 static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = v >> 8;
@@ -383,7 +365,7 @@ static void put_ipv4(uint8_t *p, const char *src, const char *dst,
 	p[9] = proto;
 	inet_pton(AF_INET, src, p + 12);
 	inet_pton(AF_INET, dst, p + 16);
-	put16(p + 10, fold(sum16(p, 20, 0)));
+	put16(p + 10, csum_fold(sum16(p, 20, 0)));
 }
 
 /*
@@ -422,7 +404,7 @@ static size_t put_ip(uint8_t *p, bool v6, int proto, const char *src,
 		s = sum16(p + 12, 8, 0);
 	}
 	s = sum16(h, l4len, s + proto + l4len);
-	put16(h + (proto == IPPROTO_TCP ? 16 : 6), fold(s) ?: 0xffff);
+	put16(h + (proto == IPPROTO_TCP ? 16 : 6), csum_fold(s) ?: 0xffff);
 	*l4 = hl;
 	return hl + l4len;
 }
@@ -510,12 +492,12 @@ static void mk_pkt(struct frame *f, const uint8_t *dst, const uint8_t *src,
 		put16(b + 38, tot - 34);
 		if (!o->zero_outer_udp) {
 			s = sum16(b + 14 + 12, 8, IPPROTO_UDP + tot - 34);
-			put16(b + 40, fold(sum16(b + 34, tot - 34, s)) ?: 0xffff);
+			put16(b + 40, csum_fold(sum16(b + 34, tot - 34, s)) ?: 0xffff);
 		}
 		if (o->bad_outer_l4)
 			b[41] ^= 0x5a;
 	} else if (o->tun == TUN_GRE_CSUM) {
-		put16(b + 38, fold(sum16(b + 34, tot - 34, 0)));
+		put16(b + 38, csum_fold(sum16(b + 34, tot - 34, 0)));
 		if (o->bad_outer_l4)
 			b[39] ^= 0x5a;
 	}

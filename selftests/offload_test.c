@@ -180,25 +180,6 @@ static void mk_frame(struct pkt *p, const fx_t *self, const uint8_t *dst,
 	p->len = p->l4 + l4len;
 }
 
-/* The ones' complement sum of n bytes (big endian words), from s. */
-static uint32_t sum16(const uint8_t *p, size_t n, uint32_t s)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += get16(p + i);
-	if (n & 1)
-		s += p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return ~s & 0xffff;
-}
-
 /*
  * This file's own idea of the checksums IP_CSUM and TSO fill in: the IPv4
  * header's, then the TCP or UDP one over the pseudo-header (the L4 length
@@ -216,7 +197,7 @@ static void ref_csum(struct pkt *p)
 		s = sum16(ip + 8, 32, 0);
 	} else {
 		put16(ip + 10, 0);
-		put16(ip + 10, fold(sum16(ip, (ip[0] & 0xf) * 4, 0)));
+		put16(ip + 10, csum_fold(sum16(ip, (ip[0] & 0xf) * 4, 0)));
 		l4len = get16(ip + 2) - (ip[0] & 0xf) * 4;
 		s = sum16(ip + 12, 8, 0);
 	}
@@ -225,7 +206,7 @@ static void ref_csum(struct pkt *p)
 	s += p->proto + (l4len & 0xffff) + (l4len >> 16);
 	off = p->proto == IPPROTO_TCP ? 16 : 6;
 	put16(l4 + off, 0);
-	c = fold(sum16(l4, l4len, s));
+	c = csum_fold(sum16(l4, l4len, s));
 	if (p->proto == IPPROTO_UDP && !c)
 		c = 0xffff;
 	put16(l4 + off, c);

@@ -79,25 +79,6 @@ static void put16(uint8_t *p, uint16_t v)
 	p[1] = v & 0xff;
 }
 
-static uint32_t sum16(const uint8_t *p, size_t n, uint32_t s)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += p[i] << 8 | p[i + 1];
-	if (n & 1)
-		s += p[n - 1] << 8;
-	return s;
-}
-
-/* The ones' complement of the folded sum: a checksum field's value. */
-static uint16_t csum_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return ~s & 0xffff;
-}
-
 /* The pseudo-header sum of f's L4 segment (not folded). */
 static uint32_t pseudo(const struct frame *f)
 {

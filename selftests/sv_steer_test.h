@@ -76,6 +76,26 @@
 
 /* ---- frames ---- */
 
+/* The ones' complement sum of n bytes (big-endian words), from s. */
+static inline uint32_t sum16(const uint8_t *p, size_t n, uint32_t s)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += p[i] << 8 | p[i + 1];
+	if (n & 1)
+		s += p[n - 1] << 8;
+	return s;
+}
+
+/* The ones' complement of the folded sum: a checksum field's value. */
+static inline uint16_t csum_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return ~s & 0xffff;
+}
+
 struct frame {
 	uint8_t b[1600];
 	size_t len;
