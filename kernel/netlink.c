@@ -478,6 +478,7 @@ static const enum sv_obj_type sv_nl_res_obj[] = {
 	[SV_NL_RES_WQ] = SV_OBJ_WQ,
 	[SV_NL_RES_RWQ_IND_TBL] = SV_OBJ_RWQ_IND_TBL,
 	[SV_NL_RES_COUNTERS] = SV_OBJ_COUNTERS,
+	[SV_NL_RES_FLOW_MATCHER] = SV_OBJ_FLOW_MATCHER,
 };
 
 /* What a resource dump may show its caller. */
@@ -498,8 +499,9 @@ static int sv_nl_fill_flow(struct sk_buff *msg, struct sv_uobj *u)
 {
 	struct sv_flow *fl = container_of(u, struct sv_flow, uobj);
 
-	if (nla_put_u32(msg, SV_NL_ATTR_RES_QPN, fl->qp->qpn) ||
-	    nla_put_u8(msg, SV_NL_ATTR_RES_FLOW_TYPE, fl->type) ||
+	if (fl->qp && nla_put_u32(msg, SV_NL_ATTR_RES_QPN, fl->qp->qpn))
+		return -EMSGSIZE;
+	if (nla_put_u8(msg, SV_NL_ATTR_RES_FLOW_TYPE, fl->type) ||
 	    nla_put_u16(msg, SV_NL_ATTR_RES_FLOW_PRIORITY, fl->priority) ||
 	    nla_put_u32(msg, SV_NL_ATTR_RES_FLOW_FLAGS, fl->flags) ||
 	    nla_put_u8(msg, SV_NL_ATTR_RES_FLOW_NSPECS, fl->nspecs))
@@ -507,6 +509,12 @@ static int sv_nl_fill_flow(struct sk_buff *msg, struct sv_uobj *u)
 	if (fl->tagged && nla_put_u32(msg, SV_NL_ATTR_RES_FLOW_TAG, fl->tag))
 		return -EMSGSIZE;
 	if (fl->drop && nla_put_flag(msg, SV_NL_ATTR_RES_FLOW_DROP))
+		return -EMSGSIZE;
+	if (fl->miss && nla_put_flag(msg, SV_NL_ATTR_RES_FLOW_MISS))
+		return -EMSGSIZE;
+	if (fl->matcher &&
+	    nla_put_u32(msg, SV_NL_ATTR_RES_MATCHER_HANDLE,
+			fl->matcher->handle))
 		return -EMSGSIZE;
 	if (fl->counters &&
 	    nla_put_u32(msg, SV_NL_ATTR_RES_COUNTERS_HANDLE,
@@ -621,6 +629,15 @@ static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
 	case SV_NL_RES_COUNTERS:
 		ret = sv_nl_fill_counters(msg, u);
 		break;
+	case SV_NL_RES_FLOW_MATCHER: {
+		u32 flags;
+		u16 prio;
+
+		sv_flow_matcher_info(u, &prio, &flags);
+		ret = nla_put_u16(msg, SV_NL_ATTR_RES_FLOW_PRIORITY, prio) ||
+		      nla_put_u32(msg, SV_NL_ATTR_RES_FLOW_FLAGS, flags);
+		break;
+	}
 	}
 	if (ret)
 		goto err;

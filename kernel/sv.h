@@ -38,6 +38,7 @@ enum sv_obj_type {
 	SV_OBJ_RWQ_IND_TBL,
 	SV_OBJ_FLOW,
 	SV_OBJ_COUNTERS,
+	SV_OBJ_FLOW_MATCHER,
 	SV_OBJ_MAX
 };
 
@@ -645,6 +646,8 @@ int sv_create_counters(struct sv_file *f, void *arg);
 int sv_destroy_counters(struct sv_file *f, void *arg);
 int sv_attach_counters(struct sv_file *f, void *arg);
 int sv_read_counters(struct sv_file *f, void *arg);
+int sv_create_flow_matcher(struct sv_file *f, void *arg);
+int sv_destroy_flow_matcher(struct sv_file *f, void *arg);
 
 /*
  * steer/rxmeta.c: what a receive queue reports of a steered frame besides

@@ -40,7 +40,8 @@
  *   0x30-0x3f  QP                 0x40-0x47  SRQ
  *   0x48-0x4f  AH                 0x50-0x57  multicast
  *   0x58-0x5f  data path (rings, doorbell)
- *   0x60-0x67  flow steering (0x64-0x67: flow counters)
+ *   0x60-0x67  flow steering (0x62-0x63: flow matchers, 0x64-0x67: flow
+ *              counters)
  */
 enum sv_ioctl_nr {
 	SV_NR_QUERY_ABI = 0x00,
@@ -1235,6 +1236,8 @@ struct sv_ring_doorbell {
 enum sv_flow_nr {
 	SV_NR_CREATE_FLOW = 0x60,
 	SV_NR_DESTROY_FLOW = 0x61,
+	SV_NR_CREATE_FLOW_MATCHER = 0x62,
+	SV_NR_DESTROY_FLOW_MATCHER = 0x63,
 };
 
 /* enum ibv_flow_attr_type */
@@ -1479,6 +1482,132 @@ struct sv_destroy_flow {
 #define SV_DESTROY_FLOW_SIZE_VER0	8
 #define SV_IOC_DESTROY_FLOW _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_FLOW, \
 				  struct sv_destroy_flow)
+
+/*
+ * Flow matchers (0x62-0x63), and the softverbs-private specs that use
+ * them: mlx5dv_create_flow_matcher() and mlx5dv_create_flow() as
+ * libmlx5.so.1 (user/compat/mlx5_flow.c) implements them. The library
+ * translates mlx5's fte_match_param into the match key below, the one
+ * the kernel keeps of every frame and rule (kernel/steer/parse.c says
+ * what each field holds); a frame matches a rule when (key & mask) ==
+ * value, bit for bit.
+ *
+ *   SV_IOC_CREATE_FLOW_MATCHER: a mask (sizeof(struct sv_flow_key) bytes
+ *     at user address mask, mask_len that size, else EINVAL), a priority
+ *     and flags 0 (receive) or SV_FLOW_ATTR_FLAGS_EGRESS (transmit). A
+ *     nonzero pad byte or reserved field, or a tunnel mask other than
+ *     0 or 0xff: EINVAL. No capability is needed: a matcher steers
+ *     nothing until a flow uses it.
+ *   SV_IOC_CREATE_FLOW with an SV_FLOW_SPEC_MATCHER spec: the rule's
+ *     mask and priority are the matcher's, its value the spec's (a value
+ *     bit outside the mask: EINVAL, as mlx5's flow core); no other
+ *     match spec may come with it, the attr's priority must be the
+ *     matcher's and its EGRESS flag the matcher's (EINVAL). The flow
+ *     holds the matcher: SV_IOC_DESTROY_FLOW_MATCHER is EBUSY until
+ *     every flow using it is destroyed.
+ *   SV_FLOW_SPEC_DEFAULT_MISS: the frame leaves the device's rules at
+ *     this rule, to the netdev's own receive path (or, for an egress
+ *     rule, on to the wire): lower priorities and the default rules do
+ *     not see it (mlx5's FWD_NEXT_NS). Not with a drop or DONT_TRAP.
+ *   qp_handle SV_FLOW_NO_QP: a rule with no destination QP, allowed for
+ *     a drop, a default miss, and egress rules (EINVAL otherwise).
+ */
+#define SV_FLOW_SPEC_MATCHER		0x8000
+#define SV_FLOW_SPEC_DEFAULT_MISS	0x8001
+#define SV_FLOW_NO_QP			0xffffffffU
+
+/* sv_flow_hdrs.vlan: the type of the first VLAN tag, if any */
+#define SV_FLOW_VLAN_C			0x1	/* 802.1Q */
+#define SV_FLOW_VLAN_S			0x2	/* 802.1ad */
+
+/* The headers of one layer (outer, or the inner frame of a tunnel). */
+struct sv_flow_hdrs {
+	__u8 dst_mac[6];
+	__u8 src_mac[6];
+	__be16 ether_type;	/* after the VLAN tag */
+	__be16 vlan_tag;	/* the first tag's TCI, 0 without one */
+	__u8 l3;		/* 4, 6 or 0: the IP version */
+	__u8 ip_proto;		/* IPv4 protocol, IPv6 next header */
+	__u8 tos;		/* IPv4 TOS, IPv6 traffic class */
+	__u8 ttl;		/* IPv4 TTL, IPv6 hop limit */
+	__u8 ip_flags;		/* IPv4: the 3 flag bits */
+	__u8 l4;		/* IPPROTO_TCP or _UDP: the ports are valid */
+	__u8 vlan;		/* SV_FLOW_VLAN_* */
+	__u8 frag;		/* 1: an IP fragment */
+	__be16 tcp_sport;	/* TCP only, else 0 */
+	__be16 tcp_dport;
+	__be16 udp_sport;	/* UDP only, else 0 */
+	__be16 udp_dport;
+	__be16 tcp_flags;	/* the low 9 bits of TCP's 13th-14th bytes */
+	__u8 pad[2];
+	__be32 flow_label;	/* IPv6, 20 bits */
+	__u8 src_ip[16];	/* IPv4: the last 4 bytes, as in mlx5's */
+	__u8 dst_ip[16];	/* fte_match_param */
+};
+
+/* Everything a rule can match on: 176 bytes. */
+struct sv_flow_key {
+	struct sv_flow_hdrs outer;
+	__u8 tunnel;		/* SV_FLOW_TUN_* */
+	__u8 pad[3];
+	__be32 tunnel_id;	/* VXLAN: the VNI (24 bits) */
+	__be16 gre_flags;	/* c_ks_res0_ver */
+	__be16 gre_proto;
+	__be32 gre_key;
+	__be32 mpls_label;	/* the first label entry */
+	__be32 esp_spi;
+	__be32 esp_seq;
+	struct sv_flow_hdrs inner;
+	__u8 pad2[4];
+} __attribute__((aligned(8)));
+
+#define SV_FLOW_TUN_NONE		0
+#define SV_FLOW_TUN_VXLAN		1
+#define SV_FLOW_TUN_GRE			2
+
+#define SV_FLOW_KEY_SIZE		176
+
+/* The spec of a flow made through a matcher: 192 bytes. */
+struct sv_flow_spec_matcher {
+	__u32 type;		/* SV_FLOW_SPEC_MATCHER */
+	__u16 size;
+	__u16 pad;
+	__u32 matcher_handle;
+	__u32 reserved;		/* zero */
+	struct sv_flow_key val;
+};
+
+#define SV_FLOW_SPEC_MATCHER_SIZE	192
+#define SV_FLOW_SPEC_DEFAULT_MISS_SIZE	8	/* a type and a size */
+
+struct sv_create_flow_matcher {
+	__u32 size;
+	__u32 handle;		/* out */
+	__u64 mask;		/* in: user address of a struct sv_flow_key */
+	__u32 mask_len;		/* in: SV_FLOW_KEY_SIZE */
+	__u32 flags;		/* in: 0 or SV_FLOW_ATTR_FLAGS_EGRESS */
+	__u16 priority;		/* in */
+	__u16 reserved;		/* zero */
+	__u32 reserved2;	/* zero */
+};
+
+#define SV_CREATE_FLOW_MATCHER_SIZE_VER0	32
+#define SV_IOC_CREATE_FLOW_MATCHER _IOWR(SV_IOC_MAGIC,			\
+					 SV_NR_CREATE_FLOW_MATCHER,	\
+					 struct sv_create_flow_matcher)
+
+struct sv_destroy_flow_matcher {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_FLOW_MATCHER_SIZE_VER0	8
+#define SV_IOC_DESTROY_FLOW_MATCHER _IOWR(SV_IOC_MAGIC,			\
+					  SV_NR_DESTROY_FLOW_MATCHER,	\
+					  struct sv_destroy_flow_matcher)
+
+/* Flow matchers per device */
+#define SV_MAX_FLOW_MATCHER		4096
 
 /*
  * Flow counters (0x64-0x67): ibv_create_counters, ibv_destroy_counters,

@@ -83,6 +83,8 @@ enum sv_nl_attr {
 	SV_NL_ATTR_RES_LOG_SIZE,	/* u32: an indirection table's */
 	SV_NL_ATTR_RES_FLOWS,		/* nest of RES_FLOW_HANDLE */
 	SV_NL_ATTR_RES_FLOW_HANDLE,	/* u32 */
+	SV_NL_ATTR_RES_MATCHER_HANDLE,	/* u32: a flow's matcher, if any */
+	SV_NL_ATTR_RES_FLOW_MISS,	/* flag: a flow's DEFAULT_MISS */
 	__SV_NL_ATTR_MAX,
 	SV_NL_ATTR_MAX = __SV_NL_ATTR_MAX - 1
 };
@@ -105,7 +107,8 @@ enum sv_nl_res_type {
 	SV_NL_RES_WQ,
 	SV_NL_RES_RWQ_IND_TBL,
 	SV_NL_RES_COUNTERS,
-	SV_NL_RES_MAX = SV_NL_RES_COUNTERS
+	SV_NL_RES_FLOW_MATCHER,
+	SV_NL_RES_MAX = SV_NL_RES_FLOW_MATCHER
 };
 
 /*

@@ -89,9 +89,9 @@ static int sv_spec_ipv4(struct sv_flow_key *kv, struct sv_flow_key *km,
 	int ret;
 
 	ret = sv_imply_u8(kv, km, &h->l3, 4);
-	ret = ret ?: sv_key_merge(kv, km, h->src_ip, &s->val.src_ip,
+	ret = ret ?: sv_key_merge(kv, km, h->src_ip + 12, &s->val.src_ip,
 				  &s->mask.src_ip, 4);
-	ret = ret ?: sv_key_merge(kv, km, h->dst_ip, &s->val.dst_ip,
+	ret = ret ?: sv_key_merge(kv, km, h->dst_ip + 12, &s->val.dst_ip,
 				  &s->mask.dst_ip, 4);
 	if (ret || !ext)
 		return ret;
@@ -134,14 +134,15 @@ static int sv_spec_l4(struct sv_flow_key *kv, struct sv_flow_key *km,
 		      struct sv_flow_hdrs *h, const void *spec, u8 proto)
 {
 	const struct sv_flow_spec_tcp_udp *s = spec;
+	bool tcp = proto == IPPROTO_TCP;
 	int ret;
 
 	ret = sv_imply_u8(kv, km, &h->ip_proto, proto);
 	ret = ret ?: sv_imply_u8(kv, km, &h->l4, proto);
-	ret = ret ?: sv_key_merge(kv, km, &h->dst_port, &s->val.dst_port,
-				  &s->mask.dst_port, 2);
-	ret = ret ?: sv_key_merge(kv, km, &h->src_port, &s->val.src_port,
-				  &s->mask.src_port, 2);
+	ret = ret ?: sv_key_merge(kv, km, tcp ? &h->tcp_dport : &h->udp_dport,
+				  &s->val.dst_port, &s->mask.dst_port, 2);
+	ret = ret ?: sv_key_merge(kv, km, tcp ? &h->tcp_sport : &h->udp_sport,
+				  &s->val.src_port, &s->mask.src_port, 2);
 	return ret;
 }
 
@@ -175,14 +176,25 @@ static int sv_spec_size(u32 type)
 	case SV_FLOW_SPEC_ACTION_HANDLE:
 	case SV_FLOW_SPEC_ACTION_COUNT:
 		return 16;	/* a type, a size and a pointer */
+	case SV_FLOW_SPEC_MATCHER:
+		return SV_FLOW_SPEC_MATCHER_SIZE;
+	case SV_FLOW_SPEC_DEFAULT_MISS:
+		return SV_FLOW_SPEC_DEFAULT_MISS_SIZE;
 	default:
 		return -1;
 	}
 }
 
+/* What parsing a flow's specs found besides its key. */
+struct sv_flow_parse {
+	bool tagged;
+	bool has_matcher;
+	struct sv_flow_spec_matcher matcher;	/* an aligned copy */
+};
+
 /* Apply one spec to the flow; its size has been checked. */
 static int sv_spec_apply(struct sv_flow *fl, struct sv_flow_key *km,
-			 u32 type, const void *spec, bool *tagged)
+			 u32 type, const void *spec, struct sv_flow_parse *p)
 {
 	struct sv_flow_key *kv = &fl->val;
 	bool inner = type & SV_FLOW_SPEC_INNER;
@@ -238,9 +250,9 @@ static int sv_spec_apply(struct sv_flow *fl, struct sv_flow_key *km,
 		return ret ?: sv_key_merge(kv, km, &kv->esp_seq, &e->val.seq,
 					   &e->mask.seq, 4);
 	case SV_FLOW_SPEC_ACTION_TAG:
-		if (*tagged)
+		if (p->tagged)
 			return -EINVAL;
-		*tagged = true;
+		p->tagged = true;
 		fl->tag = ((const struct sv_flow_spec_action_tag *)spec)->tag_id;
 		return 0;
 	case SV_FLOW_SPEC_ACTION_DROP:
@@ -250,6 +262,18 @@ static int sv_spec_apply(struct sv_flow *fl, struct sv_flow_key *km,
 		return 0;
 	case SV_FLOW_SPEC_ACTION_COUNT:
 		return sv_counters_spec(fl, spec);	/* counters.c */
+	case SV_FLOW_SPEC_MATCHER:
+		/* Applied once the file's objects can be looked up. */
+		if (p->has_matcher)
+			return -EINVAL;
+		p->has_matcher = true;
+		memcpy(&p->matcher, spec, sizeof(p->matcher));
+		return 0;
+	case SV_FLOW_SPEC_DEFAULT_MISS:
+		if (fl->miss)
+			return -EINVAL;
+		fl->miss = true;
+		return 0;
 	default:
 		/* Flow actions are objects softverbs lacks. */
 		return -EOPNOTSUPP;
@@ -260,13 +284,12 @@ static int sv_spec_apply(struct sv_flow *fl, struct sv_flow_key *km,
 			     SV_FLOW_ATTR_FLAGS_DONT_TRAP |	  \
 			     SV_FLOW_ATTR_FLAGS_EGRESS)
 
-/* Parse attr + specs (len bytes at buf) into fl and its mask. */
+/* Parse attr + specs (len bytes at buf) into fl, its mask and p. */
 static int sv_flow_parse(struct sv_flow *fl, struct sv_flow_key *km,
-			 const void *buf, u32 len)
+			 const void *buf, u32 len, struct sv_flow_parse *p)
 {
 	const struct sv_flow_attr *a = buf;
 	const struct sv_flow_spec_hdr *h;
-	bool tagged = false;
 	u32 off, i;
 	int ret, sz;
 
@@ -291,23 +314,28 @@ static int sv_flow_parse(struct sv_flow *fl, struct sv_flow_key *km,
 		sz = sv_spec_size(h->type);
 		if (sz < 0 || h->size != sz || len - off < (u32)sz)
 			return -EINVAL;
-		ret = sv_spec_apply(fl, km, h->type, h, &tagged);
+		ret = sv_spec_apply(fl, km, h->type, h, p);
 		if (ret)
 			return ret;
 		off += sz;
 	}
 	if (off != len)
 		return -EINVAL;
-	fl->tagged = tagged;
+	fl->tagged = p->tagged;
 	/* Default and sniffer rules match on nothing; a drop delivers none. */
 	if (fl->type != SV_FLOW_ATTR_NORMAL &&
 	    memchr_inv(km, 0, sizeof(*km)))
 		return -EINVAL;
-	if (fl->drop && (tagged || (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) ||
+	if (fl->drop && (p->tagged ||
+			 (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) ||
 			 fl->type == SV_FLOW_ATTR_SNIFFER))
 		return -EINVAL;
+	/* A default miss leaves the rules: one that only copies cannot. */
+	if (fl->miss && (fl->drop || fl->type != SV_FLOW_ATTR_NORMAL ||
+			 (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP)))
+		return -EINVAL;
 	/* A tag marks a receive completion: sent frames have none. */
-	if (tagged && (fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS))
+	if (p->tagged && (fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS))
 		return -EINVAL;
 	return 0;
 }
@@ -324,9 +352,11 @@ static void sv_flow_destroy(struct sv_uobj *u)
 {
 	struct sv_flow *fl = to_sv_flow(u);
 
-	sv_steer_remove(sv_flow_table(fl->qp->sdev, fl), fl);
-	atomic_dec(&fl->qp->uobj.usecnt);
+	sv_steer_remove(sv_flow_table(fl->sdev, fl), fl);
+	if (fl->qp)
+		atomic_dec(&fl->qp->uobj.usecnt);
 	sv_counters_unbind(fl);
+	sv_flow_matcher_unbind(fl);
 }
 
 static void sv_flow_free_work(struct work_struct *work)
@@ -335,8 +365,10 @@ static void sv_flow_free_work(struct work_struct *work)
 					  free_work);
 
 	sv_steer_release(fl);
-	sv_qp_put(fl->qp);
+	if (fl->qp)
+		sv_qp_put(fl->qp);
 	sv_counters_put(fl);
+	sv_flow_matcher_put(fl);
 	kfree(fl);
 }
 
@@ -357,14 +389,75 @@ static const struct sv_uobj_ops sv_flow_ops = {
 	.free = sv_flow_free,
 };
 
+/*
+ * The flow's destination: the QP @handle names (a RAW_PACKET or UD QP of
+ * the file; the lookup's reference becomes the flow's), or none
+ * (SV_FLOW_NO_QP), which only a rule that delivers nothing may have: a
+ * drop, a default miss, an egress rule.
+ */
+static int sv_flow_dest(struct sv_file *f, struct sv_flow *fl, u32 handle)
+{
+	struct sv_uobj *u;
+	struct sv_qp *qp;
+
+	if (handle == SV_FLOW_NO_QP) {
+		if (fl->drop || fl->miss ||
+		    (fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS))
+			return 0;
+		return -EINVAL;
+	}
+	u = sv_uobj_get(f, handle, SV_OBJ_QP);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	qp = container_of(u, struct sv_qp, uobj);
+	if (qp->qp_type != SV_QPT_RAW_PACKET && qp->qp_type != SV_QPT_UD) {
+		sv_qp_put(qp);
+		return -EINVAL;
+	}
+	fl->qp = qp;
+	return 0;
+}
+
+/* Undo what sv_flow_build() bound; fl is not in the tables. */
+static void sv_flow_unbuild(struct sv_flow *fl)
+{
+	sv_counters_unbind(fl);
+	sv_counters_put(fl);
+	sv_flow_matcher_unbind(fl);
+	sv_flow_matcher_put(fl);
+	if (fl->qp)
+		sv_qp_put(fl->qp);
+	fl->qp = NULL;
+}
+
+/* Parse the attr and bind what it names: the flow, ready to insert. */
+static int sv_flow_build(struct sv_file *f, struct sv_flow *fl,
+			 struct sv_flow_key *km, const void *buf, u32 len,
+			 u32 qp_handle)
+{
+	struct sv_flow_parse *p;
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	ret = sv_flow_parse(fl, km, buf, len, p);
+	if (!ret && p->has_matcher)
+		ret = sv_flow_matcher_apply(f, fl, km, &p->matcher);
+	kfree(p);
+	ret = ret ?: sv_counters_bind(f, fl);
+	ret = ret ?: sv_flow_dest(f, fl, qp_handle);
+	if (ret)
+		sv_flow_unbuild(fl);
+	return ret;
+}
+
 int sv_create_flow(struct sv_file *f, void *arg)
 {
 	struct sv_device *sdev = f->sdev;
 	struct sv_create_flow *c = arg;
 	struct sv_flow_key *km;
 	struct sv_flow *fl;
-	struct sv_uobj *u;
-	struct sv_qp *qp;
 	void *buf;
 	int ret;
 
@@ -376,14 +469,6 @@ int sv_create_flow(struct sv_file *f, void *arg)
 	/* Steering takes frames off the wire: as a raw socket would. */
 	if (!ns_capable(read_pnet(&sdev->net)->user_ns, CAP_NET_RAW))
 		return -EPERM;
-	u = sv_uobj_get(f, c->qp_handle, SV_OBJ_QP);
-	if (IS_ERR(u))
-		return PTR_ERR(u);
-	qp = container_of(u, struct sv_qp, uobj);
-	if (qp->qp_type != SV_QPT_RAW_PACKET && qp->qp_type != SV_QPT_UD) {
-		ret = -EINVAL;
-		goto err_qp;
-	}
 	ret = -ENOMEM;
 	buf = kmalloc(c->attr_len, GFP_KERNEL_ACCOUNT);
 	km = kzalloc(sizeof(*km), GFP_KERNEL_ACCOUNT);
@@ -394,17 +479,16 @@ int sv_create_flow(struct sv_file *f, void *arg)
 		ret = -EFAULT;
 		goto err_free;
 	}
-	ret = sv_flow_parse(fl, km, buf, c->attr_len);
-	ret = ret ?: sv_counters_bind(f, fl);
+	fl->sdev = sdev;
+	INIT_LIST_HEAD(&fl->list);
+	ret = sv_flow_build(f, fl, km, buf, c->attr_len, c->qp_handle);
 	if (ret)
 		goto err_free;
 	ret = sv_charge(f, SV_OBJ_FLOW, &fl->uobj.charge);
 	if (ret)
-		goto err_free;
-	fl->qp = qp;
-	INIT_LIST_HEAD(&fl->list);
-	/* The QP reference from the lookup is the flow's from now on. */
-	atomic_inc(&qp->uobj.usecnt);
+		goto err_unbuild;
+	if (fl->qp)
+		atomic_inc(&fl->qp->uobj.usecnt);
 	ret = sv_steer_insert(sv_flow_table(sdev, fl), fl, km);
 	if (ret)
 		goto err_usecnt;
@@ -423,18 +507,15 @@ int sv_create_flow(struct sv_file *f, void *arg)
 	return 0;
 
 err_usecnt:
-	atomic_dec(&qp->uobj.usecnt);
+	if (fl->qp)
+		atomic_dec(&fl->qp->uobj.usecnt);
 	sv_uncharge(&fl->uobj.charge);
+err_unbuild:
+	sv_flow_unbuild(fl);
 err_free:
-	if (fl) {
-		sv_counters_unbind(fl);
-		sv_counters_put(fl);
-	}
 	kfree(fl);
 	kfree(km);
 	kfree(buf);
-err_qp:
-	sv_qp_put(qp);
 	return ret;
 }
 

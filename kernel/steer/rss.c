@@ -164,11 +164,11 @@ static u32 sv_rss_input(const struct sv_rss_qp *r,
 
 	if (h->l3 == 4) {
 		if (f & SV_RX_HASH_SRC_IPV4) {
-			memcpy(in + n, h->src_ip, 4);
+			memcpy(in + n, h->src_ip + 12, 4);
 			n += 4;
 		}
 		if (f & SV_RX_HASH_DST_IPV4) {
-			memcpy(in + n, h->dst_ip, 4);
+			memcpy(in + n, h->dst_ip + 12, 4);
 			n += 4;
 		}
 	} else if (h->l3 == 6) {
@@ -183,12 +183,14 @@ static u32 sv_rss_input(const struct sv_rss_qp *r,
 	}
 	if ((h->l4 == IPPROTO_TCP && (f & SV_RX_HASH_TCP)) ||
 	    (h->l4 == IPPROTO_UDP && (f & SV_RX_HASH_UDP))) {
+		bool tcp = h->l4 == IPPROTO_TCP;
+
 		if (f & (SV_RX_HASH_SRC_PORT_TCP | SV_RX_HASH_SRC_PORT_UDP)) {
-			memcpy(in + n, &h->src_port, 2);
+			memcpy(in + n, tcp ? &h->tcp_sport : &h->udp_sport, 2);
 			n += 2;
 		}
 		if (f & (SV_RX_HASH_DST_PORT_TCP | SV_RX_HASH_DST_PORT_UDP)) {
-			memcpy(in + n, &h->dst_port, 2);
+			memcpy(in + n, tcp ? &h->tcp_dport : &h->udp_dport, 2);
 			n += 2;
 		}
 	}

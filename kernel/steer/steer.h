@@ -11,6 +11,8 @@
  *            table per distinct mask (as NIC hardware does); writers
  *            under a mutex, the frame path under RCU
  *   parse.c  a frame's headers -> struct sv_flow_key
+ *   matcher.c  flow matchers (mlx5dv_create_flow_matcher()): a mask and
+ *            a priority that flows with an SV_FLOW_SPEC_MATCHER spec use
  *   counters.c  flow counters: the counters objects of ACTION_COUNT,
  *            bound to flows, counted per CPU on the frame path
  *   egress.c the egress rules (IBV_FLOW_ATTR_FLAGS_EGRESS): the
@@ -36,49 +38,15 @@
 
 #include "../sv.h"
 
-/* The headers of one layer set (outer, or inner of a tunnel). */
-struct sv_flow_hdrs {
-	u8 dst_mac[6];
-	u8 src_mac[6];
-	__be16 ether_type;	/* after the VLAN tag */
-	__be16 vlan_tag;	/* the TCI, 0 without a tag */
-	u8 l3;			/* 4, 6 or 0 */
-	u8 ip_proto;		/* IPv4 protocol, IPv6 next header */
-	u8 tos;			/* IPv4 TOS, IPv6 traffic class */
-	u8 ttl;			/* IPv4 TTL, IPv6 hop limit */
-	u8 ip_flags;		/* IPv4: the 3 flag bits */
-	u8 l4;			/* IPPROTO_TCP or _UDP: ports are valid */
-	__be16 src_port;
-	__be16 dst_port;
-	u8 pad[2];
-	__be32 flow_label;	/* IPv6, 20 bits */
-	u8 src_ip[16];		/* IPv4: the first 4 bytes */
-	u8 dst_ip[16];
-};
-
 /*
- * Everything a rule can match on. Rules keep a value and a mask of this;
- * a frame matches when (key & mask) == value, bit for bit. Padding is
- * always zero, so whole keys hash and compare as bytes.
+ * struct sv_flow_hdrs and struct sv_flow_key, what a rule matches on, are
+ * uapi (flow matchers hand them in): uapi/softverbs-abi.h. A key's
+ * padding is always zero, so whole keys hash and compare as bytes.
  */
-struct sv_flow_key {
-	struct sv_flow_hdrs outer;
-	u8 tunnel;		/* SV_TUN_* */
-	u8 pad[3];
-	__be32 tunnel_id;	/* VXLAN: VNI << 8 */
-	__be16 gre_flags;	/* c_ks_res0_ver */
-	__be16 gre_proto;
-	__be32 gre_key;
-	__be32 mpls_label;	/* the first label entry */
-	__be32 esp_spi;
-	__be32 esp_seq;
-	struct sv_flow_hdrs inner;
-} __aligned(8);
-
 enum {
-	SV_TUN_NONE,
-	SV_TUN_VXLAN,
-	SV_TUN_GRE,
+	SV_TUN_NONE = SV_FLOW_TUN_NONE,
+	SV_TUN_VXLAN = SV_FLOW_TUN_VXLAN,
+	SV_TUN_GRE = SV_FLOW_TUN_GRE,
 };
 
 struct sv_counters;
@@ -90,7 +58,9 @@ struct sv_flow {
 	struct list_head list;		/* on the default/sniffer lists */
 	struct sv_steer_mask *mask;	/* NORMAL rules */
 	struct sv_flow_key val;		/* already masked */
-	struct sv_qp *qp;		/* referenced, usecnt held */
+	struct sv_device *sdev;		/* its tables' (the file holds it) */
+	struct sv_qp *qp;		/* referenced, usecnt held; or NULL */
+	struct sv_uobj *matcher;	/* SPEC_MATCHER: referenced, usecnt */
 	struct sv_counters *counters;	/* ACTION_COUNT: referenced, usecnt */
 	u32 counters_handle;		/* ... as the spec named it */
 	bool count;			/* ... there is such a spec */
@@ -100,6 +70,7 @@ struct sv_flow {
 	u32 tag;
 	u16 priority;
 	bool drop;
+	bool miss;			/* SPEC_DEFAULT_MISS */
 	bool tagged;			/* an ACTION_TAG spec (dumps) */
 	u8 nspecs;			/* num_of_specs (dumps) */
 	struct list_head counters_node;	/* on counters' flows (counters.c) */
@@ -134,6 +105,7 @@ struct sv_steer_verdict {
 	u32 n;
 	bool trapped;			/* the kernel stack does not see it */
 	bool dropped;			/* an ACTION_DROP rule took it */
+	bool missed;			/* a DEFAULT_MISS rule passed it on */
 	bool matched;			/* a NORMAL rule took it */
 	u32 copies;			/* of deliver[]: DONT_TRAP, SNIFFER */
 	u32 len;			/* in: the frame's length, for counters */
@@ -186,6 +158,14 @@ static inline void sv_flow_count(const struct sv_flow *fl, u32 len)
 	if (fl->counters)
 		sv_counters_add(fl->counters, len);
 }
+
+/* matcher.c */
+int sv_flow_matcher_apply(struct sv_file *f, struct sv_flow *fl,
+			  struct sv_flow_key *km,
+			  const struct sv_flow_spec_matcher *s);
+void sv_flow_matcher_unbind(struct sv_flow *fl);
+void sv_flow_matcher_put(struct sv_flow *fl);
+void sv_flow_matcher_info(struct sv_uobj *u, u16 *priority, u32 *flags);
 
 /* flow.c */
 int sv_create_flow(struct sv_file *f, void *arg);

@@ -23,7 +23,9 @@
  * trapping rules of one priority the earliest created wins, so a frame
  * never reaches one QP twice. A frame no NORMAL rule trapped goes to the
  * default rules (MC_DEFAULT only for multicast frames) in the same way,
- * and every SNIFFER rule gets a copy of every frame.
+ * and every SNIFFER rule gets a copy of every frame. A DEFAULT_MISS rule
+ * that decides passes the frame on untouched: no lower priority and no
+ * default rule sees it, the kernel stack does (mlx5's FWD_NEXT_NS).
  */
 #include <linux/etherdevice.h>
 #include <linux/slab.h>
@@ -281,7 +283,8 @@ static bool sv_flow_applies(const struct sv_flow *fl,
 {
 	const struct sv_qp *qp = fl->qp;
 
-	if (!src_qp)
+	/* A rule without a QP (a drop, a default miss) takes every frame. */
+	if (!src_qp || !qp)
 		return true;
 	if (qp == src_qp && multicast &&
 	    (src_qp->create_flags & SV_QP_CREATE_BLOCK_SELF_MC_LB))
@@ -315,7 +318,8 @@ static void sv_verdict_take(struct sv_steer_verdict *v, struct sv_flow *fl,
 {
 	if (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) {
 		sv_flow_count(fl, v->len);
-		v->copies += sv_verdict_add(v, fl);
+		if (fl->qp)
+			v->copies += sv_verdict_add(v, fl);
 	} else if (!*trap || fl->seq < (*trap)->seq) {
 		*trap = fl;
 	}
@@ -323,11 +327,15 @@ static void sv_verdict_take(struct sv_steer_verdict *v, struct sv_flow *fl,
 
 static void sv_verdict_trap(struct sv_steer_verdict *v, struct sv_flow *trap)
 {
-	v->trapped = true;
 	sv_flow_count(trap, v->len);
+	if (trap->miss) {
+		v->missed = true;
+		return;
+	}
+	v->trapped = true;
 	if (trap->drop)
 		v->dropped = true;
-	else
+	else if (trap->qp)
 		sv_verdict_add(v, trap);
 }
 
@@ -349,6 +357,7 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 	v->n = 0;
 	v->trapped = false;
 	v->dropped = false;
+	v->missed = false;
 	v->matched = false;
 	v->copies = 0;
 	list_for_each_entry_rcu(p, &st->prios, node) {
@@ -367,7 +376,7 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 			break;
 		}
 	}
-	if (!v->trapped) {
+	if (!v->trapped && !v->missed) {
 		list_for_each_entry_rcu(fl, &st->defaults, list) {
 			if (trap && fl->priority != prio)
 				break;

@@ -179,14 +179,6 @@ SV_EXPORT struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *context,
 	SV_NOTSUP_NULL;
 }
 
-SV_EXPORT struct ibv_flow *mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
-					      struct mlx5dv_flow_match_parameters *match_value,
-					      size_t num_actions,
-					      struct mlx5dv_flow_action_attr actions_attr[])
-{
-	SV_NOTSUP_NULL;
-}
-
 SV_EXPORT struct ibv_flow_action *
 mlx5dv_create_flow_action_esp(struct ibv_context *ctx,
 			      struct ibv_flow_action_esp_attr *esp,
@@ -208,13 +200,6 @@ mlx5dv_create_flow_action_packet_reformat(struct ibv_context *ctx,
 					  size_t data_sz, void *data,
 					  enum mlx5dv_flow_action_packet_reformat_type reformat_type,
 					  enum mlx5dv_flow_table_type ft_type)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_flow_matcher *
-mlx5dv_create_flow_matcher(struct ibv_context *context,
-			   struct mlx5dv_flow_matcher_attr *matcher_attr)
 {
 	SV_NOTSUP_NULL;
 }
@@ -285,11 +270,6 @@ SV_EXPORT int mlx5dv_dek_destroy(struct mlx5dv_dek *dek)
 
 SV_EXPORT int mlx5dv_dek_query(struct mlx5dv_dek *dek,
 			       struct mlx5dv_dek_attr *attr)
-{
-	return EOPNOTSUPP;
-}
-
-SV_EXPORT int mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
 {
 	return EOPNOTSUPP;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "sv_private.h"
 #include "sv_verbs.h"
 
 _Static_assert(sizeof(struct ibv_flow_attr) == SV_FLOW_ATTR_SIZE, "attr");
@@ -63,7 +64,9 @@ _Static_assert(offsetof(struct ibv_flow_spec_eth, mask) ==
 	       offsetof(struct sv_flow_attr, flags),
 	       "uapi mirror offsets");
 
-static struct ibv_flow *sv_create_flow(struct ibv_qp *qp,
+/* SV_IOC_CREATE_FLOW for @qp_handle (or SV_FLOW_NO_QP). */
+static struct ibv_flow *sv_flow_create(struct ibv_context *ctx,
+				       uint32_t qp_handle,
 				       struct ibv_flow_attr *attr)
 {
 	struct sv_create_flow c = { .size = sizeof(c) };
@@ -71,35 +74,67 @@ static struct ibv_flow *sv_create_flow(struct ibv_qp *qp,
 	void *copy;
 	int ret;
 
-	if (!qp || !attr) {
-		errno = EINVAL;
-		return NULL;
-	}
 	flow = calloc(1, sizeof(*flow));
 	if (!flow) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	/* ACTION_COUNT specs carry a pointer: the kernel wants the handle. */
-	ret = sv_flow_attr_counters(qp->context, attr, &copy);
+	ret = sv_flow_attr_counters(ctx, attr, &copy);
 	if (ret) {
 		free(flow);
 		errno = ret;
 		return NULL;
 	}
-	c.qp_handle = qp->handle;
+	c.qp_handle = qp_handle;
 	c.attr = (uintptr_t)(copy ? copy : attr);
 	c.attr_len = attr->size;
-	ret = sv_cmd(qp->context, SV_IOC_CREATE_FLOW, &c);
+	ret = sv_cmd(ctx, SV_IOC_CREATE_FLOW, &c);
 	free(copy);
 	if (ret) {
 		free(flow);
 		errno = ret;
 		return NULL;
 	}
-	flow->context = qp->context;
+	flow->context = ctx;
 	flow->handle = c.handle;
 	return flow;
+}
+
+static struct ibv_flow *sv_create_flow(struct ibv_qp *qp,
+				       struct ibv_flow_attr *attr)
+{
+	if (!qp || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sv_flow_create(qp->context, qp->handle, attr);
+}
+
+/*
+ * For libmlx5's mlx5dv_create_flow() (sv_private.h): a flow whose attr
+ * may carry the private SV_FLOW_SPEC_MATCHER and _DEFAULT_MISS specs,
+ * with no QP when @qp is NULL. ibv_destroy_flow() destroys it.
+ */
+SV_EXPORT struct ibv_flow *sv_private_create_flow(struct ibv_context *ctx,
+						  struct ibv_qp *qp,
+						  struct ibv_flow_attr *attr)
+{
+	if (!ctx || !attr || !sv_private_context_is_ours(ctx) ||
+	    (qp && qp->context != ctx)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sv_flow_create(ctx, qp ? qp->handle : SV_FLOW_NO_QP, attr);
+}
+
+/* For libmlx5: one softverbs ioctl on the context's file; 0 or errno. */
+SV_EXPORT int sv_private_cmd(struct ibv_context *ctx, unsigned long req,
+			     void *arg)
+{
+	if (!ctx || !sv_private_context_is_ours(ctx))
+		return EINVAL;
+	return sv_cmd(ctx, req, arg);
 }
 
 static int sv_destroy_flow(struct ibv_flow *flow)

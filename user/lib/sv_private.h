@@ -6,7 +6,8 @@
  * libmlx5.so.1 links (DT_NEEDED libibverbs.so.1, RUNPATH $ORIGIN): as
  * rdma-core's libmlx5 is the provider of the mlx5 contexts it serves, our
  * libmlx5 asks the library that made a context whether it is a softverbs
- * one, and creates QPs with the mlx5 create flags through it. A process
+ * one, and creates QPs with the mlx5 create flags, flow matchers and
+ * their flows through it. A process
  * that has libsoftverbs.so.1 too (linked -lsoftverbs) resolves these,
  * like every ibv_* call, in the copy it loaded first.
  *
@@ -42,5 +43,17 @@ bool sv_private_context_is_ours(struct ibv_context *ctx);
 struct ibv_qp *sv_private_create_qp(struct ibv_context *ctx,
 				    struct ibv_qp_init_attr_ex *attr,
 				    uint32_t sv_flags);
+
+/*
+ * ibv_create_flow() of @attr, which may carry the private
+ * SV_FLOW_SPEC_MATCHER and SV_FLOW_SPEC_DEFAULT_MISS specs (uapi), for
+ * @qp, or for no QP (SV_FLOW_NO_QP) when @qp is NULL. NULL with errno.
+ */
+struct ibv_flow *sv_private_create_flow(struct ibv_context *ctx,
+					struct ibv_qp *qp,
+					struct ibv_flow_attr *attr);
+
+/* One softverbs ioctl on @ctx's file (uapi): 0 or an errno value. */
+int sv_private_cmd(struct ibv_context *ctx, unsigned long req, void *arg);
 
 #endif /* SV_PRIVATE_H */

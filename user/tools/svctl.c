@@ -5,7 +5,7 @@
  *
  *   svctl [-j] [-p] link add NAME netdev DEV | link del NAME | link show [NAME]
  *   svctl [-j] [-p] dev set NAME idle_us N | dev show [NAME]
- *   svctl [-j] [-p] res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters]
+ *   svctl [-j] [-p] res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher]
  *                            [dev NAME]
  *   svctl [-j] [-p] stat show [dev NAME]
  *
@@ -66,7 +66,7 @@ static int usage(FILE *out)
 		"  svctl link show [[dev] NAME]\n"
 		"  svctl dev set NAME idle_us MICROSECONDS\n"
 		"  svctl dev show [[dev] NAME]\n"
-		"  svctl res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters] [dev NAME]\n"
+		"  svctl res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher] [dev NAME]\n"
 		"  svctl stat show [[dev] NAME]\n"
 		"OPTIONS: -j (--json), -p (--pretty), -V (--version), -h (--help)\n");
 	return out == stdout ? 0 : 1;
@@ -723,6 +723,7 @@ static const char * const res_names[] = {
 	[SV_NL_RES_WQ] = "wq",
 	[SV_NL_RES_RWQ_IND_TBL] = "rwq_ind_tbl",
 	[SV_NL_RES_COUNTERS] = "counters",
+	[SV_NL_RES_FLOW_MATCHER] = "flow_matcher",
 };
 
 /* A counters object's flows (RES_FLOWS): into v, at most max; how many. */
@@ -788,7 +789,11 @@ static int cb_res(const struct nlmsghdr *nlh, void *data)
 			qp_state_name(get_num(SV_NL_ATTR_RES_QP_STATE)));
 		break;
 	case SV_NL_RES_FLOW:
-		rec_num(&r, "qpn", get_num(SV_NL_ATTR_RES_QPN));
+		/* A drop or default-miss rule may have no QP. */
+		if (tb[SV_NL_ATTR_RES_QPN])
+			rec_num(&r, "qpn", get_num(SV_NL_ATTR_RES_QPN));
+		else
+			rec_str(&r, "qpn", "-");
 		rec_str(&r, "flow_type",
 			flow_type_name(get_num(SV_NL_ATTR_RES_FLOW_TYPE)));
 		rec_num(&r, "priority", get_num(SV_NL_ATTR_RES_FLOW_PRIORITY));
@@ -803,6 +808,11 @@ static int cb_res(const struct nlmsghdr *nlh, void *data)
 			rec_str(&r, "tag", s);
 		}
 		rec_str(&r, "drop", tb[SV_NL_ATTR_RES_FLOW_DROP] ? "yes" : "no");
+		if (tb[SV_NL_ATTR_RES_FLOW_MISS])
+			rec_str(&r, "default_miss", "yes");
+		if (tb[SV_NL_ATTR_RES_MATCHER_HANDLE])
+			rec_num(&r, "matcher",
+				get_num(SV_NL_ATTR_RES_MATCHER_HANDLE));
 		if (tb[SV_NL_ATTR_RES_COUNTERS_HANDLE])
 			rec_num(&r, "counters",
 				get_num(SV_NL_ATTR_RES_COUNTERS_HANDLE));
@@ -820,6 +830,12 @@ static int cb_res(const struct nlmsghdr *nlh, void *data)
 		n = get_num(SV_NL_ATTR_RES_LOG_SIZE);
 		rec_num(&r, "size", n < 32 ? 1U << n : 0);
 		rec_num(&r, "log_size", n);
+		break;
+	case SV_NL_RES_FLOW_MATCHER:
+		rec_num(&r, "priority", get_num(SV_NL_ATTR_RES_FLOW_PRIORITY));
+		flags_str(s, sizeof(s), get_num(SV_NL_ATTR_RES_FLOW_FLAGS),
+			  flow_flags);
+		rec_str(&r, "flags", s);
 		break;
 	case SV_NL_RES_COUNTERS:
 		n = get_flows(flows, SV_NL_RES_FLOWS_MAX);

@@ -1,0 +1,1164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mlx5dv flow matchers and flows on softverbs (Documentation/mlx5dv.rst),
+ * as an mlx5 program uses them: masks and values in fte_match_param
+ * layout, built here from the PRM's offsets; linked with build/compat's
+ * libibverbs.so.1 and libmlx5.so.1 as rdma-core's users are.
+ *
+ *   - mlx5dv_create_flow_matcher(): every argument error, fields softverbs
+ *     does not match on refused (EOPNOTSUPP), disabled sections ignored;
+ *   - on a device bound to one end of a veth pair: for every supported
+ *     field (outer, inner and misc), a matcher on that field alone and a
+ *     flow to a RAW_PACKET QP; frames from the far side that differ only
+ *     in that field: the one that matches arrives (bytes and tag), the
+ *     other does not;
+ *   - actions: tag, drop, default miss (the kernel stack gets the frame,
+ *     lower priorities do not), IBV_COUNTER, priorities, EBUSY for a
+ *     matcher in use, the errors of mlx5dv_create_flow(), egress (NIC_TX)
+ *     drop and allow rules on what a RAW_PACKET QP sends, the resource
+ *     dump, and EPERM for an unprivileged caller.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <sys/wait.h>
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+#define SV_VETH_FIXTURE	fl
+#define NS	"svfl_peer"
+#define NEAR	"svfl0"
+#define FAR	"svfl1"
+#define DEV	"svfl"
+#define NEAR_IP	"10.84.0.1"
+#define FAR_IP	"10.84.0.2"
+#define NOBODY	65534
+
+#include "sv_steer_test.h"
+
+#define FL_TIMEOUT	300
+
+/* ---- fte_match_param ---- */
+
+#define FTE_SIZE	512
+enum { OUTER, MISC, INNER, MISC2, MISC3 };
+#define CRIT(s)		(1U << (s))
+
+struct fte {
+	size_t match_sz;		/* struct mlx5dv_flow_match_parameters */
+	uint64_t buf[FTE_SIZE / 8];
+};
+
+/* Set @len bytes (big-endian @v) at byte @off of section @sect. */
+static void fte_set(struct fte *f, int sect, int off, int len, uint64_t v)
+{
+	uint8_t *b = (uint8_t *)f->buf + sect * 64 + off;
+	int i;
+
+	f->match_sz = FTE_SIZE;
+	for (i = len - 1; i >= 0; i--, v >>= 8)
+		b[i] |= v & 0xff;
+}
+
+static void fte_bytes(struct fte *f, int sect, int off, const void *p,
+		      int len)
+{
+	f->match_sz = FTE_SIZE;
+	memcpy((uint8_t *)f->buf + sect * 64 + off, p, len);
+}
+
+/* fte_match_set_lyr_2_4 */
+#define SMAC	0x00
+#define ETYPE_	0x06
+#define DMAC	0x08
+#define TCI	0x0e
+#define PROTO	0x10
+#define TOS	0x11
+#define BITS	0x12	/* 16 bits: cvlan, svlan, frag, ip_version:4, flags:9 */
+#define TSPORT	0x14
+#define TDPORT	0x16
+#define IHL	0x1a
+#define TTL	0x1b
+#define USPORT	0x1c
+#define UDPORT	0x1e
+#define SIP	0x20
+#define DIP	0x30
+/* misc */
+#define GREBITS	0x00	/* c: bit 31, k: 29, s: 28; source_sqn: 23..0 */
+#define SRCPORT	0x06
+#define GREPROT	0x0e
+#define GREKEY	0x10
+#define VNI	0x14
+#define GENEVE	0x18
+#define OFLOW	0x1c
+#define IFLOW	0x20
+#define ESPSPI	0x30
+/* misc2 */
+#define REG_A	0x30
+
+/* ---- frames ---- */
+
+struct pkt {
+	const uint8_t *dst, *src;
+	uint16_t vlan;		/* TPID, 0: untagged */
+	uint16_t tci;
+	uint16_t etype;		/* without l3 */
+	int l3;			/* 4, 6, 0 */
+	uint8_t tos, ttl;
+	bool frag;
+	uint8_t sip[16], dip[16];	/* IPv4: the first 4 */
+	uint32_t flow;
+	uint8_t proto;
+	uint16_t sport, dport, tcp_flags;
+	uint32_t spi;
+	uint16_t gre_flags, gre_proto;
+	uint32_t gre_key;
+	int vxlan;		/* 1: UDP to 4789 with vni */
+	uint32_t vni;
+	const struct pkt *inner;
+};
+
+static void put16(uint8_t *b, uint16_t v)
+{
+	b[0] = v >> 8;
+	b[1] = v & 0xff;
+}
+
+static void put32(uint8_t *b, uint32_t v)
+{
+	put16(b, v >> 16);
+	put16(b + 2, v & 0xffff);
+}
+
+static size_t build(uint8_t *b, const struct pkt *p);
+
+/* L4 and what it carries, at @b; its length. */
+static size_t build_l4(uint8_t *b, const struct pkt *p)
+{
+	size_t n = 0;
+
+	switch (p->proto) {
+	case IPPROTO_UDP:
+		put16(b, p->sport);
+		put16(b + 2, p->vxlan ? 4789 : p->dport);
+		n = 8;
+		if (p->vxlan) {
+			memset(b + 8, 0, 8);
+			b[8] = 0x08;
+			put32(b + 12, p->vni << 8);
+			n += 8 + build(b + 16, p->inner);
+		} else {
+			sv_fill((char *)b + 8, 16, 3);
+			n += 16;
+		}
+		put16(b + 4, n);
+		put16(b + 6, 0);
+		return n;
+	case IPPROTO_TCP:
+		memset(b, 0, 20);
+		put16(b, p->sport);
+		put16(b + 2, p->dport);
+		put16(b + 12, 5 << 12 | p->tcp_flags);
+		put16(b + 14, 1024);
+		sv_fill((char *)b + 20, 16, 4);
+		return 36;
+	case IPPROTO_GRE:
+		put16(b, p->gre_flags);
+		put16(b + 2, p->gre_proto);
+		n = 4;
+		if (p->gre_flags & 0x8000) {
+			put32(b + n, 0);
+			n += 4;
+		}
+		if (p->gre_flags & 0x2000) {
+			put32(b + n, p->gre_key);
+			n += 4;
+		}
+		if (p->gre_flags & 0x1000) {
+			put32(b + n, 1);
+			n += 4;
+		}
+		if (p->inner)
+			return n + build(b + n, p->inner);
+		sv_fill((char *)b + n, 16, 5);
+		return n + 16;
+	case IPPROTO_ESP:
+		put32(b, p->spi);
+		put32(b + 4, 1);
+		sv_fill((char *)b + 8, 16, 6);
+		return 24;
+	}
+	sv_fill((char *)b, 16, 7);
+	return 16;
+}
+
+/* A whole Ethernet frame at @b; its length. */
+static size_t build(uint8_t *b, const struct pkt *p)
+{
+	uint8_t *ip;
+	size_t n = 12, l4;
+
+	memcpy(b, p->dst, 6);
+	memcpy(b + 6, p->src, 6);
+	if (p->vlan) {
+		put16(b + 12, p->vlan);
+		put16(b + 14, p->tci);
+		n += 4;
+	}
+	put16(b + n, p->l3 == 4 ? ETH_P_IP : p->l3 == 6 ? ETH_P_IPV6 :
+		     p->etype);
+	n += 2;
+	ip = b + n;
+	if (p->l3 == 4) {
+		memset(ip, 0, 20);
+		ip[0] = 0x45;
+		ip[1] = p->tos;
+		put16(ip + 6, p->frag ? 0x2000 : 0);
+		ip[8] = p->ttl;
+		ip[9] = p->proto;
+		memcpy(ip + 12, p->sip, 4);
+		memcpy(ip + 16, p->dip, 4);
+		l4 = build_l4(ip + 20, p);
+		put16(ip + 2, 20 + l4);
+		put16(ip + 10, csum_fold(sum16(ip, 20, 0)));
+		return n + 20 + l4;
+	}
+	if (p->l3 == 6) {
+		put32(ip, 6U << 28 | (uint32_t)p->tos << 20 | p->flow);
+		ip[6] = p->frag ? 44 : p->proto;
+		ip[7] = p->ttl;
+		memcpy(ip + 8, p->sip, 16);
+		memcpy(ip + 24, p->dip, 16);
+		l4 = build_l4(ip + 40, p);
+		put16(ip + 4, l4);
+		return n + 40 + l4;
+	}
+	sv_fill((char *)ip, 46, 8);
+	return n + 46;
+}
+
+/* ---- one field: a matcher on it alone, a frame with, one without ---- */
+
+struct field_case {
+	const char *name;
+	struct fte mask, val;
+	uint8_t crit;
+	struct pkt yes, no;
+	struct pkt yes_in, no_in;	/* inner frames */
+};
+
+static const uint8_t other_mac[6] = { 0x02, 0, 0, 0, 0x77, 0x01 };
+static const uint8_t inner_a[6] = { 0x02, 0, 0, 0, 0x66, 0x01 };
+static const uint8_t inner_b[6] = { 0x02, 0, 0, 0, 0x66, 0x02 };
+
+static void ip4(uint8_t *a, const char *s)
+{
+	inet_pton(AF_INET, s, a);
+}
+
+static void ip6(uint8_t *a, const char *s)
+{
+	inet_pton(AF_INET6, s, a);
+}
+
+/* The base: UDP over IPv4 from the far end to us. */
+static void base_pkt(struct pkt *p, const uint8_t *dst, const uint8_t *src)
+{
+	memset(p, 0, sizeof(*p));
+	p->dst = dst;
+	p->src = src;
+	p->l3 = 4;
+	p->ttl = 64;
+	ip4(p->sip, FAR_IP);
+	ip4(p->dip, NEAR_IP);
+	p->proto = IPPROTO_UDP;
+	p->sport = 5000;
+	p->dport = 4000;
+}
+
+static void v6(struct pkt *p)
+{
+	memset(p->sip, 0, 16);
+	memset(p->dip, 0, 16);
+	p->l3 = 6;
+	ip6(p->sip, "fd00::2");
+	ip6(p->dip, "fd00::1");
+}
+
+/*
+ * A VXLAN (or, gre: GRE TEB) tunnel whose inner frames are c's *_in; the
+ * frame without is the frame with, so far.
+ */
+static void tunnel(struct field_case *c, bool gre)
+{
+	c->no = c->yes;
+	base_pkt(&c->yes_in, inner_a, inner_b);
+	c->no_in = c->yes_in;
+	if (gre) {
+		c->yes.proto = c->no.proto = IPPROTO_GRE;
+		c->yes.gre_proto = c->no.gre_proto = 0x6558;
+	} else {
+		c->yes.vxlan = c->no.vxlan = 1;
+		c->yes.vni = c->no.vni = 42;
+	}
+	c->yes.inner = &c->yes_in;
+	c->no.inner = &c->no_in;
+}
+
+#define NCASES 37
+
+/* Case @i: false when there is none. */
+static bool field_case(int i, struct field_case *c, const uint8_t *mac,
+		       const uint8_t *far)
+{
+	struct pkt *y = &c->yes, *n = &c->no;
+
+	memset(c, 0, sizeof(*c));
+	base_pkt(y, mac, far);
+	c->crit = CRIT(OUTER);
+#define F(s, off, len, m, v)	do { fte_set(&c->mask, s, off, len, m); \
+				     fte_set(&c->val, s, off, len, v); } while (0)
+	switch (i) {
+	case 0:
+		c->name = "dmac";
+		fte_set(&c->mask, OUTER, DMAC, 6, 0xffffffffffffULL);
+		fte_bytes(&c->val, OUTER, DMAC, mac, 6);
+		*n = *y;
+		n->dst = other_mac;
+		return true;
+	case 1:
+		c->name = "smac";
+		fte_set(&c->mask, OUTER, SMAC, 6, 0xffffffffffffULL);
+		fte_bytes(&c->val, OUTER, SMAC, far, 6);
+		*n = *y;
+		n->src = other_mac;
+		return true;
+	case 2:
+		c->name = "ethertype";
+		F(OUTER, ETYPE_, 2, 0xffff, ETYPE);
+		y->l3 = 0;
+		y->etype = ETYPE;
+		*n = *y;
+		n->etype = ETYPE + 1;
+		return true;
+	case 3:
+		c->name = "first_vid";
+		F(OUTER, TCI, 2, 0x0fff, 100);
+		y->vlan = 0x8100;
+		y->tci = 100;
+		*n = *y;
+		n->tci = 101;
+		return true;
+	case 4:
+		c->name = "first_prio";
+		F(OUTER, TCI, 2, 0xe000, 5 << 13);
+		y->vlan = 0x8100;
+		y->tci = 5 << 13 | 7;
+		*n = *y;
+		n->tci = 1 << 13 | 7;
+		return true;
+	case 5:
+		c->name = "cvlan_tag";
+		F(OUTER, BITS, 2, 0x8000, 0x8000);
+		y->vlan = 0x8100;
+		y->tci = 9;
+		*n = *y;
+		n->vlan = 0;
+		return true;
+	case 6:
+		c->name = "svlan_tag";
+		F(OUTER, BITS, 2, 0x4000, 0x4000);
+		y->vlan = 0x88a8;
+		y->tci = 9;
+		*n = *y;
+		n->vlan = 0x8100;
+		return true;
+	case 7:
+		c->name = "ip_protocol";
+		F(OUTER, PROTO, 1, 0xff, IPPROTO_TCP);
+		y->proto = IPPROTO_TCP;
+		*n = *y;
+		n->proto = IPPROTO_UDP;
+		return true;
+	case 8:
+		c->name = "ip_dscp";
+		F(OUTER, TOS, 1, 0xfc, 40 << 2);
+		y->tos = 40 << 2 | 1;
+		*n = *y;
+		n->tos = 41 << 2 | 1;
+		return true;
+	case 9:
+		c->name = "ip_ecn";
+		F(OUTER, TOS, 1, 0x03, 2);
+		y->tos = 2;
+		*n = *y;
+		n->tos = 1;
+		return true;
+	case 10:
+		c->name = "frag";
+		F(OUTER, BITS, 2, 0x2000, 0x2000);
+		y->frag = true;
+		*n = *y;
+		n->frag = false;
+		return true;
+	case 11:
+		c->name = "ip_version 4";
+		F(OUTER, BITS, 2, 0xf << 9, 4 << 9);
+		*n = *y;
+		v6(n);
+		return true;
+	case 12:
+		c->name = "ip_version 6";
+		F(OUTER, BITS, 2, 0xf << 9, 6 << 9);
+		v6(y);
+		*n = *y;
+		n->l3 = 4;
+		ip4(n->sip, FAR_IP);
+		ip4(n->dip, NEAR_IP);
+		return true;
+	case 13:
+		c->name = "tcp_flags";
+		F(OUTER, BITS, 2, 0x1ff, 0x002);
+		y->proto = IPPROTO_TCP;
+		y->tcp_flags = 0x002;
+		*n = *y;
+		n->tcp_flags = 0x010;
+		return true;
+	case 14:
+		c->name = "tcp_sport";
+		F(OUTER, TSPORT, 2, 0xffff, 5000);
+		y->proto = IPPROTO_TCP;
+		*n = *y;
+		n->sport = 5001;
+		return true;
+	case 15:
+		c->name = "tcp_dport";
+		F(OUTER, TDPORT, 2, 0xffff, 4000);
+		y->proto = IPPROTO_TCP;
+		*n = *y;
+		n->dport = 4001;
+		return true;
+	case 16:
+		/* A UDP packet has no TCP port. */
+		c->name = "tcp_dport, not udp";
+		F(OUTER, TDPORT, 2, 0xffff, 4000);
+		y->proto = IPPROTO_TCP;
+		*n = *y;
+		n->proto = IPPROTO_UDP;
+		return true;
+	case 17:
+		c->name = "ttl_hoplimit";
+		F(OUTER, TTL, 1, 0xff, 64);
+		*n = *y;
+		n->ttl = 63;
+		return true;
+	case 18:
+		c->name = "udp_sport";
+		F(OUTER, USPORT, 2, 0xffff, 5000);
+		*n = *y;
+		n->sport = 5002;
+		return true;
+	case 19:
+		c->name = "udp_dport";
+		F(OUTER, UDPORT, 2, 0xffff, 4000);
+		*n = *y;
+		n->dport = 4002;
+		return true;
+	case 20:
+		c->name = "src_ipv4";
+		fte_set(&c->mask, OUTER, SIP + 12, 4, 0xffffffff);
+		fte_bytes(&c->val, OUTER, SIP + 12, y->sip, 4);
+		*n = *y;
+		ip4(n->sip, "10.84.0.9");
+		return true;
+	case 21:
+		c->name = "dst_ipv4";
+		fte_set(&c->mask, OUTER, DIP + 12, 4, 0xffffffff);
+		fte_bytes(&c->val, OUTER, DIP + 12, y->dip, 4);
+		*n = *y;
+		ip4(n->dip, "10.84.0.9");
+		return true;
+	case 22:
+		c->name = "src_ipv6";
+		v6(y);
+		fte_set(&c->mask, OUTER, SIP, 8, ~0ULL);
+		fte_set(&c->mask, OUTER, SIP + 8, 8, ~0ULL);
+		fte_bytes(&c->val, OUTER, SIP, y->sip, 16);
+		*n = *y;
+		ip6(n->sip, "fd00::9");
+		return true;
+	case 23:
+		c->name = "dst_ipv6";
+		v6(y);
+		fte_set(&c->mask, OUTER, DIP, 8, ~0ULL);
+		fte_set(&c->mask, OUTER, DIP + 8, 8, ~0ULL);
+		fte_bytes(&c->val, OUTER, DIP, y->dip, 16);
+		*n = *y;
+		ip6(n->dip, "fd00::9");
+		return true;
+	case 24:
+		c->name = "outer_ipv6_flow_label";
+		c->crit = CRIT(MISC);
+		F(MISC, OFLOW, 4, 0xfffff, 0x12345);
+		v6(y);
+		y->flow = 0x12345;
+		*n = *y;
+		n->flow = 0x12346;
+		return true;
+	case 25:
+		c->name = "gre_protocol";
+		c->crit = CRIT(MISC);
+		F(MISC, GREPROT, 2, 0xffff, 0x6558);
+		tunnel(c, true);
+		n->gre_proto = ETYPE;
+		n->inner = NULL;
+		return true;
+	case 26:
+		c->name = "gre_k_present";
+		c->crit = CRIT(MISC);
+		F(MISC, GREBITS, 4, 1U << 29, 1U << 29);
+		tunnel(c, true);
+		y->gre_flags = 0x2000;
+		return true;
+	case 27:
+		c->name = "gre_c_present";
+		c->crit = CRIT(MISC);
+		F(MISC, GREBITS, 4, 1U << 31, 1U << 31);
+		tunnel(c, true);
+		y->gre_flags = 0x8000;
+		return true;
+	case 28:
+		c->name = "gre_s_present";
+		c->crit = CRIT(MISC);
+		F(MISC, GREBITS, 4, 1U << 28, 1U << 28);
+		tunnel(c, true);
+		y->gre_flags = 0x1000;
+		return true;
+	case 29:
+		c->name = "gre_key";
+		c->crit = CRIT(MISC);
+		F(MISC, GREKEY, 4, 0xffffffff, 0x1234);
+		tunnel(c, true);
+		y->gre_flags = n->gre_flags = 0x2000;
+		y->gre_key = 0x1234;
+		n->gre_key = 0x1235;
+		return true;
+	case 30:
+		c->name = "vxlan_vni";
+		c->crit = CRIT(MISC);
+		F(MISC, VNI, 3, 0xffffff, 0x123456);
+		tunnel(c, false);
+		y->vni = 0x123456;
+		n->vni = 0x123457;
+		return true;
+	case 31:
+		c->name = "outer_esp_spi";
+		c->crit = CRIT(MISC);
+		F(MISC, ESPSPI, 4, 0xffffffff, 0xabcd);
+		y->proto = IPPROTO_ESP;
+		y->spi = 0xabcd;
+		*n = *y;
+		n->spi = 0xabce;
+		return true;
+	case 32:
+		c->name = "inner dmac";
+		c->crit = CRIT(INNER);
+		fte_set(&c->mask, INNER, DMAC, 6, 0xffffffffffffULL);
+		fte_bytes(&c->val, INNER, DMAC, inner_a, 6);
+		tunnel(c, false);
+		c->no_in.dst = other_mac;
+		return true;
+	case 33:
+		c->name = "inner udp_dport";
+		c->crit = CRIT(INNER);
+		F(INNER, UDPORT, 2, 0xffff, 4000);
+		tunnel(c, false);
+		c->no_in.dport = 53;
+		return true;
+	case 34:
+		c->name = "inner ip_version 6 (GRE)";
+		c->crit = CRIT(INNER);
+		F(INNER, BITS, 2, 0xf << 9, 6 << 9);
+		tunnel(c, true);
+		v6(&c->yes_in);
+		return true;
+	case 35:
+		c->name = "inner_ipv6_flow_label";
+		c->crit = CRIT(MISC);
+		F(MISC, IFLOW, 4, 0xfffff, 0xabcde);
+		tunnel(c, false);
+		v6(&c->yes_in);
+		c->yes_in.flow = 0xabcde;
+		c->no_in = c->yes_in;
+		c->no_in.flow = 0xabcdf;
+		return true;
+	case 36:
+		/* Two sections and two layers at once. */
+		c->name = "outer udp_dport + vni + inner src_ipv4";
+		c->crit = CRIT(OUTER) | CRIT(MISC) | CRIT(INNER);
+		F(OUTER, UDPORT, 2, 0xffff, 4789);
+		F(MISC, VNI, 3, 0xffffff, 7);
+		fte_set(&c->mask, INNER, SIP + 12, 4, 0xffffffff);
+		tunnel(c, false);
+		y->vni = n->vni = 7;
+		fte_bytes(&c->val, INNER, SIP + 12, c->yes_in.sip, 4);
+		ip4(c->no_in.sip, "10.84.0.9");
+		return true;
+	}
+#undef F
+	return false;
+}
+
+/* ---- helpers ---- */
+
+static struct mlx5dv_flow_matcher *matcher(struct ibv_context *ctx,
+					   struct fte *mask, uint8_t crit,
+					   uint16_t prio, bool tx)
+{
+	struct mlx5dv_flow_matcher_attr a = {
+		.type = IBV_FLOW_ATTR_NORMAL,
+		.priority = prio,
+		.match_criteria_enable = crit,
+		.match_mask = (struct mlx5dv_flow_match_parameters *)mask,
+		.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE,
+		.ft_type = tx ? MLX5DV_FLOW_TABLE_TYPE_NIC_TX :
+				MLX5DV_FLOW_TABLE_TYPE_NIC_RX,
+	};
+
+	return mlx5dv_create_flow_matcher(ctx, &a);
+}
+
+/* A flow to @qp (NULL: none) with @tag (0: none). */
+static struct ibv_flow *dv_flow(struct mlx5dv_flow_matcher *m,
+				struct fte *val, struct ibv_qp *qp,
+				uint32_t tag)
+{
+	struct mlx5dv_flow_action_attr a[2];
+	size_t n = 0;
+
+	if (qp) {
+		a[n].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
+		a[n++].qp = qp;
+	}
+	if (tag) {
+		a[n].type = MLX5DV_FLOW_ACTION_TAG;
+		a[n++].tag_value = tag;
+	}
+	return mlx5dv_create_flow(m, (struct mlx5dv_flow_match_parameters *)val,
+				  n, a);
+}
+
+static struct ibv_flow *dv_flow_act(struct mlx5dv_flow_matcher *m,
+				    struct fte *val,
+				    enum mlx5dv_flow_action_type t)
+{
+	struct mlx5dv_flow_action_attr a = { .type = t };
+
+	return mlx5dv_create_flow(m, (struct mlx5dv_flow_match_parameters *)val,
+				  1, &a);
+}
+
+/* errno of a matcher that fails; 0 if it was made (and destroyed). */
+static int matcher_err(struct ibv_context *ctx,
+		       struct mlx5dv_flow_matcher_attr *a)
+{
+	struct mlx5dv_flow_matcher *m;
+
+	errno = 0;
+	m = mlx5dv_create_flow_matcher(ctx, a);
+	if (!m)
+		return errno;
+	return mlx5dv_destroy_flow_matcher(m) ? -1 : 0;
+}
+
+/* ---- on softverbs0: the matcher's argument checks ---- */
+
+TEST(matcher_args)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx;
+	struct mlx5dv_flow_matcher_attr a;
+	struct fte mask = {};
+	struct {
+		size_t match_sz;
+		uint8_t buf[1024];
+	} big = { .match_sz = 1024 };
+
+	ASSERT_NE(NULL, list);
+	ctx = sv_open_named(list, "softverbs0");
+	ASSERT_NE(NULL, ctx);
+	fte_set(&mask, OUTER, UDPORT, 2, 0xffff);
+	memset(&a, 0, sizeof(a));
+	a.type = IBV_FLOW_ATTR_NORMAL;
+	a.match_criteria_enable = CRIT(OUTER);
+	a.match_mask = (struct mlx5dv_flow_match_parameters *)&mask;
+	EXPECT_EQ(0, matcher_err(ctx, &a));
+	/* Egress by the older flag, or by the table type */
+	a.flags = IBV_FLOW_ATTR_FLAGS_EGRESS;
+	EXPECT_EQ(0, matcher_err(ctx, &a));
+	a.flags = IBV_FLOW_ATTR_FLAGS_DONT_TRAP;
+	EXPECT_EQ(EINVAL, matcher_err(ctx, &a));
+	a.flags = 0;
+	a.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE;
+	a.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_TX;
+	EXPECT_EQ(0, matcher_err(ctx, &a));
+	a.flags = IBV_FLOW_ATTR_FLAGS_EGRESS;	/* both: mlx5_ib's EINVAL */
+	EXPECT_EQ(EINVAL, matcher_err(ctx, &a));
+	a.flags = 0;
+	a.ft_type = MLX5DV_FLOW_TABLE_TYPE_FDB;
+	EXPECT_EQ(EINVAL, matcher_err(ctx, &a));
+	a.ft_type = MLX5DV_FLOW_TABLE_TYPE_RDMA_RX;
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	a.ft_type = 77;
+	EXPECT_EQ(EINVAL, matcher_err(ctx, &a));
+	a.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX;
+	a.comp_mask = 1ULL << 5;
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	a.comp_mask = 0;
+	a.type = IBV_FLOW_ATTR_SNIFFER;
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	a.type = IBV_FLOW_ATTR_NORMAL;
+	a.match_criteria_enable = 0x80;
+	EXPECT_EQ(EINVAL, matcher_err(ctx, &a));
+	a.match_criteria_enable = CRIT(OUTER);
+	mask.match_sz = 0;
+	EXPECT_EQ(EINVAL, matcher_err(ctx, &a));
+	mask.match_sz = 8;	/* a shorter mask: the rest is zero */
+	EXPECT_EQ(0, matcher_err(ctx, &a));
+	a.match_mask = NULL;
+	EXPECT_EQ(EINVAL, matcher_err(ctx, &a));
+	/* Longer than fte_match_param: only with a zero tail */
+	a.match_mask = (struct mlx5dv_flow_match_parameters *)&big;
+	big.buf[12] = 0xff;
+	EXPECT_EQ(0, matcher_err(ctx, &a));
+	big.buf[700] = 1;
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	a.match_mask = (struct mlx5dv_flow_match_parameters *)&mask;
+	mask.match_sz = FTE_SIZE;
+
+	/* Fields softverbs does not match on: refused, not ignored */
+	memset(mask.buf, 0, sizeof(mask.buf));
+	fte_set(&mask, OUTER, IHL, 1, 0xf0);
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	a.match_criteria_enable = CRIT(INNER);	/* ... unless disabled */
+	EXPECT_EQ(0, matcher_err(ctx, &a));
+	a.match_criteria_enable = CRIT(MISC);
+	memset(mask.buf, 0, sizeof(mask.buf));
+	fte_set(&mask, MISC, SRCPORT, 2, 0xffff);
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	memset(mask.buf, 0, sizeof(mask.buf));
+	fte_set(&mask, MISC, GREBITS, 4, 0xffffff);	/* source_sqn */
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	memset(mask.buf, 0, sizeof(mask.buf));
+	fte_set(&mask, MISC, GENEVE, 3, 0xffffff);
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	memset(mask.buf, 0, sizeof(mask.buf));
+	fte_set(&mask, MISC, OFLOW, 4, 0xfff00000);	/* reserved bits */
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	memset(mask.buf, 0, sizeof(mask.buf));
+	a.match_criteria_enable = CRIT(MISC2);
+	fte_set(&mask, MISC2, REG_A, 4, 0xffffffff);
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	a.match_criteria_enable = CRIT(MISC3);
+	fte_set(&mask, MISC3, 0, 4, 0xffffffff);
+	EXPECT_EQ(EOPNOTSUPP, matcher_err(ctx, &a));
+	/* An enabled section with an empty mask matches everything. */
+	memset(mask.buf, 0, sizeof(mask.buf));
+	a.match_criteria_enable = 0x7f;
+	EXPECT_EQ(0, matcher_err(ctx, &a));
+
+	/* Every supported field at once */
+	for (int i = 0; i < NCASES; i++) {
+		struct field_case c;
+		static const uint8_t m[6];
+		size_t j;
+
+		ASSERT_TRUE(field_case(i, &c, m, m));
+		for (j = 0; j < FTE_SIZE / 8; j++)
+			mask.buf[j] |= c.mask.buf[j];
+	}
+	a.match_criteria_enable = CRIT(OUTER) | CRIT(MISC) | CRIT(INNER);
+	EXPECT_EQ(0, matcher_err(ctx, &a));
+
+	/* Flows need a device bound to a netdev. */
+	{
+		struct mlx5dv_flow_matcher *m = mlx5dv_create_flow_matcher(ctx,
+									   &a);
+		struct fte val = { .match_sz = FTE_SIZE };
+
+		ASSERT_NE(NULL, m);
+		errno = 0;
+		EXPECT_EQ(NULL, dv_flow_act(m, &val,
+					    MLX5DV_FLOW_ACTION_DROP));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(m));
+	}
+	EXPECT_EQ(0, ibv_close_device(ctx));
+	ibv_free_device_list(list);
+}
+
+/* ---- on a device bound to a veth ---- */
+
+/* Send @p from the far end. */
+static int far_pkt(SV_VETH_DATA *self, const struct pkt *p, struct frame *f)
+{
+	f->len = build(f->b, p);
+	return far_send(self->pkt, self->far_ifindex, f->b, f->len);
+}
+
+TEST_F_TIMEOUT(fl, every_field, FL_TIMEOUT)
+{
+	struct rawqp r;
+	int i;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
+	for (i = 0; i < NCASES; i++) {
+		struct mlx5dv_flow_matcher *m;
+		struct field_case c;
+		struct frame fy, fn;
+		struct ibv_flow *flow;
+		struct ibv_wc wc;
+		uint32_t tag = 0;
+
+		ASSERT_TRUE(field_case(i, &c, self->mac, self->far_mac));
+		m = matcher(self->ctx, &c.mask, c.crit, 0, false);
+		ASSERT_NE(NULL, m) TH_LOG("%s: matcher: %d", c.name, errno);
+		flow = dv_flow(m, &c.val, r.qp, 0x100 + i);
+		ASSERT_NE(NULL, flow) TH_LOG("%s: flow: %d", c.name, errno);
+		ASSERT_EQ(0, far_pkt(self, &c.no, &fn));
+		ASSERT_EQ(0, far_pkt(self, &c.yes, &fy));
+		ASSERT_EQ(1, rx_poll(&r, &wc, &tag, 2000))
+			TH_LOG("%s: nothing arrived", c.name);
+		EXPECT_TRUE(rx_is(&r, &wc, &fy))
+			TH_LOG("%s: not the matching frame (%u bytes)", c.name,
+			       wc.byte_len);
+		EXPECT_EQ(0x100 + i, tag) TH_LOG("%s", c.name);
+		EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 50))
+			TH_LOG("%s: the other frame arrived too", c.name);
+		if (wc.status == IBV_WC_SUCCESS && wc.byte_len)
+			post_rq(&r, wc.wr_id);
+		EXPECT_EQ(0, ibv_destroy_flow(flow));
+		EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(m));
+	}
+	rawqp_close(&r);
+}
+
+/* A UDP rule's fte: to NEAR_IP:@port. */
+static void udp_fte(struct fte *mask, struct fte *val, int port)
+{
+	uint8_t ip[4];
+
+	memset(mask, 0, sizeof(*mask));
+	memset(val, 0, sizeof(*val));
+	ip4(ip, NEAR_IP);
+	fte_set(mask, OUTER, PROTO, 1, 0xff);
+	fte_set(val, OUTER, PROTO, 1, IPPROTO_UDP);
+	fte_set(mask, OUTER, DIP + 12, 4, 0xffffffff);
+	fte_bytes(val, OUTER, DIP + 12, ip, 4);
+	fte_set(mask, OUTER, UDPORT, 2, 0xffff);
+	fte_set(val, OUTER, UDPORT, 2, port);
+}
+
+TEST_F_TIMEOUT(fl, actions, FL_TIMEOUT)
+{
+	struct mlx5dv_flow_matcher *m0, *m1;
+	struct ibv_flow *f0, *f1;
+	struct fte mask, val;
+	struct rawqp r, ud;
+	struct ibv_wc wc;
+	uint32_t tag;
+	char msg[32];
+	int near, far;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
+	near = udp_socket(false, NEAR_IP, 4100);
+	far = udp_socket(true, FAR_IP, 0);
+	ASSERT_LE(0, near);
+	ASSERT_LE(0, far);
+	udp_fte(&mask, &val, 4100);
+	m0 = matcher(self->ctx, &mask, CRIT(OUTER), 0, false);
+	m1 = matcher(self->ctx, &mask, CRIT(OUTER), 1, false);
+	ASSERT_NE(NULL, m0);
+	ASSERT_NE(NULL, m1);
+
+	/* Priority 1 to the QP: it gets the datagram, the stack does not. */
+	f1 = dv_flow(m1, &val, r.qp, 7);
+	ASSERT_NE(NULL, f1);
+	strcpy(msg, "to the qp");
+	ASSERT_EQ(0, udp_send(far, NEAR_IP, 4100, msg, sizeof(msg)));
+	ASSERT_EQ(1, rx_poll(&r, &wc, &tag, 2000));
+	EXPECT_EQ(7, tag);
+	EXPECT_EQ(14 + 20 + 8 + sizeof(msg), wc.byte_len);
+	EXPECT_EQ(0, memcmp(r.buf + wc.wr_id * 2048 + 42, msg, sizeof(msg)));
+	post_rq(&r, wc.wr_id);
+	EXPECT_EQ(0, udp_got(near, msg, sizeof(msg), 100));
+
+	/* A default miss at priority 0: the stack gets it, the QP not. */
+	f0 = dv_flow_act(m0, &val, MLX5DV_FLOW_ACTION_DEFAULT_MISS);
+	ASSERT_NE(NULL, f0);
+	strcpy(msg, "to the stack");
+	ASSERT_EQ(0, udp_send(far, NEAR_IP, 4100, msg, sizeof(msg)));
+	EXPECT_EQ(1, udp_got(near, msg, sizeof(msg), 2000));
+	EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 100));
+	/* A matcher with flows is in use. */
+	EXPECT_EQ(EBUSY, mlx5dv_destroy_flow_matcher(m0));
+	EXPECT_EQ(0, ibv_destroy_flow(f0));
+
+	/* A drop at priority 0: nobody gets it. */
+	f0 = dv_flow_act(m0, &val, MLX5DV_FLOW_ACTION_DROP);
+	ASSERT_NE(NULL, f0);
+	strcpy(msg, "to nobody");
+	ASSERT_EQ(0, udp_send(far, NEAR_IP, 4100, msg, sizeof(msg)));
+	EXPECT_EQ(0, udp_got(near, msg, sizeof(msg), 300));
+	EXPECT_EQ(0, rx_poll(&r, &wc, NULL, 100));
+	EXPECT_EQ(0, ibv_destroy_flow(f0));
+	EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(m0));
+
+	/* The resource dump names matchers and what flows use them. */
+	{
+		char cmd[2 * PATH_MAX + 128], out[4096] = "";
+		FILE *p;
+		size_t n;
+
+		snprintf(cmd, sizeof(cmd), "%s -j res show flow_matcher dev "
+			 DEV "; %s -j res show flow dev " DEV, self->svctl,
+			 self->svctl);
+		p = popen(cmd, "r");
+		ASSERT_NE(NULL, p);
+		n = fread(out, 1, sizeof(out) - 1, p);
+		out[n] = 0;
+		pclose(p);
+		EXPECT_NE(NULL, strstr(out, "\"type\":\"flow_matcher\""))
+			TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "\"matcher\":")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "\"priority\":1")) TH_LOG("%s", out);
+	}
+	EXPECT_EQ(0, ibv_destroy_flow(f1));
+
+	/* IBV_COUNTER: packets and bytes of what hit the flow */
+	{
+		struct ibv_counters_init_attr ca = {};
+		struct ibv_counter_attach_attr at = {};
+		struct mlx5dv_flow_action_attr a[2] = {
+			{ .type = MLX5DV_FLOW_ACTION_DEST_IBV_QP, .qp = r.qp },
+			{ .type = MLX5DV_FLOW_ACTION_IBV_COUNTER },
+		};
+		struct ibv_counters *cnt = ibv_create_counters(self->ctx, &ca);
+		uint64_t v[2] = {};
+		int k;
+
+		ASSERT_NE(NULL, cnt);
+		at.counter_desc = IBV_COUNTER_PACKETS;
+		at.index = 0;
+		ASSERT_EQ(0, ibv_attach_counters_point_flow(cnt, &at, NULL));
+		at.counter_desc = IBV_COUNTER_BYTES;
+		at.index = 1;
+		ASSERT_EQ(0, ibv_attach_counters_point_flow(cnt, &at, NULL));
+		a[1].counter = cnt;
+		f1 = mlx5dv_create_flow(m1, (struct mlx5dv_flow_match_parameters *)
+					&val, 2, a);
+		ASSERT_NE(NULL, f1) TH_LOG("%d", errno);
+		for (k = 0; k < 3; k++) {
+			ASSERT_EQ(0, udp_send(far, NEAR_IP, 4100, msg,
+					      sizeof(msg)));
+			ASSERT_EQ(1, rx_poll(&r, &wc, NULL, 2000));
+			post_rq(&r, wc.wr_id);
+		}
+		EXPECT_EQ(0, ibv_read_counters(cnt, v, 2, 0));
+		EXPECT_EQ(3, v[0]);
+		EXPECT_EQ(3 * (14 + 20 + 8 + sizeof(msg)), v[1]);
+		EXPECT_EQ(0, ibv_destroy_flow(f1));
+		EXPECT_EQ(0, ibv_destroy_counters(cnt));
+	}
+
+	/* mlx5dv_create_flow()'s errors */
+	{
+		struct mlx5dv_flow_action_attr a[3] = {};
+		struct mlx5dv_flow_matcher *m15, *m16, *tx;
+		struct fte bad = val;
+
+#define DV_ERR(m, v, n, e) do {						\
+		errno = 0;						\
+		EXPECT_EQ(NULL, mlx5dv_create_flow(m,			\
+			(struct mlx5dv_flow_match_parameters *)(v), n, a)); \
+		EXPECT_EQ(e, errno);					\
+	} while (0)
+		/* Two destinations (rdma-core: EOPNOTSUPP) */
+		a[0].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
+		a[0].qp = r.qp;
+		a[1].type = MLX5DV_FLOW_ACTION_DROP;
+		DV_ERR(m1, &val, 2, EOPNOTSUPP);
+		a[1].type = MLX5DV_FLOW_ACTION_DEFAULT_MISS;
+		DV_ERR(m1, &val, 2, EOPNOTSUPP);
+		/* Two tags: EINVAL; a tag of 25 bits: EINVAL */
+		a[1].type = MLX5DV_FLOW_ACTION_TAG;
+		a[2].type = MLX5DV_FLOW_ACTION_TAG;
+		DV_ERR(m1, &val, 3, EINVAL);
+		a[1].tag_value = 1U << 24;
+		DV_ERR(m1, &val, 2, EINVAL);
+		/* DevX objects, flow actions: none on softverbs */
+		a[1].type = MLX5DV_FLOW_ACTION_DEST_DEVX;
+		DV_ERR(m1, &val, 2, EOPNOTSUPP);
+		a[1].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
+		DV_ERR(m1, &val, 2, EOPNOTSUPP);
+		a[1].type = MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION;
+		DV_ERR(m1, &val, 2, EOPNOTSUPP);
+		/* A receive rule needs somewhere to go. */
+		a[0].type = MLX5DV_FLOW_ACTION_TAG;
+		a[0].tag_value = 1;
+		DV_ERR(m1, &val, 1, EINVAL);
+		DV_ERR(m1, &val, 0, EINVAL);
+		/* A value bit outside the mask */
+		fte_set(&bad, OUTER, TTL, 1, 1);
+		a[0].type = MLX5DV_FLOW_ACTION_DROP;
+		DV_ERR(m1, &bad, 1, EINVAL);
+		/* Only RAW_PACKET QPs */
+		ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &ud, IBV_QPT_UD,
+					0));
+		a[0].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
+		a[0].qp = ud.qp;
+		DV_ERR(m1, &val, 1, EINVAL);
+		rawqp_close(&ud);
+		/* 16 priorities, as mlx5_ib */
+		m15 = matcher(self->ctx, &mask, CRIT(OUTER), 15, false);
+		m16 = matcher(self->ctx, &mask, CRIT(OUTER), 16, false);
+		ASSERT_NE(NULL, m15);
+		ASSERT_NE(NULL, m16);
+		a[0].type = MLX5DV_FLOW_ACTION_DROP;
+		f0 = mlx5dv_create_flow(m15, (struct mlx5dv_flow_match_parameters *)
+					&val, 1, a);
+		EXPECT_NE(NULL, f0);
+		EXPECT_EQ(0, ibv_destroy_flow(f0));
+		DV_ERR(m16, &val, 1, ENOMEM);
+		/* No QP destination on transmit */
+		tx = matcher(self->ctx, &mask, CRIT(OUTER), 0, true);
+		ASSERT_NE(NULL, tx);
+		a[0].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
+		a[0].qp = r.qp;
+		DV_ERR(tx, &val, 1, EINVAL);
+#undef DV_ERR
+		EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(tx));
+		EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(m15));
+		EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(m16));
+	}
+	EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(m1));
+	close(near);
+	close(far);
+	rawqp_close(&r);
+}
+
+/* Send a UDP datagram to FAR_IP:@port from RAW_PACKET QP @r. */
+static int raw_udp(SV_VETH_DATA *self, struct rawqp *r, int port,
+		   const char *msg)
+{
+	struct pkt p;
+	size_t n;
+	char *b = r->buf + NRECV * 2048;
+
+	base_pkt(&p, self->far_mac, self->mac);
+	ip4(p.sip, NEAR_IP);
+	ip4(p.dip, FAR_IP);
+	p.dport = port;
+	n = build((uint8_t *)b, &p);
+	/* The payload: @msg in place of the filler */
+	memset(b + 42, 0, 16);
+	strncpy(b + 42, msg, 15);
+	if (post_send(r->qp, IBV_WR_SEND, r->mr->lkey, b, n, 0,
+		      IBV_SEND_SIGNALED, 0, 0))
+		return -1;
+	return 0;
+}
+
+static int send_done(struct rawqp *r)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (ibv_poll_cq(r->cq, 1, &wc) == 1)
+			return wc.status == IBV_WC_SUCCESS &&
+			       wc.opcode == IBV_WC_SEND ? 0 : -1;
+		usleep(1000);
+	}
+	return -1;
+}
+
+TEST_F_TIMEOUT(fl, egress, FL_TIMEOUT)
+{
+	struct mlx5dv_flow_matcher *m;
+	struct ibv_flow *drop, *allow;
+	struct fte mask = {}, val = {};
+	struct rawqp r;
+	char got[64];
+	int far;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &r, IBV_QPT_RAW_PACKET,
+				0));
+	far = udp_socket(true, FAR_IP, 4200);
+	ASSERT_LE(0, far);
+	fte_set(&mask, OUTER, UDPORT, 2, 0xffff);
+	fte_set(&val, OUTER, UDPORT, 2, 4200);
+	m = matcher(self->ctx, &mask, CRIT(OUTER), 0, true);
+	ASSERT_NE(NULL, m);
+	/* Without a rule the datagram leaves. */
+	ASSERT_EQ(0, raw_udp(self, &r, 4200, "first"));
+	ASSERT_EQ(0, send_done(&r));
+	set_timeout(far, 2000);
+	EXPECT_LT(0, recv(far, got, sizeof(got), 0));
+	EXPECT_STREQ("first", got);
+	/* A drop: the send completes, nothing leaves. */
+	drop = dv_flow_act(m, &val, MLX5DV_FLOW_ACTION_DROP);
+	ASSERT_NE(NULL, drop);
+	ASSERT_EQ(0, raw_udp(self, &r, 4200, "second"));
+	ASSERT_EQ(0, send_done(&r));
+	set_timeout(far, 300);
+	EXPECT_GT(0, recv(far, got, sizeof(got), 0));
+	EXPECT_EQ(0, ibv_destroy_flow(drop));
+	/* An allow rule (no destination): it leaves. */
+	allow = dv_flow(m, &val, NULL, 0);
+	ASSERT_NE(NULL, allow) TH_LOG("%d", errno);
+	ASSERT_EQ(0, raw_udp(self, &r, 4200, "third"));
+	ASSERT_EQ(0, send_done(&r));
+	set_timeout(far, 2000);
+	EXPECT_LT(0, recv(far, got, sizeof(got), 0));
+	EXPECT_STREQ("third", got);
+	EXPECT_EQ(0, ibv_destroy_flow(allow));
+	EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(m));
+	close(far);
+	rawqp_close(&r);
+}
+
+TEST_F_TIMEOUT(fl, unprivileged, FL_TIMEOUT)
+{
+	struct fte mask = {}, val = {};
+	int st;
+	pid_t pid;
+
+	fte_set(&mask, OUTER, UDPORT, 2, 0xffff);
+	fte_set(&val, OUTER, UDPORT, 2, 4300);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct mlx5dv_flow_matcher *m;
+		int bad = 0;
+
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(2);
+		/* A matcher steers nothing: anybody's. A flow: CAP_NET_RAW */
+		m = matcher(self->ctx, &mask, CRIT(OUTER), 0, false);
+		if (!m)
+			_exit(3);
+		errno = 0;
+		bad |= dv_flow_act(m, &val, MLX5DV_FLOW_ACTION_DROP) != NULL;
+		bad |= errno != EPERM;
+		bad |= mlx5dv_destroy_flow_matcher(m) != 0;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("child: %d", WEXITSTATUS(st));
+}
+
+TEST_HARNESS_MAIN
