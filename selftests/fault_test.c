@@ -357,7 +357,7 @@ struct nl {
 
 struct fx {
 	int fd, ch_fd, async_fd;
-	uint32_t pd, pd2, cq, cq2, ch, srq, qp, qp2, mr, ah;
+	uint32_t pd, pd2, cq, cq2, ch, srq, qp, qp2, mr, ah, matcher;
 	uint32_t qp_type;
 	bool with_srq;
 	const char *variant;		/* for the report */
@@ -538,6 +538,30 @@ static int destroy_ah(struct fx *x)
 	struct sv_destroy_ah d = { .size = sizeof(d), .handle = x->ah };
 
 	return ioc(x->fd, SV_IOC_DESTROY_AH, &d);
+}
+
+/* A flow matcher (mlx5dv): a UDP destination port mask. */
+static int do_matcher(struct fx *x)
+{
+	struct sv_create_flow_matcher c = { .size = sizeof(c) };
+	struct sv_flow_key k = {};
+	int ret;
+
+	k.outer.udp_dport = 0xffff;
+	c.mask = (uintptr_t)&k;
+	c.mask_len = sizeof(k);
+	c.priority = 3;
+	ret = ioc(x->fd, SV_IOC_CREATE_FLOW_MATCHER, &c);
+	x->matcher = ret ? 0 : c.handle;
+	return ret;
+}
+
+static int destroy_matcher(struct fx *x)
+{
+	struct sv_destroy_flow_matcher d = { .size = sizeof(d),
+					     .handle = x->matcher };
+
+	return ioc(x->fd, SV_IOC_DESTROY_FLOW_MATCHER, &d);
 }
 
 static const uint8_t mgid[16] = { 0xff, 0x12, [15] = 0x77 };
@@ -956,6 +980,17 @@ static int cleanup_destroy_ah(struct fx *x, int ret)
 {
 	ret = destroy_after(destroy_ah(x), ret);
 	return ret ? ret : dealloc_pd(x, x->pd);
+}
+
+static int cleanup_matcher(struct fx *x, int ret)
+{
+	(void)ret;
+	return x->matcher ? destroy_matcher(x) : 0;
+}
+
+static int cleanup_destroy_matcher(struct fx *x, int ret)
+{
+	return destroy_after(destroy_matcher(x), ret);
 }
 
 /* The QP's parents go too: the QP released them. */
@@ -1524,6 +1559,9 @@ FOP(map_doorbell, 0, NULL, op_map_doorbell, NULL);
 FOP(map_wq, 0, setup_wq, op_map_wq, cleanup_wq);
 FOP(mmap, 0, setup_mmap, op_mmap, cleanup_mmap);
 FOP(doorbell, 0, setup_doorbell, op_doorbell, cleanup_doorbell);
+FOP(create_flow_matcher, FOP_CREATE, NULL, do_matcher, cleanup_matcher);
+FOP(destroy_flow_matcher, 0, do_matcher, destroy_matcher,
+    cleanup_destroy_matcher);
 FOP(link_add, FOP_NOFD, NULL, op_link_add, cleanup_link_add);
 FOP(link_del, FOP_NOFD, setup_link, op_link_del, cleanup_link_del);
 
@@ -1568,6 +1606,15 @@ TEST_F_TIMEOUT(fault, map_doorbell, T) { RUN(fop_map_doorbell); }
 TEST_F_TIMEOUT(fault, map_wq, T) { RUN(fop_map_wq); }
 TEST_F_TIMEOUT(fault, mmap, T) { RUN(fop_mmap); }
 TEST_F_TIMEOUT(fault, doorbell, T) { RUN(fop_doorbell); }
+TEST_F_TIMEOUT(fault, create_flow_matcher, T)
+{
+	RUN(fop_create_flow_matcher);
+}
+
+TEST_F_TIMEOUT(fault, destroy_flow_matcher, T)
+{
+	RUN(fop_destroy_flow_matcher);
+}
 
 /* Each QP type, with and without an SRQ. */
 FIXTURE(qp) {

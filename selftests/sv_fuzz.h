@@ -1020,6 +1020,45 @@ FZ void fz_mcast(struct fz *fz, int fdi)
 				       SV_IOC_DETACH_MCAST, &m);
 }
 
+/*
+ * A flow matcher: a random or mostly-zero key (pads sometimes set), odd
+ * lengths, flags and reserved fields; destroyed again most of the time,
+ * or a random handle destroyed instead.
+ */
+FZ void fz_matcher(struct fz *fz, int fdi)
+{
+	struct sv_create_flow_matcher c = { .size = sizeof(c) };
+	struct sv_destroy_flow_matcher d = { .size = sizeof(d) };
+	struct sv_flow_key k;
+	uint8_t *b = (uint8_t *)&k;
+	unsigned int i;
+
+	memset(&k, 0, sizeof(k));
+	for (i = 0; i < sizeof(k); i++)
+		if (FZ_PCT(fz, FZ_PCT(fz, 50) ? 5 : 60))
+			b[i] = (uint8_t)FZ_RND(fz);
+	if (FZ_PCT(fz, 70)) {
+		memset(k.outer.pad, 0, sizeof(k.outer.pad));
+		memset(k.inner.pad, 0, sizeof(k.inner.pad));
+		memset(k.pad, 0, sizeof(k.pad));
+		memset(k.pad2, 0, sizeof(k.pad2));
+		k.tunnel = FZ_PCT(fz, 50) ? 0 : 0xff;
+		k.outer.flow_label &= htobe32(0xfffff);
+		k.inner.flow_label &= htobe32(0xfffff);
+	}
+	c.mask = FZ_PCT(fz, 95) ? (uintptr_t)&k : (uintptr_t)fz->hole;
+	c.mask_len = FZ_PCT(fz, 90) ? sizeof(k) : (uint32_t)fz_word(fz);
+	c.flags = FZ_PCT(fz, 85) ? FZ_N(fz, 2) * SV_FLOW_ATTR_FLAGS_EGRESS :
+				   (uint32_t)fz_word(fz);
+	c.priority = FZ_N(fz, 65536);
+	if (FZ_PCT(fz, 3))
+		c.reserved2 = 1;
+	d.handle = (uint32_t)fz_word(fz);
+	if (!fz_ioc(fz, fdi, SV_IOC_CREATE_FLOW_MATCHER, &c) && FZ_PCT(fz, 85))
+		d.handle = c.handle;
+	fz_ioc(fz, fdi, SV_IOC_DESTROY_FLOW_MATCHER, &d);
+}
+
 FZ void fz_query(struct fz *fz, int fdi)
 {
 	union {
@@ -1112,6 +1151,10 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(DETACH_MCAST, sv_mcast, SV_MCAST_SIZE_VER0, -1),
 	FZ_CMD(CREATE_FLOW, sv_create_flow, SV_CREATE_FLOW_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_FLOW, sv_destroy_flow, SV_DESTROY_FLOW_SIZE_VER0, -1),
+	FZ_CMD(CREATE_FLOW_MATCHER, sv_create_flow_matcher,
+	       SV_CREATE_FLOW_MATCHER_SIZE_VER0, -1),
+	FZ_CMD(DESTROY_FLOW_MATCHER, sv_destroy_flow_matcher,
+	       SV_DESTROY_FLOW_MATCHER_SIZE_VER0, -1),
 	FZ_CMD(CREATE_COUNTERS, sv_create_counters,
 	       SV_CREATE_COUNTERS_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_COUNTERS, sv_destroy_counters,
@@ -1845,8 +1888,10 @@ FZ void fz_step(struct fz *fz)
 
 		if (o)
 			fz_map_wq(fz, fdi, o->type == FT_SRQ, o->handle, o->qpt);
-	} else if (r < 615)
+	} else if (r < 610)
 		fz_query(fz, fdi);
+	else if (r < 615)
+		fz_matcher(fz, fdi);
 	else if (r < 700)
 		fz_destroy(fz, fdi, 0);
 	else if (r < 860)
