@@ -479,6 +479,8 @@ static const enum sv_obj_type sv_nl_res_obj[] = {
 	[SV_NL_RES_RWQ_IND_TBL] = SV_OBJ_RWQ_IND_TBL,
 	[SV_NL_RES_COUNTERS] = SV_OBJ_COUNTERS,
 	[SV_NL_RES_FLOW_MATCHER] = SV_OBJ_FLOW_MATCHER,
+	[SV_NL_RES_STEER_TABLE] = SV_OBJ_STEER_TABLE,
+	[SV_NL_RES_STEER_ANCHOR] = SV_OBJ_STEER_ANCHOR,
 };
 
 /* What a resource dump may show its caller. */
@@ -515,6 +517,13 @@ static int sv_nl_fill_flow(struct sk_buff *msg, struct sv_uobj *u)
 	if (fl->matcher &&
 	    nla_put_u32(msg, SV_NL_ATTR_RES_MATCHER_HANDLE,
 			fl->matcher->handle))
+		return -EMSGSIZE;
+	if (fl->dest_table &&
+	    nla_put_u32(msg, SV_NL_ATTR_RES_DEST_TABLE, fl->dest_table->handle))
+		return -EMSGSIZE;
+	if (fl->dest_anchor &&
+	    nla_put_u32(msg, SV_NL_ATTR_RES_DEST_ANCHOR,
+			fl->dest_anchor->handle))
 		return -EMSGSIZE;
 	if (fl->counters &&
 	    nla_put_u32(msg, SV_NL_ATTR_RES_COUNTERS_HANDLE,
@@ -630,12 +639,26 @@ static int sv_nl_fill_res(struct sk_buff *msg, struct netlink_callback *cb,
 		ret = sv_nl_fill_counters(msg, u);
 		break;
 	case SV_NL_RES_FLOW_MATCHER: {
-		u32 flags;
+		u32 flags, table;
 		u16 prio;
 
-		sv_flow_matcher_info(u, &prio, &flags);
+		sv_flow_matcher_info(u, &prio, &flags, &table);
 		ret = nla_put_u16(msg, SV_NL_ATTR_RES_FLOW_PRIORITY, prio) ||
-		      nla_put_u32(msg, SV_NL_ATTR_RES_FLOW_FLAGS, flags);
+		      nla_put_u32(msg, SV_NL_ATTR_RES_FLOW_FLAGS, flags) ||
+		      (table && nla_put_u32(msg, SV_NL_ATTR_RES_TABLE_HANDLE,
+					    table));
+		break;
+	}
+	case SV_NL_RES_STEER_TABLE:
+	case SV_NL_RES_STEER_ANCHOR: {
+		u32 level, flags;
+		u16 prio;
+
+		sv_sandbox_info(u, &level, &flags, &prio);
+		ret = nla_put_u32(msg, SV_NL_ATTR_RES_FLOW_FLAGS, flags) ||
+		      (type == SV_NL_RES_STEER_TABLE ?
+		       nla_put_u32(msg, SV_NL_ATTR_RES_TABLE_LEVEL, level) :
+		       nla_put_u16(msg, SV_NL_ATTR_RES_FLOW_PRIORITY, prio));
 		break;
 	}
 	}

@@ -34,6 +34,7 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_STEER_PASSED] = "steering_passed",
 	[SV_STAT_RX_RAW_QUEUE_DROPS] = "rx_raw_queue_drops",
 	[SV_STAT_STEER_TX_DROPS] = "steering_tx_drops",
+	[SV_STAT_STEER_LOOP_DROPS] = "steering_loop_drops",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

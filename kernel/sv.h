@@ -39,6 +39,8 @@ enum sv_obj_type {
 	SV_OBJ_FLOW,
 	SV_OBJ_COUNTERS,
 	SV_OBJ_FLOW_MATCHER,
+	SV_OBJ_STEER_TABLE,
+	SV_OBJ_STEER_ANCHOR,
 	SV_OBJ_MAX
 };
 
@@ -602,6 +604,7 @@ enum sv_stat {
 	SV_STAT_STEER_PASSED,		/* ... no rule trapped */
 	SV_STAT_RX_RAW_QUEUE_DROPS,	/* copies a full QP queue dropped */
 	SV_STAT_STEER_TX_DROPS,		/* sent frames an egress rule dropped */
+	SV_STAT_STEER_LOOP_DROPS,	/* frames sent round tables/anchors */
 	SV_STAT_MAX
 };
 
@@ -648,6 +651,10 @@ int sv_attach_counters(struct sv_file *f, void *arg);
 int sv_read_counters(struct sv_file *f, void *arg);
 int sv_create_flow_matcher(struct sv_file *f, void *arg);
 int sv_destroy_flow_matcher(struct sv_file *f, void *arg);
+int sv_create_steer_table(struct sv_file *f, void *arg);
+int sv_destroy_steer_table(struct sv_file *f, void *arg);
+int sv_create_steer_anchor(struct sv_file *f, void *arg);
+int sv_destroy_steer_anchor(struct sv_file *f, void *arg);
 
 /*
  * steer/rxmeta.c: what a receive queue reports of a steered frame besides

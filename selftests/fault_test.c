@@ -357,7 +357,8 @@ struct nl {
 
 struct fx {
 	int fd, ch_fd, async_fd;
-	uint32_t pd, pd2, cq, cq2, ch, srq, qp, qp2, mr, ah, matcher;
+	uint32_t pd, pd2, cq, cq2, ch, srq, qp, qp2, mr, ah, matcher, table;
+	uint32_t anchor;
 	uint32_t qp_type;
 	bool with_srq;
 	const char *variant;		/* for the report */
@@ -554,6 +555,65 @@ static int do_matcher(struct fx *x)
 	ret = ioc(x->fd, SV_IOC_CREATE_FLOW_MATCHER, &c);
 	x->matcher = ret ? 0 : c.handle;
 	return ret;
+}
+
+/* A steering table, and an anchor (the test runs as root). */
+static int do_table(struct fx *x)
+{
+	struct sv_create_steer_table c = { .size = sizeof(c), .level = 2 };
+	int ret = ioc(x->fd, SV_IOC_CREATE_STEER_TABLE, &c);
+
+	x->table = ret ? 0 : c.handle;
+	return ret;
+}
+
+static int do_anchor(struct fx *x)
+{
+	struct sv_create_steer_anchor c = { .size = sizeof(c),
+					    .priority = 2 };
+	int ret = ioc(x->fd, SV_IOC_CREATE_STEER_ANCHOR, &c);
+
+	x->anchor = ret ? 0 : c.handle;
+	return ret;
+}
+
+static int destroy_sandbox(struct fx *x, unsigned long req, uint32_t h)
+{
+	struct sv_destroy_steer_obj d = { .size = sizeof(d), .handle = h };
+
+	return ioc(x->fd, req, &d);
+}
+
+static int destroy_table(struct fx *x)
+{
+	return destroy_sandbox(x, SV_IOC_DESTROY_STEER_TABLE, x->table);
+}
+
+static int destroy_anchor(struct fx *x)
+{
+	return destroy_sandbox(x, SV_IOC_DESTROY_STEER_ANCHOR, x->anchor);
+}
+
+static int cleanup_table(struct fx *x, int ret)
+{
+	(void)ret;
+	return x->table ? destroy_table(x) : 0;
+}
+
+static int cleanup_anchor(struct fx *x, int ret)
+{
+	(void)ret;
+	return x->anchor ? destroy_anchor(x) : 0;
+}
+
+static int cleanup_destroy_table(struct fx *x, int ret)
+{
+	return destroy_after(destroy_table(x), ret);
+}
+
+static int cleanup_destroy_anchor(struct fx *x, int ret)
+{
+	return destroy_after(destroy_anchor(x), ret);
 }
 
 static int destroy_matcher(struct fx *x)
@@ -1562,6 +1622,11 @@ FOP(doorbell, 0, setup_doorbell, op_doorbell, cleanup_doorbell);
 FOP(create_flow_matcher, FOP_CREATE, NULL, do_matcher, cleanup_matcher);
 FOP(destroy_flow_matcher, 0, do_matcher, destroy_matcher,
     cleanup_destroy_matcher);
+FOP(create_steer_table, FOP_CREATE, NULL, do_table, cleanup_table);
+FOP(destroy_steer_table, 0, do_table, destroy_table, cleanup_destroy_table);
+FOP(create_steer_anchor, FOP_CREATE, NULL, do_anchor, cleanup_anchor);
+FOP(destroy_steer_anchor, 0, do_anchor, destroy_anchor,
+    cleanup_destroy_anchor);
 FOP(link_add, FOP_NOFD, NULL, op_link_add, cleanup_link_add);
 FOP(link_del, FOP_NOFD, setup_link, op_link_del, cleanup_link_del);
 
@@ -1614,6 +1679,26 @@ TEST_F_TIMEOUT(fault, create_flow_matcher, T)
 TEST_F_TIMEOUT(fault, destroy_flow_matcher, T)
 {
 	RUN(fop_destroy_flow_matcher);
+}
+
+TEST_F_TIMEOUT(fault, create_steer_table, T)
+{
+	RUN(fop_create_steer_table);
+}
+
+TEST_F_TIMEOUT(fault, destroy_steer_table, T)
+{
+	RUN(fop_destroy_steer_table);
+}
+
+TEST_F_TIMEOUT(fault, create_steer_anchor, T)
+{
+	RUN(fop_create_steer_anchor);
+}
+
+TEST_F_TIMEOUT(fault, destroy_steer_anchor, T)
+{
+	RUN(fop_destroy_steer_anchor);
 }
 
 /* Each QP type, with and without an SRQ. */

@@ -1129,6 +1129,290 @@ TEST_F_TIMEOUT(fl, egress, FL_TIMEOUT)
 	rawqp_close(&r);
 }
 
+/* ---- the DR sandbox and steering anchors ---- */
+
+/* A mask or value on the outer UDP source port (and protocol). */
+static void sport_fte(struct fte *f, uint16_t port)
+{
+	memset(f, 0, sizeof(*f));
+	fte_set(f, OUTER, PROTO, 1, port ? IPPROTO_UDP : 0xff);
+	fte_set(f, OUTER, USPORT, 2, port ? port : 0xffff);
+}
+
+/* Datagram @msg from a far socket bound to port @sport, to NEAR:4400. */
+static int far_udp_from(int sport, const char *msg)
+{
+	int s = udp_socket(true, FAR_IP, sport);
+	int ret;
+
+	if (s < 0)
+		return -1;
+	ret = udp_send(s, NEAR_IP, 4400, msg, strlen(msg) + 1);
+	close(s);
+	return ret;
+}
+
+/* The next receive on @r holds @msg as a UDP payload; its tag. */
+static int got_udp(struct rawqp *r, const char *msg, uint32_t *tag)
+{
+	struct ibv_wc wc;
+	int ok;
+
+	if (rx_poll(r, &wc, tag, 2000) != 1)
+		return 0;
+	ok = wc.status == IBV_WC_SUCCESS &&
+	     wc.byte_len == 42 + strlen(msg) + 1 &&
+	     !strcmp(r->buf + wc.wr_id * 2048 + 42, msg);
+	post_rq(r, wc.wr_id);
+	return ok;
+}
+
+TEST_F_TIMEOUT(fl, dr_sandbox, FL_TIMEOUT)
+{
+	struct mlx5dv_dr_action *to_l1, *to_l2, *to_qp, *to_p2, *to_p0, *drop,
+				*tag1, *tag3;
+	struct mlx5dv_dr_matcher *m0, *m1, *m2;
+	struct mlx5dv_dr_rule *r0, *r1[4], *r2;
+	struct mlx5dv_dr_table *root, *l1, *l2;
+	struct mlx5dv_dr_domain *dmn;
+	struct ibv_flow *p1, *p2;
+	struct rawqp qa, qb, qc;
+	struct fte mask, val;
+	long loops;
+	uint32_t tag;
+	int near, i;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &qa, IBV_QPT_RAW_PACKET,
+				0));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &qb, IBV_QPT_RAW_PACKET,
+				0));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &qc, IBV_QPT_RAW_PACKET,
+				0));
+	near = udp_socket(false, NEAR_IP, 4400);
+	ASSERT_LE(0, near);
+
+	dmn = mlx5dv_dr_domain_create(self->ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	ASSERT_NE(NULL, dmn);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_domain_create(self->ctx,
+						MLX5DV_DR_DOMAIN_TYPE_FDB));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	root = mlx5dv_dr_table_create(dmn, 0);
+	l1 = mlx5dv_dr_table_create(dmn, 1);
+	l2 = mlx5dv_dr_table_create(dmn, 2);
+	ASSERT_NE(NULL, root);
+	ASSERT_NE(NULL, l1);
+	ASSERT_NE(NULL, l2);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_table_create(dmn, SV_STEER_MAX_LEVEL + 1));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_action_create_dest_table(root));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_action_create_dest_root_table(l1, 2));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_action_create_tag(1U << 24));
+	EXPECT_EQ(EINVAL, errno);
+
+	to_l1 = mlx5dv_dr_action_create_dest_table(l1);
+	to_l2 = mlx5dv_dr_action_create_dest_table(l2);
+	to_qp = mlx5dv_dr_action_create_dest_ibv_qp(qa.qp);
+	to_p2 = mlx5dv_dr_action_create_dest_root_table(root, 2);
+	to_p0 = mlx5dv_dr_action_create_dest_root_table(root, 0);
+	drop = mlx5dv_dr_action_create_drop();
+	tag1 = mlx5dv_dr_action_create_tag(0x11);
+	tag3 = mlx5dv_dr_action_create_tag(0x33);
+	ASSERT_TRUE(to_l1 && to_l2 && to_qp && to_p2 && to_p0 && drop &&
+		    tag1 && tag3);
+
+	/* Root, priority 0: UDP to 4400 goes to the sandbox (level 1). */
+	udp_fte(&mask, &val, 4400);
+	m0 = mlx5dv_dr_matcher_create(root, 0, CRIT(OUTER),
+				      (struct mlx5dv_flow_match_parameters *)&mask);
+	ASSERT_NE(NULL, m0);
+	r0 = mlx5dv_dr_rule_create(m0, (struct mlx5dv_flow_match_parameters *)
+				   &val, 1, &to_l1);
+	ASSERT_NE(NULL, r0) TH_LOG("%d", errno);
+	/* Verbs rules at priorities 1 and 2 for the same datagrams */
+	p1 = udp_rule(qc.qp, self->mac, 4400, 1, 0, 0x44);
+	p2 = udp_rule(qb.qp, self->mac, 4400, 2, 0, 0x22);
+	ASSERT_NE(NULL, p1);
+	ASSERT_NE(NULL, p2);
+
+	/* Level 1, by source port: on down, back at 2, drop, loop, miss */
+	sport_fte(&mask, 0);
+	m1 = mlx5dv_dr_matcher_create(l1, 0, CRIT(OUTER),
+				      (struct mlx5dv_flow_match_parameters *)&mask);
+	ASSERT_NE(NULL, m1);
+	for (i = 0; i < 4; i++) {
+		struct mlx5dv_dr_action *acts[2] = { tag1 };
+
+		acts[1] = i == 0 ? to_l2 : i == 1 ? to_p2 : i == 2 ? drop :
+			  to_p0;
+		/* 5000, 5001, 5002, and 5004 (5003 has none) */
+		sport_fte(&val, 5000 + i + (i == 3));
+		r1[i] = mlx5dv_dr_rule_create(m1,
+			(struct mlx5dv_flow_match_parameters *)&val, 2, acts);
+		ASSERT_NE(NULL, r1[i]) TH_LOG("rule %d: %d", i, errno);
+	}
+	/* Level 2: to QP a, with a tag of its own */
+	sport_fte(&mask, 0);
+	m2 = mlx5dv_dr_matcher_create(l2, 7, CRIT(OUTER),
+				      (struct mlx5dv_flow_match_parameters *)&mask);
+	ASSERT_NE(NULL, m2);
+	{
+		struct mlx5dv_dr_action *acts[2] = { to_qp, tag3 };
+
+		sport_fte(&val, 5000);
+		r2 = mlx5dv_dr_rule_create(m2,
+			(struct mlx5dv_flow_match_parameters *)&val, 2, acts);
+		ASSERT_NE(NULL, r2) TH_LOG("%d", errno);
+	}
+	/* A rule may only send down the levels; two destinations: no */
+	{
+		struct mlx5dv_dr_action *up = mlx5dv_dr_action_create_dest_table(l1);
+		struct mlx5dv_dr_action *two[2] = { to_qp, drop };
+
+		ASSERT_NE(NULL, up);
+		sport_fte(&val, 5009);
+		errno = 0;
+		EXPECT_EQ(NULL, mlx5dv_dr_rule_create(m2,
+			(struct mlx5dv_flow_match_parameters *)&val, 1, &up));
+		EXPECT_EQ(EINVAL, errno);
+		errno = 0;
+		EXPECT_EQ(NULL, mlx5dv_dr_rule_create(m2,
+			(struct mlx5dv_flow_match_parameters *)&val, 2, two));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		EXPECT_EQ(0, mlx5dv_dr_action_destroy(up));
+	}
+
+	/* 5000: root -> level 1 -> level 2 -> QP a (level 2's tag) */
+	ASSERT_EQ(0, far_udp_from(5000, "down the levels"));
+	EXPECT_TRUE(got_udp(&qa, "down the levels", &tag));
+	EXPECT_EQ(0x33, tag);
+	/* 5001: back at priority 2: QP b, not QP c at priority 1 */
+	ASSERT_EQ(0, far_udp_from(5001, "anchored at 2"));
+	EXPECT_TRUE(got_udp(&qb, "anchored at 2", &tag));
+	EXPECT_EQ(0x22, tag);
+	/* 5002: dropped in the sandbox */
+	ASSERT_EQ(0, far_udp_from(5002, "dropped"));
+	EXPECT_EQ(0, udp_got(near, "dropped", 8, 300));
+	/* 5003: no rule of level 1: the stack gets it */
+	ASSERT_EQ(0, far_udp_from(5003, "missed"));
+	EXPECT_EQ(1, udp_got(near, "missed", 7, 2000));
+	/* 5004: back at priority 0, where it left: a loop, dropped */
+	loops = sv_stat_of(self->svctl, DEV, "steering_loop_drops");
+	ASSERT_EQ(0, far_udp_from(5004, "loop"));
+	EXPECT_EQ(0, udp_got(near, "loop", 5, 300));
+	EXPECT_EQ(loops + 1, sv_stat_of(self->svctl, DEV, "steering_loop_drops"));
+	/* Nothing reached the wrong QPs. */
+	{
+		struct ibv_wc wc;
+
+		EXPECT_EQ(0, rx_poll(&qa, &wc, NULL, 50));
+		EXPECT_EQ(0, rx_poll(&qb, &wc, NULL, 50));
+		EXPECT_EQ(0, rx_poll(&qc, &wc, NULL, 50));
+	}
+
+	/* The resource dump shows tables, anchors and where rules send. */
+	{
+		char cmd[3 * PATH_MAX + 160], out[8192] = "";
+		FILE *p;
+		size_t n;
+
+		snprintf(cmd, sizeof(cmd), "%s -j res show steer_table dev "
+			 DEV "; %s -j res show steer_anchor dev " DEV
+			 "; %s -j res show flow dev " DEV, self->svctl,
+			 self->svctl, self->svctl);
+		p = popen(cmd, "r");
+		ASSERT_NE(NULL, p);
+		n = fread(out, 1, sizeof(out) - 1, p);
+		out[n] = 0;
+		pclose(p);
+		EXPECT_NE(NULL, strstr(out, "\"level\":2")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "\"type\":\"steer_anchor\""));
+		EXPECT_NE(NULL, strstr(out, "\"dest_table\":"));
+		EXPECT_NE(NULL, strstr(out, "\"dest_anchor\":"));
+	}
+
+	/* Whatever is used cannot go. */
+	EXPECT_EQ(EBUSY, mlx5dv_dr_table_destroy(l2));
+	EXPECT_EQ(EBUSY, mlx5dv_dr_matcher_destroy(m2));
+	EXPECT_EQ(EBUSY, mlx5dv_dr_action_destroy(to_qp));
+	EXPECT_EQ(EBUSY, mlx5dv_dr_domain_destroy(dmn));
+	EXPECT_EQ(0, mlx5dv_dr_domain_sync(dmn, MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW));
+
+	/* Without the sandbox rule, priority 1 gets the datagram. */
+	EXPECT_EQ(0, mlx5dv_dr_rule_destroy(r0));
+	ASSERT_EQ(0, far_udp_from(5000, "no sandbox"));
+	EXPECT_TRUE(got_udp(&qc, "no sandbox", &tag));
+	EXPECT_EQ(0x44, tag);
+
+	EXPECT_EQ(0, mlx5dv_dr_rule_destroy(r2));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, mlx5dv_dr_rule_destroy(r1[i]));
+	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(m0));
+	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(m1));
+	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(m2));
+	EXPECT_EQ(EBUSY, mlx5dv_dr_table_destroy(l2));	/* to_l2 names it */
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(to_l1));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(to_l2));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(to_qp));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(to_p2));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(to_p0));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(drop));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(tag1));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(tag3));
+	EXPECT_EQ(0, mlx5dv_dr_table_destroy(l2));
+	EXPECT_EQ(0, mlx5dv_dr_table_destroy(l1));
+	EXPECT_EQ(0, mlx5dv_dr_table_destroy(root));
+	EXPECT_EQ(0, mlx5dv_dr_domain_destroy(dmn));
+	EXPECT_EQ(0, ibv_destroy_flow(p1));
+	EXPECT_EQ(0, ibv_destroy_flow(p2));
+	close(near);
+	rawqp_close(&qa);
+	rawqp_close(&qb);
+	rawqp_close(&qc);
+}
+
+/* mlx5dv_create_steering_anchor() as the seed says */
+TEST_F_TIMEOUT(fl, anchor_args, FL_TIMEOUT)
+{
+	struct mlx5dv_steering_anchor_attr a = {
+		.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX, .priority = 3,
+	};
+	struct mlx5dv_steering_anchor *sa, *sb;
+
+	sa = mlx5dv_create_steering_anchor(self->ctx, &a);
+	ASSERT_NE(NULL, sa);
+	a.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_TX;
+	sb = mlx5dv_create_steering_anchor(self->ctx, &a);
+	ASSERT_NE(NULL, sb);
+	EXPECT_NE(sa->id, sb->id);
+	EXPECT_EQ(0, mlx5dv_destroy_steering_anchor(sb));
+	a.comp_mask = 1;
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_create_steering_anchor(self->ctx, &a));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	a.comp_mask = 0;
+	a.ft_type = MLX5DV_FLOW_TABLE_TYPE_RDMA_RX;
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_create_steering_anchor(self->ctx, &a));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	a.ft_type = 99;
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_create_steering_anchor(self->ctx, &a));
+	EXPECT_EQ(EINVAL, errno);
+	a.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX;
+	a.priority = SV_STEER_MAX_PRIO + 1;
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_create_steering_anchor(self->ctx, &a));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, mlx5dv_destroy_steering_anchor(sa));
+}
+
 TEST_F_TIMEOUT(fl, unprivileged, FL_TIMEOUT)
 {
 	struct fte mask = {}, val = {};
@@ -1154,6 +1438,17 @@ TEST_F_TIMEOUT(fl, unprivileged, FL_TIMEOUT)
 		bad |= dv_flow_act(m, &val, MLX5DV_FLOW_ACTION_DROP) != NULL;
 		bad |= errno != EPERM;
 		bad |= mlx5dv_destroy_flow_matcher(m) != 0;
+		/* An anchor: CAP_NET_RAW, as mlx5_ib */
+		{
+			struct mlx5dv_steering_anchor_attr aa = {
+				.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX,
+			};
+
+			errno = 0;
+			bad |= mlx5dv_create_steering_anchor(self->ctx, &aa) !=
+			       NULL;
+			bad |= (errno != EPERM) << 1;
+		}
 		_exit(bad);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));

@@ -1052,11 +1052,41 @@ FZ void fz_matcher(struct fz *fz, int fdi)
 				   (uint32_t)fz_word(fz);
 	c.priority = FZ_N(fz, 65536);
 	if (FZ_PCT(fz, 3))
-		c.reserved2 = 1;
+		c.reserved = 1;
+	if (FZ_PCT(fz, 20))
+		c.table_handle = fz_handle(fz, FZ_N(fz, FT_NTYPES - 1) + 1, fdi);
+	if (FZ_PCT(fz, 30)) {
+		/* In a steering table of its own, or the last one made */
+		struct sv_create_steer_table t = { .size = sizeof(t) };
+
+		t.flags = c.flags;
+		t.level = FZ_PCT(fz, 90) ? FZ_N(fz, SV_STEER_MAX_LEVEL + 2) :
+					   (uint32_t)fz_word(fz);
+		if (!fz_ioc(fz, fdi, SV_IOC_CREATE_STEER_TABLE, &t))
+			c.table_handle = t.handle;
+	}
 	d.handle = (uint32_t)fz_word(fz);
 	if (!fz_ioc(fz, fdi, SV_IOC_CREATE_FLOW_MATCHER, &c) && FZ_PCT(fz, 85))
 		d.handle = c.handle;
 	fz_ioc(fz, fdi, SV_IOC_DESTROY_FLOW_MATCHER, &d);
+	if (c.table_handle && FZ_PCT(fz, 80)) {
+		struct sv_destroy_steer_obj o = { .size = sizeof(o),
+						  .handle = c.table_handle };
+
+		fz_ioc(fz, fdi, SV_IOC_DESTROY_STEER_TABLE, &o);
+	}
+	if (FZ_PCT(fz, 20)) {
+		struct sv_create_steer_anchor an = { .size = sizeof(an) };
+		struct sv_destroy_steer_obj o = { .size = sizeof(o) };
+
+		an.flags = FZ_N(fz, 2) * SV_FLOW_ATTR_FLAGS_EGRESS;
+		an.priority = FZ_PCT(fz, 90) ? FZ_N(fz, 20) : FZ_N(fz, 65536);
+		o.handle = (uint32_t)fz_word(fz);
+		if (!fz_ioc(fz, fdi, SV_IOC_CREATE_STEER_ANCHOR, &an) &&
+		    FZ_PCT(fz, 80))
+			o.handle = an.handle;
+		fz_ioc(fz, fdi, SV_IOC_DESTROY_STEER_ANCHOR, &o);
+	}
 }
 
 FZ void fz_query(struct fz *fz, int fdi)
@@ -1155,6 +1185,14 @@ static const struct fz_cmd fz_cmds[] = {
 	       SV_CREATE_FLOW_MATCHER_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_FLOW_MATCHER, sv_destroy_flow_matcher,
 	       SV_DESTROY_FLOW_MATCHER_SIZE_VER0, -1),
+	FZ_CMD(CREATE_STEER_TABLE, sv_create_steer_table,
+	       SV_CREATE_STEER_TABLE_SIZE_VER0, -1),
+	FZ_CMD(DESTROY_STEER_TABLE, sv_destroy_steer_obj,
+	       SV_DESTROY_STEER_OBJ_SIZE_VER0, -1),
+	FZ_CMD(CREATE_STEER_ANCHOR, sv_create_steer_anchor,
+	       SV_CREATE_STEER_ANCHOR_SIZE_VER0, -1),
+	FZ_CMD(DESTROY_STEER_ANCHOR, sv_destroy_steer_obj,
+	       SV_DESTROY_STEER_OBJ_SIZE_VER0, -1),
 	FZ_CMD(CREATE_COUNTERS, sv_create_counters,
 	       SV_CREATE_COUNTERS_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_COUNTERS, sv_destroy_counters,

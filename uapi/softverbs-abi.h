@@ -41,7 +41,7 @@
  *   0x48-0x4f  AH                 0x50-0x57  multicast
  *   0x58-0x5f  data path (rings, doorbell)
  *   0x60-0x67  flow steering (0x62-0x63: flow matchers, 0x64-0x67: flow
- *              counters)
+ *              counters); 0x70-0x73 steering tables and anchors
  */
 enum sv_ioctl_nr {
 	SV_NR_QUERY_ABI = 0x00,
@@ -1238,6 +1238,11 @@ enum sv_flow_nr {
 	SV_NR_DESTROY_FLOW = 0x61,
 	SV_NR_CREATE_FLOW_MATCHER = 0x62,
 	SV_NR_DESTROY_FLOW_MATCHER = 0x63,
+	/* Steering tables and anchors: 0x70-0x73 */
+	SV_NR_CREATE_STEER_TABLE = 0x70,
+	SV_NR_DESTROY_STEER_TABLE = 0x71,
+	SV_NR_CREATE_STEER_ANCHOR = 0x72,
+	SV_NR_DESTROY_STEER_ANCHOR = 0x73,
 };
 
 /* enum ibv_flow_attr_type */
@@ -1588,7 +1593,7 @@ struct sv_create_flow_matcher {
 	__u32 flags;		/* in: 0 or SV_FLOW_ATTR_FLAGS_EGRESS */
 	__u16 priority;		/* in */
 	__u16 reserved;		/* zero */
-	__u32 reserved2;	/* zero */
+	__u32 table_handle;	/* in: a steering table, 0: the device's */
 };
 
 #define SV_CREATE_FLOW_MATCHER_SIZE_VER0	32
@@ -1608,6 +1613,92 @@ struct sv_destroy_flow_matcher {
 
 /* Flow matchers per device */
 #define SV_MAX_FLOW_MATCHER		4096
+
+/*
+ * Steering tables and anchors (0x70-0x73): the mlx5dv_dr_* sandbox and
+ * mlx5dv_create_steering_anchor(), as libmlx5 (user/compat/mlx5_dr.c)
+ * builds them. Documentation/mlx5dv.rst has the semantics.
+ *
+ * A steering table is a set of rules of its own, of one direction
+ * (flags 0: receive, SV_FLOW_ATTR_FLAGS_EGRESS: transmit) at a level
+ * (1..SV_STEER_MAX_LEVEL; the device's own tables are level 0). A
+ * matcher created with its handle puts the rules made through it there.
+ * A frame reaches a table only through a rule with an
+ * SV_FLOW_SPEC_DEST_TABLE spec, which must name a table of the same
+ * direction at a higher level than its own (EINVAL); a frame no rule of
+ * a steering table takes goes to the kernel's stack (receive) or on to
+ * the wire (transmit), as a DEFAULT_MISS does.
+ *
+ * An anchor (CAP_NET_RAW in the device's namespace, else EPERM; a
+ * priority up to SV_STEER_MAX_PRIO, else EINVAL) is a way back into the
+ * device's own tables of its direction at its priority: a rule with an
+ * SV_FLOW_SPEC_DEST_ANCHOR spec sends the frame on to the device's rules
+ * of that priority and lower, then the defaults, then the stack. A frame
+ * is sent back to a priority no higher than the one it left the device's
+ * tables at, or through more than SV_STEER_MAX_HOPS tables and anchors in
+ * all, is dropped (counted in steering_loop_drops).
+ *
+ * Rules with either spec deliver to no QP (qp_handle SV_FLOW_NO_QP).
+ * Destroying a table is EBUSY while a matcher is in it or a rule sends to
+ * it; an anchor, while a rule sends to it.
+ */
+#define SV_FLOW_SPEC_DEST_TABLE		0x8002
+#define SV_FLOW_SPEC_DEST_ANCHOR	0x8003
+#define SV_STEER_MAX_LEVEL		64
+#define SV_STEER_MAX_PRIO		15
+#define SV_STEER_MAX_HOPS		16
+#define SV_MAX_STEER_TABLE		4096
+#define SV_MAX_STEER_ANCHOR		4096
+
+/* SV_FLOW_SPEC_DEST_TABLE, _DEST_ANCHOR: 16 bytes */
+struct sv_flow_spec_dest {
+	__u32 type;
+	__u16 size;
+	__u16 pad;
+	__u32 handle;		/* the table's or the anchor's */
+	__u32 reserved;		/* zero */
+};
+
+#define SV_FLOW_SPEC_DEST_SIZE		16
+
+struct sv_create_steer_table {
+	__u32 size;
+	__u32 handle;		/* out */
+	__u32 flags;		/* in: 0 or SV_FLOW_ATTR_FLAGS_EGRESS */
+	__u32 level;		/* in: 1..SV_STEER_MAX_LEVEL */
+};
+
+#define SV_CREATE_STEER_TABLE_SIZE_VER0	16
+#define SV_IOC_CREATE_STEER_TABLE _IOWR(SV_IOC_MAGIC,			\
+					SV_NR_CREATE_STEER_TABLE,	\
+					struct sv_create_steer_table)
+
+struct sv_create_steer_anchor {
+	__u32 size;
+	__u32 handle;		/* out: also the anchor's id */
+	__u32 flags;		/* in: 0 or SV_FLOW_ATTR_FLAGS_EGRESS */
+	__u16 priority;		/* in */
+	__u16 reserved;		/* zero */
+};
+
+#define SV_CREATE_STEER_ANCHOR_SIZE_VER0	16
+#define SV_IOC_CREATE_STEER_ANCHOR _IOWR(SV_IOC_MAGIC,			\
+					 SV_NR_CREATE_STEER_ANCHOR,	\
+					 struct sv_create_steer_anchor)
+
+/* SV_IOC_DESTROY_STEER_TABLE and _ANCHOR */
+struct sv_destroy_steer_obj {
+	__u32 size;
+	__u32 handle;		/* in */
+};
+
+#define SV_DESTROY_STEER_OBJ_SIZE_VER0	8
+#define SV_IOC_DESTROY_STEER_TABLE _IOWR(SV_IOC_MAGIC,			\
+					 SV_NR_DESTROY_STEER_TABLE,	\
+					 struct sv_destroy_steer_obj)
+#define SV_IOC_DESTROY_STEER_ANCHOR _IOWR(SV_IOC_MAGIC,		\
+					  SV_NR_DESTROY_STEER_ANCHOR,	\
+					  struct sv_destroy_steer_obj)
 
 /*
  * Flow counters (0x64-0x67): ibv_create_counters, ibv_destroy_counters,

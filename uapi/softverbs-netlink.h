@@ -85,6 +85,10 @@ enum sv_nl_attr {
 	SV_NL_ATTR_RES_FLOW_HANDLE,	/* u32 */
 	SV_NL_ATTR_RES_MATCHER_HANDLE,	/* u32: a flow's matcher, if any */
 	SV_NL_ATTR_RES_FLOW_MISS,	/* flag: a flow's DEFAULT_MISS */
+	SV_NL_ATTR_RES_TABLE_HANDLE,	/* u32: a matcher's steering table */
+	SV_NL_ATTR_RES_TABLE_LEVEL,	/* u32: a steering table's level */
+	SV_NL_ATTR_RES_DEST_TABLE,	/* u32: the table a flow sends to */
+	SV_NL_ATTR_RES_DEST_ANCHOR,	/* u32: the anchor a flow sends to */
 	__SV_NL_ATTR_MAX,
 	SV_NL_ATTR_MAX = __SV_NL_ATTR_MAX - 1
 };
@@ -108,7 +112,9 @@ enum sv_nl_res_type {
 	SV_NL_RES_RWQ_IND_TBL,
 	SV_NL_RES_COUNTERS,
 	SV_NL_RES_FLOW_MATCHER,
-	SV_NL_RES_MAX = SV_NL_RES_FLOW_MATCHER
+	SV_NL_RES_STEER_TABLE,
+	SV_NL_RES_STEER_ANCHOR,
+	SV_NL_RES_MAX = SV_NL_RES_STEER_ANCHOR
 };
 
 /*

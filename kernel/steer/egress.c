@@ -33,6 +33,7 @@ bool sv_steer_egress(struct sv_device *sdev, const struct sk_buff *skb)
 	sv_steer_lookup(st, &key, false, NULL, &v);
 	rcu_read_unlock();
 	local_bh_enable();
+	sv_stat_add(sdev, SV_STAT_STEER_LOOP_DROPS, v.looped);
 	if (v.dropped)
 		sv_stat_add(sdev, SV_STAT_STEER_TX_DROPS, 1);
 	return v.dropped;

@@ -180,6 +180,9 @@ static int sv_spec_size(u32 type)
 		return SV_FLOW_SPEC_MATCHER_SIZE;
 	case SV_FLOW_SPEC_DEFAULT_MISS:
 		return SV_FLOW_SPEC_DEFAULT_MISS_SIZE;
+	case SV_FLOW_SPEC_DEST_TABLE:
+	case SV_FLOW_SPEC_DEST_ANCHOR:
+		return SV_FLOW_SPEC_DEST_SIZE;
 	default:
 		return -1;
 	}
@@ -189,7 +192,9 @@ static int sv_spec_size(u32 type)
 struct sv_flow_parse {
 	bool tagged;
 	bool has_matcher;
+	bool has_dest;
 	struct sv_flow_spec_matcher matcher;	/* an aligned copy */
+	struct sv_flow_spec_dest dest;
 };
 
 /* Apply one spec to the flow; its size has been checked. */
@@ -274,6 +279,13 @@ static int sv_spec_apply(struct sv_flow *fl, struct sv_flow_key *km,
 			return -EINVAL;
 		fl->miss = true;
 		return 0;
+	case SV_FLOW_SPEC_DEST_TABLE:
+	case SV_FLOW_SPEC_DEST_ANCHOR:
+		if (p->has_dest)
+			return -EINVAL;
+		p->has_dest = true;
+		memcpy(&p->dest, spec, sizeof(p->dest));
+		return 0;
 	default:
 		/* Flow actions are objects softverbs lacks. */
 		return -EOPNOTSUPP;
@@ -330,9 +342,14 @@ static int sv_flow_parse(struct sv_flow *fl, struct sv_flow_key *km,
 			 (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) ||
 			 fl->type == SV_FLOW_ATTR_SNIFFER))
 		return -EINVAL;
-	/* A default miss leaves the rules: one that only copies cannot. */
-	if (fl->miss && (fl->drop || fl->type != SV_FLOW_ATTR_NORMAL ||
-			 (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP)))
+	/*
+	 * A default miss, or a table or anchor to go on to, decides where
+	 * the frame goes: one that only copies cannot, nor two of them.
+	 */
+	if ((fl->miss || p->has_dest) &&
+	    (fl->drop || fl->type != SV_FLOW_ATTR_NORMAL ||
+	     (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) ||
+	     (fl->miss && p->has_dest)))
 		return -EINVAL;
 	/* A tag marks a receive completion: sent frames have none. */
 	if (p->tagged && (fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS))
@@ -340,10 +357,15 @@ static int sv_flow_parse(struct sv_flow *fl, struct sv_flow_key *km,
 	return 0;
 }
 
-/* The table a flow lives in: the receive side's, or the egress one. */
+/*
+ * The table a flow lives in: its steering table's (sandbox.c), or the
+ * device's receive or egress one.
+ */
 static struct sv_steer *sv_flow_table(struct sv_device *sdev,
 				      const struct sv_flow *fl)
 {
+	if (fl->table)
+		return sv_steer_table_st(fl->table);
 	return fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS ? sdev->steer_tx :
 						      sdev->steer;
 }
@@ -356,6 +378,7 @@ static void sv_flow_destroy(struct sv_uobj *u)
 	if (fl->qp)
 		atomic_dec(&fl->qp->uobj.usecnt);
 	sv_counters_unbind(fl);
+	sv_flow_dest_unbind(fl);
 	sv_flow_matcher_unbind(fl);
 }
 
@@ -368,6 +391,7 @@ static void sv_flow_free_work(struct work_struct *work)
 	if (fl->qp)
 		sv_qp_put(fl->qp);
 	sv_counters_put(fl);
+	sv_flow_dest_put(fl);
 	sv_flow_matcher_put(fl);
 	kfree(fl);
 }
@@ -401,11 +425,14 @@ static int sv_flow_dest(struct sv_file *f, struct sv_flow *fl, u32 handle)
 	struct sv_qp *qp;
 
 	if (handle == SV_FLOW_NO_QP) {
-		if (fl->drop || fl->miss ||
+		if (fl->drop || fl->miss || fl->dest_table || fl->dest_anchor ||
 		    (fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS))
 			return 0;
 		return -EINVAL;
 	}
+	/* A rule that sends the frame on delivers it to no QP. */
+	if (fl->dest_table || fl->dest_anchor)
+		return -EINVAL;
 	u = sv_uobj_get(f, handle, SV_OBJ_QP);
 	if (IS_ERR(u))
 		return PTR_ERR(u);
@@ -423,6 +450,8 @@ static void sv_flow_unbuild(struct sv_flow *fl)
 {
 	sv_counters_unbind(fl);
 	sv_counters_put(fl);
+	sv_flow_dest_unbind(fl);
+	sv_flow_dest_put(fl);
 	sv_flow_matcher_unbind(fl);
 	sv_flow_matcher_put(fl);
 	if (fl->qp)
@@ -444,6 +473,9 @@ static int sv_flow_build(struct sv_file *f, struct sv_flow *fl,
 	ret = sv_flow_parse(fl, km, buf, len, p);
 	if (!ret && p->has_matcher)
 		ret = sv_flow_matcher_apply(f, fl, km, &p->matcher);
+	/* After the matcher: it says which table, and so which level. */
+	if (!ret && p->has_dest)
+		ret = sv_flow_dest_apply(f, fl, &p->dest);
 	kfree(p);
 	ret = ret ?: sv_counters_bind(f, fl);
 	ret = ret ?: sv_flow_dest(f, fl, qp_handle);

@@ -5,7 +5,8 @@
  * mlx5dv_create_flow_matcher() (user/compat/mlx5_flow.c translates mlx5's
  * fte_match_param into a struct sv_flow_key mask).
  *
- * A matcher is a mask, a priority and a direction, fixed at its creation.
+ * A matcher is a mask, a priority, a direction and a table (a steering
+ * table of sandbox.c, or the device's own), fixed at its creation.
  * It steers nothing by itself; a flow whose SV_FLOW_SPEC_MATCHER spec
  * names it (sv_flow_matcher_apply(), from flow.c) takes the matcher's
  * mask and priority and a value inside that mask, and holds a reference
@@ -20,6 +21,7 @@
 struct sv_flow_matcher {
 	struct sv_uobj uobj;		/* first */
 	struct sv_flow_key mask;
+	struct sv_uobj *table;		/* a steering table's, or NULL */
 	u32 flags;			/* 0 or SV_FLOW_ATTR_FLAGS_EGRESS */
 	u16 priority;
 };
@@ -40,11 +42,19 @@ static bool sv_key_pads_clear(const struct sv_flow_key *k)
 
 static void sv_matcher_destroy(struct sv_uobj *u)
 {
+	struct sv_flow_matcher *m = to_sv_matcher(u);
+
+	if (m->table)
+		sv_steer_table_unuse(m->table);
 }
 
 static void sv_matcher_free(struct sv_uobj *u)
 {
-	kfree(to_sv_matcher(u));
+	struct sv_flow_matcher *m = to_sv_matcher(u);
+
+	if (m->table)
+		sv_uobj_put(m->table);
+	kfree(m);
 }
 
 static const struct sv_uobj_ops sv_matcher_ops = {
@@ -61,7 +71,7 @@ int sv_create_flow_matcher(struct sv_file *f, void *arg)
 	BUILD_BUG_ON(sizeof(struct sv_flow_key) != SV_FLOW_KEY_SIZE);
 	BUILD_BUG_ON(sizeof(struct sv_flow_spec_matcher) !=
 		     SV_FLOW_SPEC_MATCHER_SIZE);
-	if (c->mask_len != sizeof(m->mask) || c->reserved || c->reserved2 ||
+	if (c->mask_len != sizeof(m->mask) || c->reserved ||
 	    (c->flags & ~SV_FLOW_ATTR_FLAGS_EGRESS))
 		return -EINVAL;
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
@@ -80,12 +90,24 @@ int sv_create_flow_matcher(struct sv_file *f, void *arg)
 		goto err;
 	m->flags = c->flags;
 	m->priority = c->priority;
+	if (c->table_handle) {
+		m->table = sv_steer_table_use(f, c->table_handle, c->flags);
+		if (IS_ERR(m->table)) {
+			ret = PTR_ERR(m->table);
+			m->table = NULL;
+			goto err;
+		}
+	}
 	ret = sv_uobj_add(f, &m->uobj, SV_OBJ_FLOW_MATCHER, &sv_matcher_ops);
 	if (ret)
 		goto err;
 	c->handle = m->uobj.handle;
 	return 0;
 err:
+	if (m->table) {
+		sv_steer_table_unuse(m->table);
+		sv_uobj_put(m->table);
+	}
 	kfree(m);
 	return ret;
 }
@@ -132,6 +154,8 @@ int sv_flow_matcher_apply(struct sv_file *f, struct sv_flow *fl,
 	fl->val = s->val;
 	atomic_inc(&u->usecnt);
 	fl->matcher = u;
+	/* The matcher holds its table for as long as the flow holds it. */
+	fl->table = m->table;
 	return 0;
 err:
 	sv_uobj_put(u);
@@ -153,11 +177,13 @@ void sv_flow_matcher_put(struct sv_flow *fl)
 	fl->matcher = NULL;
 }
 
-/* For dumps: the matcher's priority and flags (fixed at its creation). */
-void sv_flow_matcher_info(struct sv_uobj *u, u16 *priority, u32 *flags)
+/* For dumps: the matcher's priority, flags and table (0: the device's). */
+void sv_flow_matcher_info(struct sv_uobj *u, u16 *priority, u32 *flags,
+			  u32 *table)
 {
 	struct sv_flow_matcher *m = to_sv_matcher(u);
 
 	*priority = m->priority;
 	*flags = m->flags;
+	*table = m->table ? m->table->handle : 0;
 }

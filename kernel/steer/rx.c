@@ -162,6 +162,7 @@ static bool sv_steer_frame_give(struct sv_device *sdev, struct sk_buff *skb,
 			       give && i == v.n - 1);
 	if (given)
 		*given = give;
+	sv_stat_add(sdev, SV_STAT_STEER_LOOP_DROPS, v.looped);
 	if (v.dropped)
 		sv_stat_add(sdev, SV_STAT_STEER_DROPS, 1);
 	else if (v.n)

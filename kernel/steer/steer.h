@@ -13,6 +13,9 @@
  *   parse.c  a frame's headers -> struct sv_flow_key
  *   matcher.c  flow matchers (mlx5dv_create_flow_matcher()): a mask and
  *            a priority that flows with an SV_FLOW_SPEC_MATCHER spec use
+ *   sandbox.c  steering tables and anchors (mlx5dv DR, steering anchors):
+ *            rule sets of their own that rules send frames to, and ways
+ *            back into the device's tables at a priority
  *   counters.c  flow counters: the counters objects of ACTION_COUNT,
  *            bound to flows, counted per CPU on the frame path
  *   egress.c the egress rules (IBV_FLOW_ATTR_FLAGS_EGRESS): the
@@ -61,6 +64,11 @@ struct sv_flow {
 	struct sv_device *sdev;		/* its tables' (the file holds it) */
 	struct sv_qp *qp;		/* referenced, usecnt held; or NULL */
 	struct sv_uobj *matcher;	/* SPEC_MATCHER: referenced, usecnt */
+	struct sv_uobj *table;		/* its steering table (the matcher's) */
+	struct sv_uobj *dest_table;	/* DEST_TABLE: referenced, usecnt */
+	struct sv_steer *dest_st;	/* ... its rules */
+	struct sv_uobj *dest_anchor;	/* DEST_ANCHOR: referenced, usecnt */
+	u16 anchor_prio;		/* ... its priority */
 	struct sv_counters *counters;	/* ACTION_COUNT: referenced, usecnt */
 	u32 counters_handle;		/* ... as the spec named it */
 	bool count;			/* ... there is such a spec */
@@ -106,6 +114,7 @@ struct sv_steer_verdict {
 	bool trapped;			/* the kernel stack does not see it */
 	bool dropped;			/* an ACTION_DROP rule took it */
 	bool missed;			/* a DEFAULT_MISS rule passed it on */
+	bool looped;			/* dropped: anchors and tables looped */
 	bool matched;			/* a NORMAL rule took it */
 	u32 copies;			/* of deliver[]: DONT_TRAP, SNIFFER */
 	u32 len;			/* in: the frame's length, for counters */
@@ -165,7 +174,19 @@ int sv_flow_matcher_apply(struct sv_file *f, struct sv_flow *fl,
 			  const struct sv_flow_spec_matcher *s);
 void sv_flow_matcher_unbind(struct sv_flow *fl);
 void sv_flow_matcher_put(struct sv_flow *fl);
-void sv_flow_matcher_info(struct sv_uobj *u, u16 *priority, u32 *flags);
+void sv_flow_matcher_info(struct sv_uobj *u, u16 *priority, u32 *flags,
+			  u32 *table);
+
+/* sandbox.c */
+struct sv_uobj *sv_steer_table_use(struct sv_file *f, u32 handle, u32 flags);
+void sv_steer_table_unuse(struct sv_uobj *u);
+struct sv_steer *sv_steer_table_st(struct sv_uobj *u);
+u32 sv_steer_table_level(struct sv_uobj *u);
+int sv_flow_dest_apply(struct sv_file *f, struct sv_flow *fl,
+		       const struct sv_flow_spec_dest *s);
+void sv_flow_dest_unbind(struct sv_flow *fl);
+void sv_flow_dest_put(struct sv_flow *fl);
+void sv_sandbox_info(struct sv_uobj *u, u32 *level, u32 *flags, u16 *prio);
 
 /* flow.c */
 int sv_create_flow(struct sv_file *f, void *arg);

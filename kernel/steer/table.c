@@ -340,27 +340,23 @@ static void sv_verdict_trap(struct sv_steer_verdict *v, struct sv_flow *trap)
 }
 
 /*
- * The rules' verdict on a frame with @key; the counters of the rules it
- * hits count v->len bytes (set by the caller). Under RCU, BH off.
+ * The NORMAL rules of @st from priority @from on, as the verdict above:
+ * DONT_TRAP copies taken; the rule that decides, or NULL.
  */
-void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
-		     bool multicast, struct sv_qp *src_qp,
-		     struct sv_steer_verdict *v)
+static struct sv_flow *sv_steer_walk(struct sv_steer *st,
+				     const struct sv_flow_key *key,
+				     bool multicast, struct sv_qp *src_qp,
+				     struct sv_steer_verdict *v, int from)
 {
 	struct sv_flow *fl, *trap = NULL;
 	struct rhlist_head *list, *pos;
 	struct sv_steer_prio *p;
 	struct sv_steer_mask *m;
 	struct sv_flow_key mk;
-	int prio = -1;
 
-	v->n = 0;
-	v->trapped = false;
-	v->dropped = false;
-	v->missed = false;
-	v->matched = false;
-	v->copies = 0;
 	list_for_each_entry_rcu(p, &st->prios, node) {
+		if (p->priority < from)
+			continue;
 		list_for_each_entry_rcu(m, &p->masks, node) {
 			sv_key_and(&mk, key, &m->mask);
 			list = rhltable_lookup(&m->ht, &mk, sv_steer_params);
@@ -371,11 +367,68 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 				sv_verdict_take(v, fl, &trap);
 			}
 		}
-		if (trap) {
+		if (trap)
+			return trap;
+	}
+	return NULL;
+}
+
+/*
+ * The rules' verdict on a frame with @key; the counters of the rules it
+ * hits count v->len bytes (set by the caller). @st is the device's table
+ * of the frame's direction; a rule may send the frame on to a steering
+ * table (up the levels: a table no rule of which takes it passes it to
+ * the stack) or to an anchor (back into @st at a priority below the one
+ * it left @st at), at most SV_STEER_MAX_HOPS times (sandbox.c). Under
+ * RCU, BH off.
+ */
+void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
+		     bool multicast, struct sv_qp *src_qp,
+		     struct sv_steer_verdict *v)
+{
+	struct sv_flow *fl, *trap = NULL;
+	struct sv_steer *cur = st;
+	int from = 0, left = -1;
+	u32 hops = 0;
+	int prio = -1;
+
+	v->n = 0;
+	v->trapped = false;
+	v->dropped = false;
+	v->missed = false;
+	v->looped = false;
+	v->matched = false;
+	v->copies = 0;
+	for (;;) {
+		trap = sv_steer_walk(cur, key, multicast, src_qp, v, from);
+		if (!trap) {
+			/* A steering table's miss: the stack's, as mlx5 DR. */
+			v->missed = cur != st;
+			break;
+		}
+		if (!trap->dest_st && !trap->dest_anchor) {
 			sv_verdict_trap(v, trap);
 			break;
 		}
+		sv_flow_count(trap, v->len);
+		if (cur == st)
+			left = trap->priority;
+		if (++hops > SV_STEER_MAX_HOPS ||
+		    (trap->dest_anchor && trap->anchor_prio <= left)) {
+			v->trapped = true;
+			v->dropped = true;
+			v->looped = true;
+			break;
+		}
+		if (trap->dest_st) {
+			cur = trap->dest_st;
+			from = 0;
+		} else {
+			cur = st;
+			from = trap->anchor_prio;
+		}
 	}
+	trap = NULL;
 	if (!v->trapped && !v->missed) {
 		list_for_each_entry_rcu(fl, &st->defaults, list) {
 			if (trap && fl->priority != prio)

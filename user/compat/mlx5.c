@@ -506,12 +506,6 @@ mlx5dv_dr_action_create_aso(struct mlx5dv_dr_domain *domain,
 }
 
 SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_default_miss(void)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_dest_array(struct mlx5dv_dr_domain *domain,
 				   size_t num_dest,
 				   struct mlx5dv_dr_action_dest_attr *dests[])
@@ -533,33 +527,8 @@ mlx5dv_dr_action_create_dest_ib_port(struct mlx5dv_dr_domain *domain,
 }
 
 SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_dest_ibv_qp(struct ibv_qp *ibqp)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_dest_root_table(struct mlx5dv_dr_table *table,
-					uint16_t priority)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_dest_table(struct mlx5dv_dr_table *table)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_dest_vport(struct mlx5dv_dr_domain *domain,
 				   uint32_t vport)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_drop(void)
 {
 	SV_NOTSUP_NULL;
 }
@@ -613,17 +582,6 @@ mlx5dv_dr_action_create_push_vlan(struct mlx5dv_dr_domain *domain,
 	SV_NOTSUP_NULL;
 }
 
-SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_tag(uint32_t tag_value)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *action)
-{
-	return EOPNOTSUPP;
-}
-
 SV_EXPORT int mlx5dv_dr_action_modify_aso(struct mlx5dv_dr_action *action,
 					  uint32_t offset, uint32_t flags,
 					  uint8_t return_reg_c)
@@ -654,75 +612,8 @@ SV_EXPORT int mlx5dv_dr_aso_other_domain_unlink(struct mlx5dv_devx_obj *devx_obj
 	return EOPNOTSUPP;
 }
 
-SV_EXPORT void
-mlx5dv_dr_domain_allow_duplicate_rules(struct mlx5dv_dr_domain *domain,
-				       bool allow)
-{
-}
-
-SV_EXPORT struct mlx5dv_dr_domain *
-mlx5dv_dr_domain_create(struct ibv_context *ctx,
-			enum mlx5dv_dr_domain_type type)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT int mlx5dv_dr_domain_destroy(struct mlx5dv_dr_domain *domain)
-{
-	return EOPNOTSUPP;
-}
-
-SV_EXPORT void
-mlx5dv_dr_domain_set_reclaim_device_memory(struct mlx5dv_dr_domain *dmn,
-					   bool enable)
-{
-}
-
-SV_EXPORT int mlx5dv_dr_domain_sync(struct mlx5dv_dr_domain *domain,
-				    uint32_t flags)
-{
-	return EOPNOTSUPP;
-}
-
-SV_EXPORT struct mlx5dv_dr_matcher *
-mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *table, uint16_t priority,
-			 uint8_t match_criteria_enable,
-			 struct mlx5dv_flow_match_parameters *mask)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT int mlx5dv_dr_matcher_destroy(struct mlx5dv_dr_matcher *matcher)
-{
-	return EOPNOTSUPP;
-}
-
 SV_EXPORT int mlx5dv_dr_matcher_set_layout(struct mlx5dv_dr_matcher *matcher,
 					   struct mlx5dv_dr_matcher_layout *layout)
-{
-	return EOPNOTSUPP;
-}
-
-SV_EXPORT struct mlx5dv_dr_rule *
-mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
-		      struct mlx5dv_flow_match_parameters *value,
-		      size_t num_actions, struct mlx5dv_dr_action *actions[])
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT int mlx5dv_dr_rule_destroy(struct mlx5dv_dr_rule *rule)
-{
-	return EOPNOTSUPP;
-}
-
-SV_EXPORT struct mlx5dv_dr_table *
-mlx5dv_dr_table_create(struct mlx5dv_dr_domain *domain, uint32_t level)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *table)
 {
 	return EOPNOTSUPP;
 }

@@ -29,6 +29,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "sv_compat.h"
+#include "mlx5_flow.h"
 #include "../lib/sv_private.h"
 
 /* fte_match_param: its sections, and match_criteria_enable's bits */
@@ -74,6 +75,7 @@ enum {
 struct mlx5dv_flow_matcher {
 	struct ibv_context *context;
 	uint32_t handle;
+	uint32_t table;		/* a steering table's handle, 0: the device's */
 	uint16_t priority;
 	bool egress;
 	uint8_t criteria;
@@ -218,16 +220,65 @@ static int fte_copy(const struct mlx5dv_flow_match_parameters *p,
 	return 0;
 }
 
-SV_EXPORT struct mlx5dv_flow_matcher *
-mlx5dv_create_flow_matcher(struct ibv_context *context,
-			   struct mlx5dv_flow_matcher_attr *attr)
+/*
+ * A matcher in the device's tables (@table 0) or a steering table's, of
+ * direction @egress, its criteria checked; NULL with errno.
+ */
+struct mlx5dv_flow_matcher *
+sv_dv_matcher_create(struct ibv_context *context, uint16_t priority,
+		     uint8_t criteria, struct mlx5dv_flow_match_parameters *mask,
+		     bool egress, uint32_t table)
 {
 	struct sv_create_flow_matcher c = { .size = sizeof(c) };
 	struct mlx5dv_flow_matcher *m;
 	struct sv_flow_key key;
-	bool egress = false;
 	unsigned int i;
 	int ret;
+
+	if (criteria >> FTE_NSECT) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = fte_copy(mask, m->mask);
+	if (ret)
+		goto err;
+	for (i = 0; i < FTE_NSECT; i++)
+		if (!(criteria & 1U << i))
+			memset(m->mask + i * FTE_SECT, 0, FTE_SECT);
+	ret = EOPNOTSUPP;
+	if (!fte_to_key(m->mask, criteria, &key))
+		goto err;
+	c.mask = (uintptr_t)&key;
+	c.mask_len = sizeof(key);
+	c.flags = egress ? SV_FLOW_ATTR_FLAGS_EGRESS : 0;
+	c.priority = priority;
+	c.table_handle = table;
+	ret = sv_private_cmd(context, SV_IOC_CREATE_FLOW_MATCHER, &c);
+	if (ret)
+		goto err;
+	m->context = context;
+	m->handle = c.handle;
+	m->table = table;
+	m->priority = priority;
+	m->egress = egress;
+	m->criteria = criteria;
+	return m;
+err:
+	free(m);
+	errno = ret;
+	return NULL;
+}
+
+SV_EXPORT struct mlx5dv_flow_matcher *
+mlx5dv_create_flow_matcher(struct ibv_context *context,
+			   struct mlx5dv_flow_matcher_attr *attr)
+{
+	bool egress = false;
 
 	if (!context || !sv_private_context_is_ours(context)) {
 		errno = EOPNOTSUPP;
@@ -270,41 +321,9 @@ mlx5dv_create_flow_matcher(struct ibv_context *context,
 	} else {
 		egress = attr->flags & IBV_FLOW_ATTR_FLAGS_EGRESS;
 	}
-	if (attr->match_criteria_enable >> FTE_NSECT) {
-		errno = EINVAL;
-		return NULL;
-	}
-	m = calloc(1, sizeof(*m));
-	if (!m) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = fte_copy(attr->match_mask, m->mask);
-	if (ret)
-		goto err;
-	for (i = 0; i < FTE_NSECT; i++)
-		if (!(attr->match_criteria_enable & 1U << i))
-			memset(m->mask + i * FTE_SECT, 0, FTE_SECT);
-	ret = EOPNOTSUPP;
-	if (!fte_to_key(m->mask, attr->match_criteria_enable, &key))
-		goto err;
-	c.mask = (uintptr_t)&key;
-	c.mask_len = sizeof(key);
-	c.flags = egress ? SV_FLOW_ATTR_FLAGS_EGRESS : 0;
-	c.priority = attr->priority;
-	ret = sv_private_cmd(context, SV_IOC_CREATE_FLOW_MATCHER, &c);
-	if (ret)
-		goto err;
-	m->context = context;
-	m->handle = c.handle;
-	m->priority = attr->priority;
-	m->egress = egress;
-	m->criteria = attr->match_criteria_enable;
-	return m;
-err:
-	free(m);
-	errno = ret;
-	return NULL;
+	return sv_dv_matcher_create(context, attr->priority,
+				    attr->match_criteria_enable,
+				    attr->match_mask, egress, 0);
 }
 
 SV_EXPORT int mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
@@ -330,15 +349,8 @@ union sv_dv_flow_attr {
 		    sizeof(struct sv_flow_spec_matcher) +
 		    sizeof(struct ibv_flow_spec_action_tag) +
 		    sizeof(struct sv_flow_spec_action_drop) +
+		    sizeof(struct sv_flow_spec_dest) +
 		    sizeof(struct ibv_flow_spec_counter_action)];
-};
-
-/* What mlx5dv_create_flow()'s actions asked for. */
-struct sv_dv_actions {
-	struct ibv_qp *qp;
-	struct ibv_counters *counters;
-	uint32_t tag;
-	bool have_tag, drop, miss;
 };
 
 /*
@@ -392,41 +404,37 @@ static int sv_dv_actions(size_t n, const struct mlx5dv_flow_action_attr *a,
 	return 0;
 }
 
-SV_EXPORT struct ibv_flow *
-mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
-		   struct mlx5dv_flow_match_parameters *match_value,
-		   size_t num_actions,
-		   struct mlx5dv_flow_action_attr actions_attr[])
+/*
+ * The flow of @matcher with @match_value and the actions @act (checked
+ * against the matcher: sv_dv_actions() and DR's own checks have run).
+ */
+struct ibv_flow *sv_dv_flow_create(struct mlx5dv_flow_matcher *matcher,
+				   struct mlx5dv_flow_match_parameters *match_value,
+				   const struct sv_dv_actions *a)
 {
 	struct sv_flow_spec_matcher ms = {};
 	union sv_dv_flow_attr fa;
-	struct sv_dv_actions act;
+	bool dest = a->qp || a->drop || a->miss || a->table || a->anchor;
 	uint8_t val[FTE_SIZE];
 	unsigned int i, n = 0;
 	uint8_t *spec;
 	int ret;
 
-	if (!matcher) {
-		errno = EINVAL;
-		return NULL;
-	}
-	ret = sv_dv_actions(num_actions, actions_attr, &act);
-	if (!ret)
-		ret = fte_copy(match_value, val);
+	ret = fte_copy(match_value, val);
 	if (ret) {
 		errno = ret;
 		return NULL;
 	}
 	/*
 	 * mlx5_ib: a QP destination is a RAW_PACKET QP on receive and none
-	 * on transmit; a receive rule needs a destination, a drop or a
-	 * default miss; a tag has 24 bits. mlx5's flow core: a value bit
-	 * outside the mask.
+	 * on transmit; a receive rule of the device's tables needs a
+	 * destination, a drop or a default miss; a tag has 24 bits. mlx5's
+	 * flow core: a value bit outside the mask.
 	 */
-	if ((act.qp && (matcher->egress || act.qp->context != matcher->context ||
-			act.qp->qp_type != IBV_QPT_RAW_PACKET)) ||
-	    (!matcher->egress && !act.qp && !act.drop && !act.miss) ||
-	    (act.have_tag && act.tag >= 1U << 24)) {
+	if ((a->qp && (matcher->egress || a->qp->context != matcher->context ||
+		       a->qp->qp_type != IBV_QPT_RAW_PACKET)) ||
+	    (!matcher->egress && !matcher->table && !dest) ||
+	    (a->have_tag && a->tag >= 1U << 24)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -437,8 +445,8 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 			return NULL;
 		}
 	}
-	/* mlx5_ib has 16 priorities for these rules. */
-	if (matcher->priority > 15) {
+	/* mlx5_ib has 16 priorities for the rules of its tables. */
+	if (!matcher->table && matcher->priority > 15) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -455,20 +463,22 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	memcpy(spec, &ms, sizeof(ms));
 	spec += sizeof(ms);
 	n++;
-	if (act.have_tag) {
+	/* A dropped frame has no completion to carry a tag. */
+	if (a->have_tag && !a->drop) {
 		struct ibv_flow_spec_action_tag t = {
 			.type = IBV_FLOW_SPEC_ACTION_TAG,
-			.size = sizeof(t), .tag_id = act.tag,
+			.size = sizeof(t), .tag_id = a->tag,
 		};
 
 		memcpy(spec, &t, sizeof(t));
 		spec += sizeof(t);
 		n++;
 	}
-	if (act.drop || act.miss) {
+	if (a->drop || a->miss || (matcher->table && !dest)) {
+		/* A steering table's rule without one: the table's miss */
 		struct sv_flow_spec_action_drop d = {
-			.type = act.drop ? IBV_FLOW_SPEC_ACTION_DROP :
-					   SV_FLOW_SPEC_DEFAULT_MISS,
+			.type = a->drop ? IBV_FLOW_SPEC_ACTION_DROP :
+					  SV_FLOW_SPEC_DEFAULT_MISS,
 			.size = sizeof(d),
 		};
 
@@ -476,10 +486,22 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		spec += sizeof(d);
 		n++;
 	}
-	if (act.counters) {
+	if (a->table || a->anchor) {
+		struct sv_flow_spec_dest d = {
+			.type = a->table ? SV_FLOW_SPEC_DEST_TABLE :
+					   SV_FLOW_SPEC_DEST_ANCHOR,
+			.size = sizeof(d),
+			.handle = a->table ? a->table : a->anchor,
+		};
+
+		memcpy(spec, &d, sizeof(d));
+		spec += sizeof(d);
+		n++;
+	}
+	if (a->counters) {
 		struct ibv_flow_spec_counter_action cs = {
 			.type = IBV_FLOW_SPEC_ACTION_COUNT,
-			.size = sizeof(cs), .counters = act.counters,
+			.size = sizeof(cs), .counters = a->counters,
 		};
 
 		memcpy(spec, &cs, sizeof(cs));
@@ -488,5 +510,26 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	}
 	fa.attr.num_of_specs = n;
 	fa.attr.size = spec - fa.buf;
-	return sv_private_create_flow(matcher->context, act.qp, &fa.attr);
+	return sv_private_create_flow(matcher->context, a->qp, &fa.attr);
+}
+
+SV_EXPORT struct ibv_flow *
+mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
+		   struct mlx5dv_flow_match_parameters *match_value,
+		   size_t num_actions,
+		   struct mlx5dv_flow_action_attr actions_attr[])
+{
+	struct sv_dv_actions act;
+	int ret;
+
+	if (!matcher) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ret = sv_dv_actions(num_actions, actions_attr, &act);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	return sv_dv_flow_create(matcher, match_value, &act);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * libmlx5.so.1 stand-in: the direct-verbs QP and the steering anchors.
+ * libmlx5.so.1 stand-in: the direct-verbs QP.
  *
  * mlx5dv_create_qp() (Documentation/mlx5dv.rst) checks its arguments as
  * rdma-core's mlx5 provider does (providers/mlx5/verbs.c, create_qp()),
@@ -125,14 +125,3 @@ SV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
 	return sv_private_create_qp(context, qp_attr, sv_flags);
 }
 
-SV_EXPORT struct mlx5dv_steering_anchor *
-mlx5dv_create_steering_anchor(struct ibv_context *context,
-			      struct mlx5dv_steering_anchor_attr *attr)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT int mlx5dv_destroy_steering_anchor(struct mlx5dv_steering_anchor *sa)
-{
-	return EOPNOTSUPP;
-}

@@ -5,7 +5,8 @@
  *
  *   svctl [-j] [-p] link add NAME netdev DEV | link del NAME | link show [NAME]
  *   svctl [-j] [-p] dev set NAME idle_us N | dev show [NAME]
- *   svctl [-j] [-p] res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher]
+ *   svctl [-j] [-p] res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher|
+ *                                steer_table|steer_anchor]
  *                            [dev NAME]
  *   svctl [-j] [-p] stat show [dev NAME]
  *
@@ -66,7 +67,8 @@ static int usage(FILE *out)
 		"  svctl link show [[dev] NAME]\n"
 		"  svctl dev set NAME idle_us MICROSECONDS\n"
 		"  svctl dev show [[dev] NAME]\n"
-		"  svctl res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher] [dev NAME]\n"
+		"  svctl res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher|\n"
+		"                 steer_table|steer_anchor] [dev NAME]\n"
 		"  svctl stat show [[dev] NAME]\n"
 		"OPTIONS: -j (--json), -p (--pretty), -V (--version), -h (--help)\n");
 	return out == stdout ? 0 : 1;
@@ -724,6 +726,8 @@ static const char * const res_names[] = {
 	[SV_NL_RES_RWQ_IND_TBL] = "rwq_ind_tbl",
 	[SV_NL_RES_COUNTERS] = "counters",
 	[SV_NL_RES_FLOW_MATCHER] = "flow_matcher",
+	[SV_NL_RES_STEER_TABLE] = "steer_table",
+	[SV_NL_RES_STEER_ANCHOR] = "steer_anchor",
 };
 
 /* A counters object's flows (RES_FLOWS): into v, at most max; how many. */
@@ -813,6 +817,12 @@ static int cb_res(const struct nlmsghdr *nlh, void *data)
 		if (tb[SV_NL_ATTR_RES_MATCHER_HANDLE])
 			rec_num(&r, "matcher",
 				get_num(SV_NL_ATTR_RES_MATCHER_HANDLE));
+		if (tb[SV_NL_ATTR_RES_DEST_TABLE])
+			rec_num(&r, "dest_table",
+				get_num(SV_NL_ATTR_RES_DEST_TABLE));
+		if (tb[SV_NL_ATTR_RES_DEST_ANCHOR])
+			rec_num(&r, "dest_anchor",
+				get_num(SV_NL_ATTR_RES_DEST_ANCHOR));
 		if (tb[SV_NL_ATTR_RES_COUNTERS_HANDLE])
 			rec_num(&r, "counters",
 				get_num(SV_NL_ATTR_RES_COUNTERS_HANDLE));
@@ -836,6 +846,19 @@ static int cb_res(const struct nlmsghdr *nlh, void *data)
 		flags_str(s, sizeof(s), get_num(SV_NL_ATTR_RES_FLOW_FLAGS),
 			  flow_flags);
 		rec_str(&r, "flags", s);
+		rec_num(&r, "table", get_num(SV_NL_ATTR_RES_TABLE_HANDLE));
+		break;
+	case SV_NL_RES_STEER_TABLE:
+	case SV_NL_RES_STEER_ANCHOR:
+		flags_str(s, sizeof(s), get_num(SV_NL_ATTR_RES_FLOW_FLAGS),
+			  flow_flags);
+		rec_str(&r, "flags", s);
+		if (type == SV_NL_RES_STEER_TABLE)
+			rec_num(&r, "level",
+				get_num(SV_NL_ATTR_RES_TABLE_LEVEL));
+		else
+			rec_num(&r, "priority",
+				get_num(SV_NL_ATTR_RES_FLOW_PRIORITY));
 		break;
 	case SV_NL_RES_COUNTERS:
 		n = get_flows(flows, SV_NL_RES_FLOWS_MAX);

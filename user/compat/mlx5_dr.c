@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libmlx5.so.1 stand-in: steering anchors and the DR ("direct rule")
+ * sandbox, mlx5dv_create_steering_anchor() and mlx5dv_dr_*
+ * (Documentation/mlx5dv.rst).
+ *
+ * As on mlx5, a DR table of level 0 is the device's own (root) steering
+ * table: its matchers and rules are flow matchers and flows
+ * (mlx5_flow.c) at their priorities, beside ibv_create_flow()'s. A table
+ * of a higher level is a kernel steering table (kernel/steer/sandbox.c),
+ * which frames reach only through a rule's dest_table action and which,
+ * when none of its rules takes a frame, passes it to the kernel's stack
+ * (receive) or the wire (transmit). dest_root_table makes an anchor (at
+ * a priority of the device's tables) and sends frames back there.
+ *
+ * Objects count who uses them and refuse to go while used (EBUSY), as
+ * rdma-core's DR does: a domain its tables, a table its matchers and the
+ * actions naming it, a matcher its rules, an action the rules using it.
+ * Not built: packet reformat, modify header, push/pop VLAN, dest_array,
+ * flow counters and meters (DevX objects), ASO, vports, FDB and RDMA
+ * domains: EOPNOTSUPP.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+
+#include "sv_compat.h"
+#include "mlx5_flow.h"
+#include "../lib/sv_private.h"
+
+/* ---- steering anchors ---- */
+
+struct sv_anchor {
+	struct mlx5dv_steering_anchor sa;	/* first: the caller's */
+	struct ibv_context *context;
+};
+
+SV_EXPORT struct mlx5dv_steering_anchor *
+mlx5dv_create_steering_anchor(struct ibv_context *context,
+			      struct mlx5dv_steering_anchor_attr *attr)
+{
+	struct sv_create_steer_anchor c = { .size = sizeof(c) };
+	struct sv_anchor *a;
+	int ret;
+
+	if (!context || !sv_private_context_is_ours(context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* rdma-core: no comp_mask bit is known. */
+	if (attr->comp_mask) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	switch (attr->ft_type) {
+	case MLX5DV_FLOW_TABLE_TYPE_NIC_RX:
+		break;
+	case MLX5DV_FLOW_TABLE_TYPE_NIC_TX:
+		c.flags = SV_FLOW_ATTR_FLAGS_EGRESS;
+		break;
+	case MLX5DV_FLOW_TABLE_TYPE_FDB:
+	case MLX5DV_FLOW_TABLE_TYPE_RDMA_RX:
+	case MLX5DV_FLOW_TABLE_TYPE_RDMA_TX:
+		/* No such namespace on softverbs, as mlx5_ib without it */
+		errno = EOPNOTSUPP;
+		return NULL;
+	default:
+		errno = EINVAL;
+		return NULL;
+	}
+	c.priority = attr->priority;
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* EPERM without CAP_NET_RAW; EINVAL above SV_STEER_MAX_PRIO */
+	ret = sv_private_cmd(context, SV_IOC_CREATE_STEER_ANCHOR, &c);
+	if (ret) {
+		free(a);
+		errno = ret;
+		return NULL;
+	}
+	a->context = context;
+	a->sa.id = c.handle;
+	return &a->sa;
+}
+
+SV_EXPORT int mlx5dv_destroy_steering_anchor(struct mlx5dv_steering_anchor *sa)
+{
+	struct sv_destroy_steer_obj d = { .size = sizeof(d) };
+	struct sv_anchor *a;
+	int ret;
+
+	if (!sa)
+		return EINVAL;
+	a = (struct sv_anchor *)sa;
+	d.handle = sa->id;
+	/* EBUSY while a rule sends frames to it */
+	ret = sv_private_cmd(a->context, SV_IOC_DESTROY_STEER_ANCHOR, &d);
+	if (ret)
+		return ret;
+	free(a);
+	return 0;
+}
+
+/* ---- domains, tables, matchers ---- */
+
+struct mlx5dv_dr_domain {
+	struct ibv_context *ctx;
+	bool egress;
+	unsigned int users;		/* tables */
+};
+
+struct mlx5dv_dr_table {
+	struct mlx5dv_dr_domain *dmn;
+	uint32_t level;
+	uint32_t handle;		/* the kernel table's; 0 at level 0 */
+	unsigned int users;		/* matchers, dest_table actions */
+};
+
+struct mlx5dv_dr_matcher {
+	struct mlx5dv_dr_table *tbl;
+	struct mlx5dv_flow_matcher *fm;
+	unsigned int users;		/* rules */
+};
+
+enum sv_dr_action_type {
+	SV_DR_QP, SV_DR_TABLE, SV_DR_ROOT, SV_DR_DROP, SV_DR_MISS, SV_DR_TAG,
+};
+
+struct mlx5dv_dr_action {
+	enum sv_dr_action_type type;
+	union {
+		struct ibv_qp *qp;
+		struct mlx5dv_dr_table *tbl;
+		struct mlx5dv_steering_anchor *sa;
+		uint32_t tag;
+	};
+	struct mlx5dv_dr_table *root;	/* SV_DR_ROOT: the level-0 table */
+	unsigned int users;		/* rules */
+};
+
+struct mlx5dv_dr_rule {
+	struct mlx5dv_dr_matcher *matcher;
+	struct ibv_flow *flow;
+	size_t nactions;
+	struct mlx5dv_dr_action *actions[];
+};
+
+SV_EXPORT struct mlx5dv_dr_domain *
+mlx5dv_dr_domain_create(struct ibv_context *ctx,
+			enum mlx5dv_dr_domain_type type)
+{
+	struct mlx5dv_dr_domain *d;
+
+	if (!ctx || !sv_private_context_is_ours(ctx)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* No e-switch to manage: FDB domains are not for softverbs. */
+	if (type != MLX5DV_DR_DOMAIN_TYPE_NIC_RX &&
+	    type != MLX5DV_DR_DOMAIN_TYPE_NIC_TX) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->ctx = ctx;
+	d->egress = type == MLX5DV_DR_DOMAIN_TYPE_NIC_TX;
+	return d;
+}
+
+SV_EXPORT int mlx5dv_dr_domain_destroy(struct mlx5dv_dr_domain *domain)
+{
+	if (domain->users)
+		return EBUSY;
+	free(domain);
+	return 0;
+}
+
+/* Rules take effect when they are created: nothing to wait for. */
+SV_EXPORT int mlx5dv_dr_domain_sync(struct mlx5dv_dr_domain *domain,
+				    uint32_t flags)
+{
+	if (flags & ~(uint32_t)(MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW |
+				MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW |
+				MLX5DV_DR_DOMAIN_SYNC_FLAGS_MEM))
+		return EINVAL;
+	return 0;
+}
+
+SV_EXPORT void
+mlx5dv_dr_domain_set_reclaim_device_memory(struct mlx5dv_dr_domain *dmn,
+					   bool enable)
+{
+}
+
+/* softverbs always refuses a rule a table already has the same of. */
+SV_EXPORT void
+mlx5dv_dr_domain_allow_duplicate_rules(struct mlx5dv_dr_domain *domain,
+				       bool allow)
+{
+}
+
+SV_EXPORT struct mlx5dv_dr_table *
+mlx5dv_dr_table_create(struct mlx5dv_dr_domain *domain, uint32_t level)
+{
+	struct sv_create_steer_table c = { .size = sizeof(c) };
+	struct mlx5dv_dr_table *t;
+	int ret;
+
+	if (!domain) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (level) {
+		c.flags = domain->egress ? SV_FLOW_ATTR_FLAGS_EGRESS : 0;
+		c.level = level;
+		/* EINVAL above SV_STEER_MAX_LEVEL */
+		ret = sv_private_cmd(domain->ctx, SV_IOC_CREATE_STEER_TABLE, &c);
+		if (ret) {
+			free(t);
+			errno = ret;
+			return NULL;
+		}
+	}
+	t->dmn = domain;
+	t->level = level;
+	t->handle = c.handle;
+	domain->users++;
+	return t;
+}
+
+SV_EXPORT int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *table)
+{
+	struct sv_destroy_steer_obj d = { .size = sizeof(d) };
+	int ret;
+
+	if (table->users)
+		return EBUSY;
+	if (table->handle) {
+		d.handle = table->handle;
+		ret = sv_private_cmd(table->dmn->ctx,
+				     SV_IOC_DESTROY_STEER_TABLE, &d);
+		if (ret)
+			return ret;
+	}
+	table->dmn->users--;
+	free(table);
+	return 0;
+}
+
+SV_EXPORT struct mlx5dv_dr_matcher *
+mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *table, uint16_t priority,
+			 uint8_t match_criteria_enable,
+			 struct mlx5dv_flow_match_parameters *mask)
+{
+	struct mlx5dv_dr_matcher *m;
+
+	if (!table) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	m->fm = sv_dv_matcher_create(table->dmn->ctx, priority,
+				     match_criteria_enable, mask,
+				     table->dmn->egress, table->handle);
+	if (!m->fm) {
+		free(m);
+		return NULL;
+	}
+	m->tbl = table;
+	table->users++;
+	return m;
+}
+
+SV_EXPORT int mlx5dv_dr_matcher_destroy(struct mlx5dv_dr_matcher *matcher)
+{
+	int ret;
+
+	if (matcher->users)
+		return EBUSY;
+	ret = mlx5dv_destroy_flow_matcher(matcher->fm);
+	if (ret)
+		return ret;
+	matcher->tbl->users--;
+	free(matcher);
+	return 0;
+}
+
+/* ---- actions ---- */
+
+static struct mlx5dv_dr_action *sv_dr_action(enum sv_dr_action_type type)
+{
+	struct mlx5dv_dr_action *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	a->type = type;
+	return a;
+}
+
+SV_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_dest_ibv_qp(struct ibv_qp *ibqp)
+{
+	struct mlx5dv_dr_action *a;
+
+	if (!ibqp) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a = sv_dr_action(SV_DR_QP);
+	if (a)
+		a->qp = ibqp;
+	return a;
+}
+
+SV_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_dest_table(struct mlx5dv_dr_table *table)
+{
+	struct mlx5dv_dr_action *a;
+
+	/* The root table is the device's: dest_root_table goes there. */
+	if (!table || !table->level) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a = sv_dr_action(SV_DR_TABLE);
+	if (!a)
+		return NULL;
+	a->tbl = table;
+	table->users++;
+	return a;
+}
+
+SV_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_dest_root_table(struct mlx5dv_dr_table *table,
+					uint16_t priority)
+{
+	struct mlx5dv_steering_anchor_attr attr = { .priority = priority };
+	struct mlx5dv_dr_action *a;
+
+	if (!table || table->level) {
+		errno = EINVAL;
+		return NULL;
+	}
+	attr.ft_type = table->dmn->egress ? MLX5DV_FLOW_TABLE_TYPE_NIC_TX :
+					    MLX5DV_FLOW_TABLE_TYPE_NIC_RX;
+	a = sv_dr_action(SV_DR_ROOT);
+	if (!a)
+		return NULL;
+	a->sa = mlx5dv_create_steering_anchor(table->dmn->ctx, &attr);
+	if (!a->sa) {
+		free(a);
+		return NULL;
+	}
+	a->root = table;
+	table->users++;
+	return a;
+}
+
+SV_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_drop(void)
+{
+	return sv_dr_action(SV_DR_DROP);
+}
+
+SV_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_default_miss(void)
+{
+	return sv_dr_action(SV_DR_MISS);
+}
+
+SV_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_tag(uint32_t tag_value)
+{
+	struct mlx5dv_dr_action *a;
+
+	/* A flow tag has 24 bits. */
+	if (tag_value >= 1U << 24) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a = sv_dr_action(SV_DR_TAG);
+	if (a)
+		a->tag = tag_value;
+	return a;
+}
+
+SV_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *action)
+{
+	int ret;
+
+	if (action->users)
+		return EBUSY;
+	switch (action->type) {
+	case SV_DR_TABLE:
+		action->tbl->users--;
+		break;
+	case SV_DR_ROOT:
+		ret = mlx5dv_destroy_steering_anchor(action->sa);
+		if (ret)
+			return ret;
+		action->root->users--;
+		break;
+	default:
+		break;
+	}
+	free(action);
+	return 0;
+}
+
+/* ---- rules ---- */
+
+/*
+ * The actions of a rule: one destination at most (a QP, a table, the
+ * root table, a drop or a default miss), one tag; each of the rule's
+ * domain and direction. A rule of the root table without a destination
+ * is EINVAL (as mlx5dv_create_flow()); in a higher table it leaves the
+ * frame to the table's miss.
+ */
+static int sv_dr_rule_actions(struct mlx5dv_dr_matcher *m, size_t n,
+			      struct mlx5dv_dr_action *actions[],
+			      struct sv_dv_actions *out)
+{
+	struct mlx5dv_dr_table *tbl = m->tbl;
+	bool dest = false;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (n && !actions)
+		return EINVAL;
+	for (i = 0; i < n; i++) {
+		struct mlx5dv_dr_action *a = actions[i];
+
+		if (!a)
+			return EINVAL;
+		if (a->type == SV_DR_TAG) {
+			if (out->have_tag)
+				return EINVAL;
+			out->have_tag = true;
+			out->tag = a->tag;
+			continue;
+		}
+		if (dest)
+			return EOPNOTSUPP;
+		dest = true;
+		switch (a->type) {
+		case SV_DR_QP:
+			out->qp = a->qp;
+			break;
+		case SV_DR_TABLE:
+			/* Of the domain, further down (a higher level) */
+			if (a->tbl->dmn != tbl->dmn || a->tbl->level <= tbl->level)
+				return EINVAL;
+			out->table = a->tbl->handle;
+			break;
+		case SV_DR_ROOT:
+			if (a->root->dmn->ctx != tbl->dmn->ctx ||
+			    a->root->dmn->egress != tbl->dmn->egress)
+				return EINVAL;
+			out->anchor = a->sa->id;
+			break;
+		case SV_DR_DROP:
+			out->drop = true;
+			break;
+		case SV_DR_MISS:
+			out->miss = true;
+			break;
+		default:
+			return EINVAL;
+		}
+	}
+	return 0;
+}
+
+SV_EXPORT struct mlx5dv_dr_rule *
+mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
+		      struct mlx5dv_flow_match_parameters *value,
+		      size_t num_actions, struct mlx5dv_dr_action *actions[])
+{
+	struct sv_dv_actions act;
+	struct mlx5dv_dr_rule *r;
+	size_t i;
+	int ret;
+
+	if (!matcher) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ret = sv_dr_rule_actions(matcher, num_actions, actions, &act);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r) + num_actions * sizeof(r->actions[0]));
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->flow = sv_dv_flow_create(matcher->fm, value, &act);
+	if (!r->flow) {
+		free(r);
+		return NULL;
+	}
+	r->matcher = matcher;
+	r->nactions = num_actions;
+	for (i = 0; i < num_actions; i++) {
+		r->actions[i] = actions[i];
+		actions[i]->users++;
+	}
+	matcher->users++;
+	return r;
+}
+
+SV_EXPORT int mlx5dv_dr_rule_destroy(struct mlx5dv_dr_rule *rule)
+{
+	size_t i;
+	int ret;
+
+	ret = ibv_destroy_flow(rule->flow);
+	if (ret)
+		return ret;
+	for (i = 0; i < rule->nactions; i++)
+		rule->actions[i]->users--;
+	rule->matcher->users--;
+	free(rule);
+	return 0;
+}
