@@ -1172,7 +1172,7 @@ TEST_F_TIMEOUT(fl, dr_sandbox, FL_TIMEOUT)
 	struct mlx5dv_dr_action *to_l1, *to_l2, *to_qp, *to_p2, *to_p0, *drop,
 				*tag1, *tag3;
 	struct mlx5dv_dr_matcher *m0, *m1, *m2;
-	struct mlx5dv_dr_rule *r0, *r1[4], *r2;
+	struct mlx5dv_dr_rule *r0, *r1[5], *r2, *r2b;
 	struct mlx5dv_dr_table *root, *l1, *l2;
 	struct mlx5dv_dr_domain *dmn;
 	struct ibv_flow *p1, *p2;
@@ -1246,13 +1246,13 @@ TEST_F_TIMEOUT(fl, dr_sandbox, FL_TIMEOUT)
 	m1 = mlx5dv_dr_matcher_create(l1, 0, CRIT(OUTER),
 				      (struct mlx5dv_flow_match_parameters *)&mask);
 	ASSERT_NE(NULL, m1);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		struct mlx5dv_dr_action *acts[2] = { tag1 };
 
-		acts[1] = i == 0 ? to_l2 : i == 1 ? to_p2 : i == 2 ? drop :
-			  to_p0;
-		/* 5000, 5001, 5002, and 5004 (5003 has none) */
-		sport_fte(&val, 5000 + i + (i == 3));
+		acts[1] = i == 0 || i == 4 ? to_l2 : i == 1 ? to_p2 :
+			  i == 2 ? drop : to_p0;
+		/* 5000, 5001, 5002, 5004, 5005 (5003 has none) */
+		sport_fte(&val, 5000 + i + (i >= 3));
 		r1[i] = mlx5dv_dr_rule_create(m1,
 			(struct mlx5dv_flow_match_parameters *)&val, 2, acts);
 		ASSERT_NE(NULL, r1[i]) TH_LOG("rule %d: %d", i, errno);
@@ -1269,6 +1269,11 @@ TEST_F_TIMEOUT(fl, dr_sandbox, FL_TIMEOUT)
 		r2 = mlx5dv_dr_rule_create(m2,
 			(struct mlx5dv_flow_match_parameters *)&val, 2, acts);
 		ASSERT_NE(NULL, r2) TH_LOG("%d", errno);
+		/* 5005: no tag of its own */
+		sport_fte(&val, 5005);
+		r2b = mlx5dv_dr_rule_create(m2,
+			(struct mlx5dv_flow_match_parameters *)&val, 1, acts);
+		ASSERT_NE(NULL, r2b) TH_LOG("%d", errno);
 	}
 	/* A rule may only send down the levels; two destinations: no */
 	{
@@ -1292,6 +1297,10 @@ TEST_F_TIMEOUT(fl, dr_sandbox, FL_TIMEOUT)
 	ASSERT_EQ(0, far_udp_from(5000, "down the levels"));
 	EXPECT_TRUE(got_udp(&qa, "down the levels", &tag));
 	EXPECT_EQ(0x33, tag);
+	/* 5005: the same way to a rule without a tag: level 1's, carried */
+	ASSERT_EQ(0, far_udp_from(5005, "tag carried"));
+	EXPECT_TRUE(got_udp(&qa, "tag carried", &tag));
+	EXPECT_EQ(0x11, tag);
 	/* 5001: back at priority 2: QP b, not QP c at priority 1 */
 	ASSERT_EQ(0, far_udp_from(5001, "anchored at 2"));
 	EXPECT_TRUE(got_udp(&qb, "anchored at 2", &tag));
@@ -1351,7 +1360,8 @@ TEST_F_TIMEOUT(fl, dr_sandbox, FL_TIMEOUT)
 	EXPECT_EQ(0x44, tag);
 
 	EXPECT_EQ(0, mlx5dv_dr_rule_destroy(r2));
-	for (i = 0; i < 4; i++)
+	EXPECT_EQ(0, mlx5dv_dr_rule_destroy(r2b));
+	for (i = 0; i < 5; i++)
 		EXPECT_EQ(0, mlx5dv_dr_rule_destroy(r1[i]));
 	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(m0));
 	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(m1));

@@ -61,7 +61,7 @@ static bool sv_qp_state_recv(u32 s)
  * Softirq (or BH off), RCU.
  */
 static void sv_steer_queue(struct sv_device *sdev, struct sv_flow *fl,
-			   struct sk_buff *skb, bool own)
+			   struct sk_buff *skb, bool own, u32 tag)
 {
 	struct sv_qp *qp = fl->qp;
 	bool queued = false, first = false;
@@ -77,7 +77,7 @@ static void sv_steer_queue(struct sv_device *sdev, struct sv_flow *fl,
 			return;
 		}
 	}
-	sv_rx_cb(c)->tag = fl->tag;
+	sv_rx_cb(c)->tag = tag;
 	spin_lock_irqsave(&qp->rxq.lock, flags);
 	/*
 	 * A flow being destroyed may still deliver for a grace period: a QP
@@ -119,7 +119,7 @@ drop:
 void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 		      struct sk_buff *skb)
 {
-	sv_steer_queue(sdev, fl, skb, false);
+	sv_steer_queue(sdev, fl, skb, false, fl->tag);
 }
 
 /*
@@ -159,7 +159,7 @@ static bool sv_steer_frame_give(struct sv_device *sdev, struct sk_buff *skb,
 	give = given && v.trapped && v.n && !skb_shared(skb);
 	for (i = 0; i < v.n; i++)
 		sv_steer_queue(sdev, v.deliver[i], skb,
-			       give && i == v.n - 1);
+			       give && i == v.n - 1, sv_verdict_tag(&v, i));
 	if (given)
 		*given = give;
 	sv_stat_add(sdev, SV_STAT_STEER_LOOP_DROPS, v.looped);

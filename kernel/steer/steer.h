@@ -115,6 +115,9 @@ struct sv_steer_verdict {
 	bool dropped;			/* an ACTION_DROP rule took it */
 	bool missed;			/* a DEFAULT_MISS rule passed it on */
 	bool looped;			/* dropped: anchors and tables looped */
+	bool path_tagged;		/* a rule that sent it on tagged it */
+	u32 path_tag;			/* ... the last such tag */
+	u32 trap_idx;			/* deliver[] of the deciding rule */
 	bool matched;			/* a NORMAL rule took it */
 	u32 copies;			/* of deliver[]: DONT_TRAP, SNIFFER */
 	u32 len;			/* in: the frame's length, for counters */
@@ -123,6 +126,20 @@ struct sv_steer_verdict {
 void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 		     bool multicast, struct sv_qp *src_qp,
 		     struct sv_steer_verdict *v);
+
+/*
+ * The tag deliver[i]'s copy carries: its rule's; or, for the rule that
+ * decided, when it has none, what a rule that sent the frame on to it
+ * through the sandbox's tables tagged it with (as mlx5 DR carries it).
+ */
+static inline u32 sv_verdict_tag(const struct sv_steer_verdict *v, u32 i)
+{
+	const struct sv_flow *fl = v->deliver[i];
+
+	if (i == v->trap_idx && !fl->tagged && v->path_tagged)
+		return v->path_tag;
+	return fl->tag;
+}
 
 /* parse.c: the key of a frame whose data is at the network header. */
 void sv_steer_parse(const struct sk_buff *skb, struct sv_flow_key *key);

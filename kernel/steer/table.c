@@ -335,8 +335,8 @@ static void sv_verdict_trap(struct sv_steer_verdict *v, struct sv_flow *trap)
 	v->trapped = true;
 	if (trap->drop)
 		v->dropped = true;
-	else if (trap->qp)
-		sv_verdict_add(v, trap);
+	else if (trap->qp && sv_verdict_add(v, trap))
+		v->trap_idx = v->n - 1;
 }
 
 /*
@@ -397,6 +397,8 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 	v->dropped = false;
 	v->missed = false;
 	v->looped = false;
+	v->path_tagged = false;
+	v->trap_idx = U32_MAX;
 	v->matched = false;
 	v->copies = 0;
 	for (;;) {
@@ -411,6 +413,10 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 			break;
 		}
 		sv_flow_count(trap, v->len);
+		if (trap->tagged) {
+			v->path_tagged = true;
+			v->path_tag = trap->tag;
+		}
 		if (cur == st)
 			left = trap->priority;
 		if (++hops > SV_STEER_MAX_HOPS ||
