@@ -6,7 +6,7 @@
  * softverbs device bound to a veth (svctl link add).
  *
  *   sv_raw_bench rx -d DEV [-n RULES] [-k PROBES] [-t SECS] [-w SECS]
- *                   [-T SECS] [-r RQ] [-b BYTES] [frame options]
+ *                   [-T SECS] [-r RQ] [-b BYTES] [-L LEVELS] [frame options]
  *
  *     A RAW_PACKET QP on port 1 of DEV (INIT, RTR, RTS) and RULES (1)
  *     ibv_create_flow rules, rule k matching flow k of sv_pkt.h exactly
@@ -21,6 +21,12 @@
  *     the first one; frames/s. Exits 3 if none came within -T seconds (30)
  *     of "ready".
  *
+ *     With -L LEVELS (1..8), the rules are mlx5dv DR rules instead
+ *     (libmlx5.so.1, loaded only then): the domain's root table sends
+ *     every UDP frame on to a table of level 1, that one's to level 2, and
+ *     so on; RULES rules in the table of level LEVELS, each matching flow k
+ *     as above, send to the QP. Insertion is timed on those rules.
+ *
  *   sv_raw_bench tx -d DEV [-t SECS] [-w SECS] [-q SQ] [-S N] [frame options]
  *
  *     Posts the frames (64 bytes; --flows in turn), chains of 32 WRs, with
@@ -32,7 +38,9 @@
  * EOPNOTSUPP, ENOSYS or EPROTONOSUPPORT). RESULT lines (key=value) are for
  * scripts/bench-guest.
  */
+#include <dlfcn.h>
 #include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
 #include "sv_pkt.h"
 
 #define EXIT_NOTSUP 4
@@ -69,7 +77,7 @@ static int usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sv_raw_bench rx -d DEV [-n RULES] [-k PROBES] [-t SECS] [-w SECS] [-T SECS]\n"
-		"                       [-r RQ] [-b BYTES] [frame options]\n"
+		"                       [-r RQ] [-b BYTES] [-L LEVELS] [frame options]\n"
 		"       sv_raw_bench tx -d DEV [-t SECS] [-w SECS] [-q SQ] [-S N] [frame options]\n"
 		SV_PKT_USAGE);
 	return f == stdout ? 0 : 2;
@@ -103,12 +111,161 @@ static void rule_fill(struct raw_rule *r, const struct sv_pkt_cfg *c,
 	r->udp.mask.dst_port = 0xffff;
 }
 
-static struct ibv_flow *rule_create(struct ibv_qp *qp,
-				    const struct sv_pkt_cfg *c, uint32_t k)
+/* ---- -L: the rules as an mlx5dv DR pipeline ---- */
+
+#define DR_MAX_LEVELS 8
+
+/* The mlx5dv calls, from libmlx5.so.1 (dlopen: only with -L). */
+static struct {
+	struct mlx5dv_dr_domain *(*domain_create)(struct ibv_context *,
+						  enum mlx5dv_dr_domain_type);
+	int (*domain_destroy)(struct mlx5dv_dr_domain *);
+	struct mlx5dv_dr_table *(*table_create)(struct mlx5dv_dr_domain *,
+						uint32_t);
+	int (*table_destroy)(struct mlx5dv_dr_table *);
+	struct mlx5dv_dr_matcher *(*matcher_create)(struct mlx5dv_dr_table *,
+						    uint16_t, uint8_t,
+						    struct mlx5dv_flow_match_parameters *);
+	int (*matcher_destroy)(struct mlx5dv_dr_matcher *);
+	struct mlx5dv_dr_action *(*dest_table)(struct mlx5dv_dr_table *);
+	struct mlx5dv_dr_action *(*dest_qp)(struct ibv_qp *);
+	int (*action_destroy)(struct mlx5dv_dr_action *);
+	struct mlx5dv_dr_rule *(*rule_create)(struct mlx5dv_dr_matcher *,
+					      struct mlx5dv_flow_match_parameters *,
+					      size_t, struct mlx5dv_dr_action **);
+	int (*rule_destroy)(struct mlx5dv_dr_rule *);
+} dv;
+
+/* The pipeline: tables 0..levels, a UDP rule from each to the next. */
+static struct {
+	uint32_t levels;		/* 0: ibv_create_flow rules */
+	struct mlx5dv_dr_domain *dmn;
+	struct mlx5dv_dr_table *tbl[DR_MAX_LEVELS + 1];
+	struct mlx5dv_dr_matcher *hop_m[DR_MAX_LEVELS], *m;
+	struct mlx5dv_dr_action *hop_a[DR_MAX_LEVELS], *qp_a;
+	struct mlx5dv_dr_rule *hop_r[DR_MAX_LEVELS];
+} dr;
+
+/* fte_match_param (mlx5_ifc.h): outer headers first, 512 bytes in all */
+struct fte {
+	size_t match_sz;
+	uint8_t b[512];
+};
+
+#define FTE_ETHERTYPE	0x06
+#define FTE_DMAC	0x08
+#define FTE_PROTO	0x10
+#define FTE_UDP_DPORT	0x1e
+#define FTE_DST_IPV4	0x3c
+
+static void dv_load(void)
+{
+	void *h = dlopen("libmlx5.so.1", RTLD_NOW);
+
+	if (!h) {
+		fprintf(stderr, "%s: %s\n", prog, dlerror());
+		fail("dlopen(libmlx5.so.1)", ENOSYS);
+	}
+#define DV(f, sym) do { *(void **)&dv.f = dlsym(h, #sym);		\
+			if (!dv.f) fail(#sym, ENOSYS); } while (0)
+	DV(domain_create, mlx5dv_dr_domain_create);
+	DV(domain_destroy, mlx5dv_dr_domain_destroy);
+	DV(table_create, mlx5dv_dr_table_create);
+	DV(table_destroy, mlx5dv_dr_table_destroy);
+	DV(matcher_create, mlx5dv_dr_matcher_create);
+	DV(matcher_destroy, mlx5dv_dr_matcher_destroy);
+	DV(dest_table, mlx5dv_dr_action_create_dest_table);
+	DV(dest_qp, mlx5dv_dr_action_create_dest_ibv_qp);
+	DV(action_destroy, mlx5dv_dr_action_destroy);
+	DV(rule_create, mlx5dv_dr_rule_create);
+	DV(rule_destroy, mlx5dv_dr_rule_destroy);
+#undef DV
+}
+
+#define DV_CHECK(call, what) do { errno = 0; if (!(call))		\
+		fail(what, errno ? errno : EINVAL); } while (0)
+
+static void dr_setup(struct ibv_context *ctx, struct ibv_qp *qp)
+{
+	struct fte mask = { .match_sz = sizeof(mask.b) };
+	struct fte val = { .match_sz = sizeof(val.b) };
+	uint32_t i;
+
+	dv_load();
+	DV_CHECK(dr.dmn = dv.domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX),
+		 "mlx5dv_dr_domain_create");
+	for (i = 0; i <= dr.levels; i++)
+		DV_CHECK(dr.tbl[i] = dv.table_create(dr.dmn, i),
+			 "mlx5dv_dr_table_create");
+	mask.b[FTE_PROTO] = 0xff;
+	val.b[FTE_PROTO] = IPPROTO_UDP;
+	for (i = 0; i < dr.levels; i++) {
+		DV_CHECK(dr.hop_m[i] = dv.matcher_create(dr.tbl[i], 0, 1,
+				(struct mlx5dv_flow_match_parameters *)&mask),
+			 "mlx5dv_dr_matcher_create");
+		DV_CHECK(dr.hop_a[i] = dv.dest_table(dr.tbl[i + 1]),
+			 "mlx5dv_dr_action_create_dest_table");
+		DV_CHECK(dr.hop_r[i] = dv.rule_create(dr.hop_m[i],
+				(struct mlx5dv_flow_match_parameters *)&val, 1,
+				&dr.hop_a[i]), "mlx5dv_dr_rule_create");
+	}
+	memset(mask.b + FTE_DMAC, 0xff, 6);
+	sv_put16(mask.b + FTE_ETHERTYPE, 0xffff);
+	sv_put32(mask.b + FTE_DST_IPV4, 0xffffffff);
+	sv_put16(mask.b + FTE_UDP_DPORT, 0xffff);
+	DV_CHECK(dr.m = dv.matcher_create(dr.tbl[dr.levels], 0, 1,
+			(struct mlx5dv_flow_match_parameters *)&mask),
+		 "mlx5dv_dr_matcher_create");
+	DV_CHECK(dr.qp_a = dv.dest_qp(qp), "mlx5dv_dr_action_create_dest_ibv_qp");
+}
+
+static void dr_teardown(void)
+{
+	int i;
+
+	if (!dr.levels)
+		return;
+	dv.matcher_destroy(dr.m);
+	dv.action_destroy(dr.qp_a);
+	for (i = (int)dr.levels - 1; i >= 0; i--) {
+		dv.rule_destroy(dr.hop_r[i]);
+		dv.matcher_destroy(dr.hop_m[i]);
+		dv.action_destroy(dr.hop_a[i]);
+	}
+	for (i = (int)dr.levels; i >= 0; i--)
+		dv.table_destroy(dr.tbl[i]);
+	dv.domain_destroy(dr.dmn);
+}
+
+static void *dr_rule_create(const struct sv_pkt_cfg *c, uint32_t k)
+{
+	struct fte val = { .match_sz = sizeof(val.b) };
+	struct mlx5dv_dr_rule *r;
+	uint32_t dip;
+	uint16_t dport;
+
+	sv_flow_key(c, k, &dip, &dport);
+	val.b[FTE_PROTO] = IPPROTO_UDP;	/* in the mask with the hops' */
+	memcpy(val.b + FTE_DMAC, c->dmac, 6);
+	sv_put16(val.b + FTE_ETHERTYPE, ETHERTYPE_IP);
+	sv_put32(val.b + FTE_DST_IPV4, dip);
+	sv_put16(val.b + FTE_UDP_DPORT, dport);
+	DV_CHECK(r = dv.rule_create(dr.m,
+			(struct mlx5dv_flow_match_parameters *)&val, 1,
+			&dr.qp_a), "mlx5dv_dr_rule_create");
+	return r;
+}
+
+/* ---- rules, either kind ---- */
+
+static void *rule_create(struct ibv_qp *qp, const struct sv_pkt_cfg *c,
+			 uint32_t k)
 {
 	struct raw_rule r;
 	struct ibv_flow *f;
 
+	if (dr.levels)
+		return dr_rule_create(c, k);
 	rule_fill(&r, c, k);
 	errno = 0;
 	f = ibv_create_flow(qp, (struct ibv_flow_attr *)&r);
@@ -117,12 +274,13 @@ static struct ibv_flow *rule_create(struct ibv_qp *qp,
 	return f;
 }
 
-static void rule_destroy(struct ibv_flow *f)
+static void rule_destroy(void *f)
 {
-	int ret = ibv_destroy_flow(f);
+	int ret = dr.levels ? dv.rule_destroy(f) : ibv_destroy_flow(f);
 
 	if (ret)
-		fail("ibv_destroy_flow", ret);
+		fail(dr.levels ? "mlx5dv_dr_rule_destroy" : "ibv_destroy_flow",
+		     ret);
 }
 
 /* Rules/s of probes creations of one more rule (destroyed after each). */
@@ -133,7 +291,7 @@ static double probe_insert(struct ibv_qp *qp, const struct sv_pkt_cfg *c,
 	uint32_t j;
 
 	for (j = 0; j < probes; j++) {
-		struct ibv_flow *f;
+		void *f;
 
 		t = sv_now();
 		f = rule_create(qp, c, first_key + j);
@@ -284,7 +442,7 @@ static int rx(const char *dev, struct sv_pkt_cfg *c, uint32_t rules,
 	      uint32_t rq, uint32_t bytes)
 {
 	struct ibv_wc wc[POLL_BATCH];
-	struct ibv_flow **flows;
+	void **flows;
 	struct bench b = {};
 	unsigned long long count = 0, total = 0, errors = 0, mismatched = 0;
 	uint32_t *ids, i, last_win;
@@ -299,6 +457,8 @@ static int rx(const char *dev, struct sv_pkt_cfg *c, uint32_t rules,
 	if (sv_pkt_cfg_check(&probe_cfg))
 		return 2;
 	setup(&b, dev, 1, rq, (size_t)rq * bytes);
+	if (dr.levels)
+		dr_setup(b.ctx, b.qp);
 
 	flows = calloc(rules, sizeof(*flows));
 	if (!flows)
@@ -383,8 +543,9 @@ static int rx(const char *dev, struct sv_pkt_cfg *c, uint32_t rules,
 		if (now >= end)
 			break;
 	}
-	printf("%s rx: %llu frames in %.3f s: %.0f frames/s with %u rule(s) (%llu completions in all, %llu with errors, %llu not of the flows)\n",
-	       prog, count, secs, count / secs, rules, total, errors,
+	printf("%s rx: %llu frames in %.3f s: %.0f frames/s with %u rule(s)%s (%llu completions in all, %llu with errors, %llu not of the flows)\n",
+	       prog, count, secs, count / secs, rules,
+	       dr.levels ? " behind a DR pipeline" : "", total, errors,
 	       mismatched);
 	printf("RESULT frames=%llu secs=%.3f fps=%.0f rules=%u errors=%llu mismatched=%llu\n",
 	       count, secs, count / secs, rules, errors, mismatched);
@@ -397,6 +558,7 @@ static int rx(const char *dev, struct sv_pkt_cfg *c, uint32_t rules,
 	       rules, del, del > 0 ? rules / del : 0);
 	free(flows);
 	free(ids);
+	dr_teardown();
 	teardown(&b);
 	return 0;
 }
@@ -520,7 +682,7 @@ int main(int argc, char **argv)
 		return usage(stderr);
 	sv_pkt_cfg_default(&c);
 	optind = 2;
-	while ((opt = getopt_long(argc, argv, "d:n:k:t:w:T:r:b:q:S:h", lo,
+	while ((opt = getopt_long(argc, argv, "d:n:k:t:w:T:r:b:q:S:L:h", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'd':
@@ -544,6 +706,10 @@ int main(int argc, char **argv)
 		case 'T':
 			if (sv_parse_secs(optarg, opt == 't' ? &secs :
 					  opt == 'w' ? &warm : &timeout))
+				return usage(stderr);
+			break;
+		case 'L':
+			if (sv_parse_u32(optarg, &dr.levels, DR_MAX_LEVELS))
 				return usage(stderr);
 			break;
 		case 'h':
