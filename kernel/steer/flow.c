@@ -467,7 +467,7 @@ static int sv_flow_build(struct sv_file *f, struct sv_flow *fl,
 	struct sv_flow_parse *p;
 	int ret;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
 	ret = sv_flow_parse(fl, km, buf, len, p);

@@ -57,7 +57,7 @@ static const struct rhashtable_params sv_steer_params = {
 
 struct sv_steer *sv_steer_alloc(void)
 {
-	struct sv_steer *st = kzalloc(sizeof(*st), GFP_KERNEL);
+	struct sv_steer *st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
 
 	if (!st)
 		return NULL;
