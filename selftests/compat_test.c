@@ -270,6 +270,8 @@ TEST_F(dv, mlx5_answers)
 	};
 	struct mlx5dv_qp_init_attr mqattr = {};
 	struct mlx5dv_steering_anchor_attr sattr = {};
+	struct mlx5dv_steering_anchor *sa;
+	struct mlx5dv_dr_domain *dmn;
 	struct mlx5dv_clock_info clock;
 	struct mlx5dv_cq mcq = {};
 	struct mlx5dv_obj obj = { .cq = { .in = self->cq, .out = &mcq } };
@@ -295,6 +297,14 @@ TEST_F(dv, mlx5_answers)
 	qp = DV(self->mlx5, mlx5dv_create_qp, "MLX5_1.3")(self->ctx, &qattr, &mqattr);
 	ASSERT_NE(NULL, qp);
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	/* Anchors and DR domains are served (mlx5dv_flow_test) ... */
+	sa = DV(self->mlx5, mlx5dv_create_steering_anchor,
+		"MLX5_1.24")(self->ctx, &sattr);
+	ASSERT_NE(NULL, sa);
+	EXPECT_EQ(0, DV(self->mlx5, mlx5dv_destroy_steering_anchor,
+			"MLX5_1.24")(sa));
+	/* ... with rdma-core's answer to an unknown comp_mask bit */
+	sattr.comp_mask = 1;
 	errno = 0;
 	EXPECT_EQ(NULL, DV(self->mlx5, mlx5dv_create_steering_anchor,
 			   "MLX5_1.24")(self->ctx, &sattr));
@@ -314,9 +324,13 @@ TEST_F(dv, mlx5_answers)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	EXPECT_EQ(-EOPNOTSUPP, DV(self->mlx5, mlx5dv_qp_cancel_posted_send_wrs,
 				  "MLX5_1.20")(NULL, 0));
+	dmn = DV(self->mlx5, mlx5dv_dr_domain_create, "MLX5_1.10")
+		(self->ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	ASSERT_NE(NULL, dmn);
+	EXPECT_EQ(0, DV(self->mlx5, mlx5dv_dr_domain_destroy, "MLX5_1.10")(dmn));
 	errno = 0;
 	EXPECT_EQ(NULL, DV(self->mlx5, mlx5dv_dr_domain_create, "MLX5_1.10")
-		  (self->ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX));
+		  (self->ctx, MLX5DV_DR_DOMAIN_TYPE_FDB));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	/* The library's own objects are untouched by all this. */
 	EXPECT_EQ(0, ibv_destroy_cq(self->cq));
