@@ -320,7 +320,7 @@ static bool sv_wq_flush(struct sv_wq *wq, struct sv_uobj *cq, u32 qpn,
 		wq->cons++;
 		/* The slot is the library's again before the CQE shows. */
 		smp_store_release(&wq->ring->cons, wq->cons);
-		sv_dp_push(cq, wr_id, 5 /* WR_FLUSH_ERR */, op, 0, qpn, true);
+		sv_dp_push(cq, wr_id, SV_WC_STATUS_FLUSH, op, 0, qpn, true);
 		did = true;
 	}
 	/* Hand back the slots (also those of a bogus prod we skipped). */
@@ -411,7 +411,7 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 	u64 len = 0, max_len = min_t(u64, *bytes, SV_ENGINE_BYTES);
 	u32 budget = min(qbudget, *wqes);
 	enum sv_exec_result res;
-	bool did = false, sig;
+	bool did = false, sig, flushed, qp_err;
 	u32 prod, state, status, n;
 
 	lockdep_assert_held(&ef->run_lock);
@@ -451,7 +451,14 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 		memcpy(w, sq->wqes +
 		       (size_t)(sq->cons & (sq->entries - 1)) * sq->wqe_size,
 		       min(sq->wqe_size, ef->scratch_size));
-		res = sv_exec_send(qp, w, ef->exec_buf, &status);
+		/* A DCI stream in error flushes its work (dc.c). */
+		flushed = sv_dci_stream_blocked(qp, w);
+		if (flushed) {
+			res = SV_EXEC_DONE;
+			status = SV_WC_STATUS_FLUSH;
+		} else {
+			res = sv_exec_send(qp, w, ef->exec_buf, &status);
+		}
 		did = true;
 		ef->executed++;
 		if (res == SV_EXEC_RETRY) {
@@ -473,9 +480,10 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 		 * that reacts to it with a modify to RESET must not find
 		 * its new state overwritten by this error afterwards.
 		 */
-		if (res == SV_EXEC_FATAL)
+		qp_err = res == SV_EXEC_FATAL && sv_dci_stream_failed(qp, w);
+		if (qp_err)
 			sv_qp_to_err(qp);
-		if (res == SV_EXEC_FATAL || sig)
+		if (res == SV_EXEC_FATAL || flushed || sig)
 			sv_dp_push(qp->send_cq, w->wr_id, status,
 				   sv_wc_opcode(w->opcode),
 				   status ? 0 : (w->send_flags & SV_SEND_INLINE ?
@@ -483,7 +491,7 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 				   qp->qpn, false);
 		if (qp->retried)
 			sv_qp_reset_retries(qp);
-		if (res == SV_EXEC_FATAL) {
+		if (qp_err) {
 			n++;
 			break;
 		}
@@ -1176,6 +1184,7 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 	if (state == SV_QPS_RESET) {
 		mutex_lock(&qp->sq.lock);
 		sv_wq_reset(&qp->sq);
+		sv_dci_streams_reset(qp);
 		qp->last_wqe_sent = false;
 		qp->waiting = false;
 		mutex_unlock(&qp->sq.lock);

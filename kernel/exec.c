@@ -402,7 +402,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	}
 	if (!ret) {
 		mutex_unlock(&wq->lock);
-		if (qp->qp_type != SV_QPT_RC)
+		if (!sv_qp_reliable(qp))
 			return SV_EXEC_DONE;	/* dropped */
 		if (!qp->rnr_left) {
 			*status = SV_WC_RNR_RETRY_EXC_ERR;
@@ -483,13 +483,13 @@ resp_fail:
 	sv_responder_err(dqp, false);
 	sv_dp_push_cqe(dqp->recv_cq, &cqe, true);
 	mutex_unlock(&wq->lock);
-	if (qp->qp_type != SV_QPT_RC)
+	if (!sv_qp_reliable(qp))
 		return SV_EXEC_DONE;
 	*status = cqe.status == SV_WC_LOC_LEN_ERR ? SV_WC_REM_INV_REQ_ERR :
 		  SV_WC_REM_OP_ERR;
 	return SV_EXEC_FATAL;
 remote_op_err:
-	if (qp->qp_type != SV_QPT_RC)
+	if (!sv_qp_reliable(qp))
 		return SV_EXEC_DONE;
 	*status = SV_WC_REM_OP_ERR;
 	return SV_EXEC_FATAL;
@@ -499,7 +499,7 @@ remote_op_err:
 static enum sv_exec_result sv_remote_access_err(struct sv_req *r, int err,
 						u32 *status)
 {
-	if (r->qp->qp_type != SV_QPT_RC)
+	if (!sv_qp_reliable(r->qp))
 		return SV_EXEC_DONE;
 	sv_responder_err(r->dqp, true);
 	*status = err == -EINVAL ? SV_WC_REM_INV_REQ_ERR : SV_WC_REM_ACCESS_ERR;
@@ -590,7 +590,7 @@ static bool sv_qp_op_ok(u32 qp_type, u32 op)
 	case SV_WR_RDMA_READ:
 	case SV_WR_ATOMIC_CMP_AND_SWP:
 	case SV_WR_ATOMIC_FETCH_AND_ADD:
-		return qp_type == SV_QPT_RC;
+		return qp_type == SV_QPT_RC || qp_type == SV_QPT_DCI;
 	default:
 		return false;
 	}
@@ -627,16 +627,19 @@ static bool sv_dest_is_peer(struct sv_qp *qp, struct sv_qp *dqp)
 	return ok;
 }
 
-/* May dqp take r's message? (type, state, the peer or the Q_Key) */
+/* May dqp take r's message? (type, state, the peer, Q_Key or DC key) */
 static bool sv_dest_ok(struct sv_req *r, struct sv_qp *dqp)
 {
 	struct sv_qp *qp = r->qp;
+	u32 want = qp->qp_type == SV_QPT_DCI ? SV_QPT_DCT : qp->qp_type;
 	u32 qkey;
 	bool ok;
 
-	if (dqp->qp_type != qp->qp_type || READ_ONCE(dqp->dead) ||
+	if (dqp->qp_type != want || READ_ONCE(dqp->dead) ||
 	    !sv_state_can_recv(sv_qp_state(dqp)))
 		return false;
+	if (want == SV_QPT_DCT)
+		return sv_dc_key_ok(r->w, dqp);
 	/* A SOURCE_QPN QP receives through flow steering only. */
 	if (dqp->create_flags & SV_QP_CREATE_SOURCE_QPN)
 		return false;
@@ -666,7 +669,7 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 	struct sv_uobj *ah;
 	u32 dqpn;
 
-	if (qp->qp_type == SV_QPT_UD) {
+	if (qp->qp_type == SV_QPT_UD || qp->qp_type == SV_QPT_DCI) {
 		ah = sv_uobj_get(qp->uobj.file, w->ah_handle, SV_OBJ_AH);
 		if (IS_ERR(ah))
 			return ERR_PTR(-EINVAL);
@@ -674,7 +677,7 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 		memcpy(r->mgid, r->av.dgid, sizeof(r->mgid));
 		sv_uobj_put(ah);
 		dqpn = w->remote_qpn & SV_QPN_MASK;
-		if (dqpn == SV_QPN_MASK)
+		if (dqpn == SV_QPN_MASK && qp->qp_type == SV_QPT_UD)
 			return NULL;	/* multicast: sv_multicast() */
 	} else {
 		/* The engine's copy, under qp->sq.lock like this. */
@@ -805,7 +808,7 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		if (qp->qp_type == SV_QPT_UD &&
 		    (w->remote_qpn & SV_QPN_MASK) == SV_QPN_MASK)
 			sv_multicast(&r, status);
-		if (qp->qp_type != SV_QPT_RC)
+		if (!sv_qp_reliable(qp))
 			goto out_lsg;		/* nobody there: dropped */
 		if (!qp->retry_left) {
 			*status = SV_WC_RETRY_EXC_ERR;

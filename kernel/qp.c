@@ -177,9 +177,36 @@ static u32 sv_qp_round_wr(u32 n)
 #define SV_CREATE_QP_FLAGS_KNOWN	(SV_CREATE_QP_SQ_SIG_ALL |	\
 					 SV_CREATE_QP_TIR_FLAGS)
 
+/*
+ * DC QPs as mlx5_ib takes them (check_qp_attr()): a DCT needs an SRQ and
+ * has no send queue; a DCI has no receive queue; keys and streams only
+ * on their own type.
+ */
+static int sv_qp_check_dc(struct sv_create_qp *c)
+{
+	if (c->dc_access_key && c->qp_type != SV_QPT_DCT)
+		return -EINVAL;
+	if ((c->dci_log_streams || c->dci_log_errored) &&
+	    c->qp_type != SV_QPT_DCI)
+		return -EINVAL;
+	if (c->qp_type == SV_QPT_DCT) {
+		if (!c->srq_handle)
+			return -EINVAL;
+		/* mlx5's DCT has no send queue: whatever was asked, none */
+		memset(&c->cap, 0, sizeof(c->cap));
+	}
+	if (c->qp_type == SV_QPT_DCI &&
+	    (c->cap.max_recv_wr || c->cap.max_recv_sge ||
+	     c->dci_log_streams > SV_MAX_DCI_LOG_STREAMS ||
+	     c->dci_log_errored > SV_MAX_DCI_LOG_ERRORED))
+		return -EINVAL;
+	return 0;
+}
+
 static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 {
 	struct sv_device *sdev = f->sdev;
+	int ret;
 
 	switch (c->qp_type) {
 	case SV_QPT_RC:
@@ -193,6 +220,9 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 		if (!ns_capable(read_pnet(&sdev->net)->user_ns, CAP_NET_RAW))
 			return -EPERM;
 		break;
+	case SV_QPT_DCI:
+	case SV_QPT_DCT:
+		break;
 	case SV_QPT_XRC_SEND:
 	case SV_QPT_XRC_RECV:
 	case SV_QPT_DRIVER:
@@ -200,8 +230,12 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 	default:
 		return -EINVAL;
 	}
-	if (c->reserved || (c->flags & ~SV_CREATE_QP_FLAGS_KNOWN))
+	if (c->reserved || (c->flags & ~SV_CREATE_QP_FLAGS_KNOWN) ||
+	    memchr_inv(c->reserved2, 0, sizeof(c->reserved2)))
 		return -EINVAL;
+	ret = sv_qp_check_dc(c);
+	if (ret)
+		return ret;
 	/*
 	 * The mlx5 TIR flags (uapi): RAW_PACKET QPs only, EINVAL elsewhere,
 	 * as mlx5_ib's vendor flags; the self-loopback bits only on a TIR.
@@ -273,6 +307,11 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp->create_flags = c->create_flags;
 	qp->source_qpn = c->source_qpn;
 	qp->max_tso_header = c->max_tso_header;
+	qp->dc_key = c->dc_access_key;
+	if (c->qp_type == SV_QPT_DCI && c->dci_log_streams) {
+		qp->dci_streams = 1U << c->dci_log_streams;
+		qp->dci_max_errored = 1U << c->dci_log_errored;
+	}
 	sv_steer_qp_init(qp);
 	qp->user_handle = c->user_handle;
 	spin_lock_init(&qp->lock);
@@ -446,6 +485,33 @@ int sv_destroy_qp(struct sv_file *f, void *arg)
 	/* Its events are detached: the count is final. */
 	if (!ret)
 		d->events_reported = to_sv_qp(u)->events.async_reported;
+	sv_uobj_put(u);
+	return ret;
+}
+
+/* mlx5dv_dci_stream_id_reset(): the stream takes work again. */
+int sv_reset_dci_stream(struct sv_file *f, void *arg)
+{
+	struct sv_reset_dci_stream *r = arg;
+	struct sv_uobj *u;
+	struct sv_qp *qp;
+	int ret = 0;
+
+	if (r->reserved)
+		return -EINVAL;
+	u = sv_uobj_get(f, r->handle, SV_OBJ_QP);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	qp = to_sv_qp(u);
+	if (qp->qp_type != SV_QPT_DCI || r->stream >= qp->dci_streams) {
+		ret = -EINVAL;
+	} else {
+		/* The engine reads and sets the bitmap under sq.lock. */
+		mutex_lock(&qp->sq.lock);
+		__clear_bit(r->stream, &qp->dci_errored);
+		mutex_unlock(&qp->sq.lock);
+		sv_engine_kick(f);
+	}
 	sv_uobj_put(u);
 	return ret;
 }

@@ -234,6 +234,48 @@ static int sv_qp_check_values(struct sv_device *sdev, u32 mask,
 	return 0;
 }
 
+/* Exactly req, and any of opt: mlx5_ib's is_valid_mask(). */
+static bool sv_mask_is(u32 mask, u32 req, u32 opt)
+{
+	req |= SV_QP_STATE;
+	return (mask & req) == req && !(mask & ~(req | opt));
+}
+
+/* A DCI's transitions: mlx5_ib's modify_dci_qp_is_ok(). */
+static bool sv_dci_trans_ok(u32 cur, u32 next, u32 mask)
+{
+	if (next == SV_QPS_RESET)
+		return sv_mask_is(mask, 0, 0);
+	if (cur == SV_QPS_RESET && next == SV_QPS_INIT)
+		return sv_mask_is(mask, SV_QP_PKEY_INDEX | SV_QP_PORT, 0);
+	if (cur == SV_QPS_INIT && next == SV_QPS_INIT)
+		return sv_mask_is(mask, 0, SV_QP_PKEY_INDEX | SV_QP_PORT);
+	if (cur == SV_QPS_INIT && next == SV_QPS_RTR)
+		return sv_mask_is(mask, SV_QP_PATH_MTU,
+				  SV_QP_PKEY_INDEX | SV_QP_AV);
+	if (cur == SV_QPS_RTR && next == SV_QPS_RTS)
+		return sv_mask_is(mask, SV_QP_TIMEOUT | SV_QP_RETRY_CNT |
+				  SV_QP_RNR_RETRY | SV_QP_MAX_QP_RD_ATOMIC |
+				  SV_QP_SQ_PSN, SV_QP_MIN_RNR_TIMER);
+	if (cur == SV_QPS_RTS && next == SV_QPS_RTS)
+		return sv_mask_is(mask, 0, SV_QP_MIN_RNR_TIMER);
+	if (cur != SV_QPS_RESET && next == SV_QPS_ERR)
+		return sv_mask_is(mask, 0, 0);
+	return false;
+}
+
+/* A DCT's: mlx5_ib_modify_dct(), two transitions and nothing else. */
+static bool sv_dct_trans_ok(u32 cur, u32 next, u32 mask)
+{
+	if (cur == SV_QPS_RESET && next == SV_QPS_INIT)
+		return sv_mask_is(mask, SV_QP_ACCESS_FLAGS | SV_QP_PKEY_INDEX |
+				  SV_QP_PORT, 0);
+	if (cur == SV_QPS_INIT && next == SV_QPS_RTR)
+		return sv_mask_is(mask, SV_QP_MIN_RNR_TIMER | SV_QP_AV |
+				  SV_QP_PATH_MTU, 0);
+	return false;
+}
+
 /*
  * Can qp make the modification? Called with qp->lock held, so that the
  * state checked is the state the modification applies to.
@@ -254,6 +296,14 @@ int sv_qp_check_modify(struct sv_qp *qp, u32 mask,
 	if (next > SV_QPS_ERR)
 		return -EINVAL;
 
+	if (sv_qp_is_dc(qp)) {
+		if (!(mask & SV_QP_STATE) ||
+		    !(qp->qp_type == SV_QPT_DCI ?
+		      sv_dci_trans_ok(cur, next, mask) :
+		      sv_dct_trans_ok(cur, next, mask)))
+			return -EINVAL;
+		return sv_qp_check_values(qp->sdev, mask, attr);
+	}
 	t = &sv_qp_trans[cur][next];
 	if (!t->valid)
 		return -EINVAL;

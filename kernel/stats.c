@@ -35,6 +35,7 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_RX_RAW_QUEUE_DROPS] = "rx_raw_queue_drops",
 	[SV_STAT_STEER_TX_DROPS] = "steering_tx_drops",
 	[SV_STAT_STEER_LOOP_DROPS] = "steering_loop_drops",
+	[SV_STAT_DC_KEY_DROPS] = "dc_key_violations",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

@@ -394,7 +394,7 @@ struct sv_qp {
 	struct sv_device *sdev;
 	struct rcu_head rcu;
 	u32 qpn;
-	u32 qp_type;			/* SV_QPT_RC, _UC, _UD, _RAW_PACKET */
+	u32 qp_type;			/* SV_QPT_* */
 	u32 flags;			/* SV_CREATE_QP_* */
 	u32 create_flags;		/* SV_QP_CREATE_* */
 	u32 source_qpn;			/* SOURCE_QPN: the QPN it sends as */
@@ -426,7 +426,23 @@ struct sv_qp {
 	struct sk_buff_head rxq;
 	u32 rxq_bytes;			/* truesize queued; rxq.lock */
 	struct sv_rss_qp *rss;		/* an RSS QP (steer/rss.c), or NULL */
+	/* DC (exec.c): a DCT's key; a DCI's streams, errored ones under sq.lock */
+	u64 dc_key;
+	u32 dci_streams;		/* stream channels, 0: none */
+	u32 dci_max_errored;		/* streams in error that fail the DCI */
+	unsigned long dci_errored;	/* bitmap of streams in error */
 };
+
+static inline bool sv_qp_is_dc(const struct sv_qp *qp)
+{
+	return qp->qp_type == SV_QPT_DCI || qp->qp_type == SV_QPT_DCT;
+}
+
+/* Does the requester wait for an answer (RC, DCI), or is it unreliable? */
+static inline bool sv_qp_reliable(const struct sv_qp *qp)
+{
+	return qp->qp_type == SV_QPT_RC || qp->qp_type == SV_QPT_DCI;
+}
 
 /*
  * SV_CREATE_QP_* (uapi) of a RAW_PACKET or RSS QP's receive side, from
@@ -479,6 +495,7 @@ int sv_create_qp(struct sv_file *f, void *arg);
 int sv_modify_qp(struct sv_file *f, void *arg);
 int sv_query_qp(struct sv_file *f, void *arg);
 int sv_destroy_qp(struct sv_file *f, void *arg);
+int sv_reset_dci_stream(struct sv_file *f, void *arg);
 
 /* qp_attr.c */
 int sv_qp_check_modify(struct sv_qp *qp, u32 mask,
@@ -538,8 +555,18 @@ void sv_engines_show(struct seq_file *m);
 enum sv_exec_result {
 	SV_EXEC_DONE,		/* completed; CQE as the WQE asked */
 	SV_EXEC_RETRY,		/* back off (qp->wait_until) and retry */
-	SV_EXEC_FATAL,		/* completed in error: the QP is in ERR */
+	/* completed in error: the QP (a DCI's stream, dc.c) is in ERR */
+	SV_EXEC_FATAL,
 };
+
+/* IBV_WC_WR_FLUSH_ERR */
+#define SV_WC_STATUS_FLUSH	5
+
+/* dc.c */
+bool sv_dc_key_ok(const struct sv_send_wqe *w, struct sv_qp *dct);
+bool sv_dci_stream_blocked(struct sv_qp *qp, const struct sv_send_wqe *w);
+bool sv_dci_stream_failed(struct sv_qp *qp, const struct sv_send_wqe *w);
+void sv_dci_streams_reset(struct sv_qp *qp);
 
 size_t sv_exec_buf_size(void);
 enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
@@ -605,6 +632,7 @@ enum sv_stat {
 	SV_STAT_RX_RAW_QUEUE_DROPS,	/* copies a full QP queue dropped */
 	SV_STAT_STEER_TX_DROPS,		/* sent frames an egress rule dropped */
 	SV_STAT_STEER_LOOP_DROPS,	/* frames sent round tables/anchors */
+	SV_STAT_DC_KEY_DROPS,		/* DC messages with a wrong access key */
 	SV_STAT_MAX
 };
 

@@ -196,8 +196,9 @@ TEST_F(lo, query_device)
 	EXPECT_EQ(0, a.flow_action_flags);
 	EXPECT_EQ(0, a.dc_odp_caps);
 	EXPECT_EQ(0, memcmp(&zero.sig_caps, &a.sig_caps, sizeof(a.sig_caps)));
-	EXPECT_EQ(0, a.dci_streams_caps.max_log_num_concurent);
-	EXPECT_EQ(0, a.dci_streams_caps.max_log_num_errored);
+	/* DCI streams (dc_test) */
+	EXPECT_EQ(4, a.dci_streams_caps.max_log_num_concurent);
+	EXPECT_EQ(4, a.dci_streams_caps.max_log_num_errored);
 	EXPECT_EQ(0, a.max_wr_memcpy_length);
 	EXPECT_EQ(0, memcmp(&zero.crypto_caps, &a.crypto_caps,
 			    sizeof(a.crypto_caps)));
@@ -280,24 +281,23 @@ TEST_F(lo, create_qp_masks)
 	EXPECT_EQ(EOPNOTSUPP, dv_create(self->ctx, &ia, CF,
 					MLX5DV_QP_CREATE_SIG_PIPELINING));
 
-	/* DC: a DRIVER QP only; not built yet */
+	/* DC (dc_test): a DRIVER QP only, of a known dc_type (0 is none) */
 	EXPECT_EQ(EINVAL, dv_create(self->ctx, &ia,
 				    MLX5DV_QP_INIT_ATTR_MASK_DC, 0));
 	ia.qp_type = IBV_QPT_DRIVER;
-	EXPECT_EQ(EOPNOTSUPP, dv_create(self->ctx, &ia,
-					MLX5DV_QP_INIT_ATTR_MASK_DC, 0));
+	EXPECT_EQ(EINVAL, dv_create(self->ctx, &ia,
+				    MLX5DV_QP_INIT_ATTR_MASK_DC, 0));
 	EXPECT_EQ(EINVAL, dv_create(self->ctx, &ia, 0, 0));
 	errno = 0;
 	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	/* send_ops_flags and DCI streams: not built yet */
+	/* send_ops_flags: not built yet; DCI streams of no DCI: ignored */
 	ia.qp_type = IBV_QPT_RC;
 	EXPECT_EQ(EOPNOTSUPP,
 		  dv_create(self->ctx, &ia,
 			    MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0));
-	EXPECT_EQ(EOPNOTSUPP,
-		  dv_create(self->ctx, &ia,
-			    MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS, 0));
+	EXPECT_EQ(0, dv_create(self->ctx, &ia,
+			       MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS, 0));
 	/* SOURCE_QPN on another QP than UD, as mlx5's create_qp() */
 	ia.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	ia.create_flags = IBV_QP_CREATE_SOURCE_QPN;

@@ -686,6 +686,7 @@ enum sv_qp_nr {
 	SV_NR_MODIFY_QP = 0x31,
 	SV_NR_QUERY_QP = 0x32,
 	SV_NR_DESTROY_QP = 0x33,
+	SV_NR_RESET_DCI_STREAM = 0x34,
 	SV_NR_CREATE_SRQ = 0x40,
 	SV_NR_MODIFY_SRQ = 0x41,
 	SV_NR_QUERY_SRQ = 0x42,
@@ -715,7 +716,23 @@ enum sv_qp_type {		/* enum ibv_qp_type */
 	SV_QPT_XRC_SEND = 9,
 	SV_QPT_XRC_RECV = 10,
 	SV_QPT_DRIVER = 0xff,
+	/*
+	 * softverbs' own: mlx5's Dynamically Connected QPs, which verbs
+	 * knows only as IBV_QPT_DRIVER (the library reports that type).
+	 * A DCI sends to any DCT named in each WQE (its AH, DCT number and
+	 * access key); a DCT receives from any DCI that knows its key.
+	 */
+	SV_QPT_DCI = 0x100,
+	SV_QPT_DCT = 0x101,
 };
+
+/*
+ * DCI streams (mlx5dv_dci_streams): up to 2^SV_MAX_DCI_LOG_STREAMS
+ * stream channels, up to 2^SV_MAX_DCI_LOG_ERRORED of them in error before
+ * the DCI itself moves to ERR.
+ */
+#define SV_MAX_DCI_LOG_STREAMS	4
+#define SV_MAX_DCI_LOG_ERRORED	4
 
 enum sv_qp_state {		/* enum ibv_qp_state */
 	SV_QPS_RESET,
@@ -854,6 +871,17 @@ struct sv_qp_attr {
  * request, on output. max_tso_header (ibv_qp_init_attr_ex's, 0 for none)
  * lets a RAW_PACKET QP post SV_WR_TSO with headers of up to that many
  * bytes; on another QP type, or above SV_MAX_TSO_HEADER, it is EINVAL.
+ *
+ * DC (SV_QPT_DCI, SV_QPT_DCT), as mlx5 makes them: a DCI has no receive
+ * queue (max_recv_wr and max_recv_sge must be 0, EINVAL) and may have
+ * dci_log_streams stream channels (SV_IOC_RESET_DCI_STREAM); a DCT needs
+ * an SRQ (EINVAL without), has no send queue (its cap comes back 0) and
+ * takes dc_access_key, which every DCI must present. A DCI goes RESET ->
+ * INIT (pkey_index, port) -> RTR (path_mtu; pkey_index, AV optional) ->
+ * RTS (timeout, retry_cnt, rnr_retry, max_rd_atomic, sq_psn;
+ * min_rnr_timer optional), to ERR and RESET from anywhere; a DCT only
+ * RESET -> INIT (access flags, pkey_index, port) -> RTR (min_rnr_timer,
+ * AV, path_mtu), exactly those: as mlx5_ib.
  */
 struct sv_create_qp {
 	__u32 size;
@@ -871,6 +899,10 @@ struct sv_create_qp {
 	__u64 user_handle;	/* in: returned in this QP's async events */
 	__u32 source_qpn;	/* in: with IBV_QP_CREATE_SOURCE_QPN, else 0 */
 	__u32 max_tso_header;	/* in: RAW_PACKET only, <= SV_MAX_TSO_HEADER */
+	__u64 dc_access_key;	/* in: DCT only, else 0 */
+	__u8 dci_log_streams;	/* in: DCI only, <= SV_MAX_DCI_LOG_STREAMS */
+	__u8 dci_log_errored;	/* in: DCI only, <= SV_MAX_DCI_LOG_ERRORED */
+	__u8 reserved2[6];	/* must be zero */
 };
 
 #define SV_CREATE_QP_SIZE_VER0	72
@@ -924,6 +956,26 @@ struct sv_destroy_qp {
 
 #define SV_DESTROY_QP_SIZE_VER0	16
 #define SV_IOC_DESTROY_QP _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_QP, struct sv_destroy_qp)
+
+/*
+ * SV_IOC_RESET_DCI_STREAM: mlx5dv_dci_stream_id_reset(). A DCI created
+ * with dci_log_streams takes its WQEs' dc_stream modulo its number of
+ * stream channels; an error on one moves only that stream to error (its
+ * later WQEs complete with IBV_WC_WR_FLUSH_ERR) until this resets it, and
+ * the DCI itself to ERR once 2^dci_log_errored streams are in error.
+ * EINVAL on any other QP, for a DCI without streams, or a stream number
+ * beyond its channels.
+ */
+struct sv_reset_dci_stream {
+	__u32 size;
+	__u32 handle;		/* in: the DCI */
+	__u32 stream;		/* in */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_RESET_DCI_STREAM_SIZE_VER0	16
+#define SV_IOC_RESET_DCI_STREAM _IOWR(SV_IOC_MAGIC, SV_NR_RESET_DCI_STREAM, \
+	struct sv_reset_dci_stream)
 
 enum sv_srq_attr_mask {		/* enum ibv_srq_attr_mask */
 	SV_SRQ_MAX_WR = 1 << 0,
@@ -1131,10 +1183,13 @@ struct sv_send_wqe {
 	__u64 remote_addr;	/* RDMA and atomics */
 	__u64 compare_add;	/* atomics */
 	__u64 swap;		/* ATOMIC_CMP_AND_SWP */
-	__u32 ah_handle;	/* UD */
-	__u32 remote_qpn;	/* UD */
-	__u32 remote_qkey;	/* UD */
-	__u32 reserved;
+	__u32 ah_handle;	/* UD, DCI */
+	__u32 remote_qpn;	/* UD; DCI: the DCT's number */
+	__u32 remote_qkey;	/* UD; DCI: the DC access key's low 32 bits */
+	__u32 dc_key_hi;	/* DCI: the DC access key's high 32 bits */
+	__u16 dc_stream;	/* DCI: the stream channel (mlx5dv) */
+	__u16 reserved;
+	__u32 reserved2;
 };
 
 /*

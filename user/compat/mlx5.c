@@ -71,7 +71,7 @@ mlx5dv_open_device(struct ibv_device *device, struct mlx5dv_context_attr *attr)
  * takes the flag on RC QPs; it changes nothing, there being no credits)
  * and, on a device bound to a netdev, the inner checksums of VXLAN and
  * GRE as tunnel offloads. No CQE compression, software parsing, striding
- * RQs, dynamic blue flame registers, ESP flow actions, DC, signature,
+ * RQs, dynamic blue flame registers, ESP flow actions, DC ODP, signature,
  * DMA memcpy or crypto offloads.
  */
 SV_EXPORT int mlx5dv_query_device(struct ibv_context *ctx_in,
@@ -113,9 +113,12 @@ SV_EXPORT int mlx5dv_query_device(struct ibv_context *ctx_in,
 		attrs_out->dc_odp_caps = 0;
 	if (asked & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
 		memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
-	if (asked & MLX5DV_CONTEXT_MASK_DCI_STREAMS)
-		memset(&attrs_out->dci_streams_caps, 0,
-		       sizeof(attrs_out->dci_streams_caps));
+	if (asked & MLX5DV_CONTEXT_MASK_DCI_STREAMS) {
+		attrs_out->dci_streams_caps.max_log_num_concurent =
+			SV_MAX_DCI_LOG_STREAMS;
+		attrs_out->dci_streams_caps.max_log_num_errored =
+			SV_MAX_DCI_LOG_ERRORED;
+	}
 	if (asked & MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH)
 		attrs_out->max_wr_memcpy_length = 0;
 	if (asked & MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
@@ -248,11 +251,6 @@ SV_EXPORT int mlx5dv_crypto_login_query_state(struct ibv_context *context,
 }
 
 SV_EXPORT int mlx5dv_crypto_logout(struct ibv_context *context)
-{
-	return EOPNOTSUPP;
-}
-
-SV_EXPORT int mlx5dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
 {
 	return EOPNOTSUPP;
 }
@@ -693,12 +691,6 @@ SV_EXPORT int mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp,
 					       uint64_t wr_id)
 {
 	return -EOPNOTSUPP;	/* a count of WRs, or -errno */
-}
-
-SV_EXPORT struct mlx5dv_qp_ex *
-mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
-{
-	SV_NOTSUP_NULL;
 }
 
 SV_EXPORT int mlx5dv_query_qp_lag_port(struct ibv_qp *qp, uint8_t *port_num,

@@ -35,9 +35,7 @@
 				 MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS | \
 				 MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
 /* ... and not built yet */
-#define SV_DV_QP_MASK_LATER	(MLX5DV_QP_INIT_ATTR_MASK_DC |		\
-				 MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS | \
-				 MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
+#define SV_DV_QP_MASK_LATER	MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS
 /* (MLX5DV_QP_CREATE_SUP_FLAGS) */
 #define SV_DV_QP_FLAGS_KNOWN	(MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |	\
 				 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC | \
@@ -53,22 +51,66 @@ static struct ibv_qp *sv_dv_fail(int err)
 	return NULL;
 }
 
+/*
+ * The DC part of mlx5's create_qp() and create_dct(): a DCT takes only
+ * a PD (comp_mask), DC and create flags (mlx5 comp_mask) and no create
+ * flag but the scatter-to-CQE ones' off switch; a DCI's streams within
+ * dci_streams_caps. The QP, or NULL with errno; NULL with EAGAIN when
+ * the ordinary checks that follow decide (a DCI).
+ */
+static struct ibv_qp *sv_dv_create_dc(struct ibv_context *context,
+				      struct ibv_qp_init_attr_ex *qp_attr,
+				      struct mlx5dv_qp_init_attr *dv,
+				      uint32_t flags,
+				      struct sv_private_qp_opts *o)
+{
+	const struct mlx5dv_dci_streams *st = &dv->dc_init_attr.dci_streams;
+
+	switch (dv->dc_init_attr.dc_type) {
+	case MLX5DV_DCTYPE_DCT:
+		if ((qp_attr->comp_mask & ~(uint32_t)IBV_QP_INIT_ATTR_PD) ||
+		    (dv->comp_mask & ~(uint64_t)(MLX5DV_QP_INIT_ATTR_MASK_DC |
+				MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS)) ||
+		    (flags & ~(uint32_t)MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE))
+			return sv_dv_fail(EINVAL);
+		o->dc_type = SV_QPT_DCT;
+		o->dct_key = dv->dc_init_attr.dct_access_key;
+		return sv_private_create_qp(context, qp_attr, o);
+	case MLX5DV_DCTYPE_DCI:
+		o->dc_type = SV_QPT_DCI;
+		if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS) {
+			if (st->log_num_concurent > SV_MAX_DCI_LOG_STREAMS ||
+			    st->log_num_errored > SV_MAX_DCI_LOG_ERRORED)
+				return sv_dv_fail(EINVAL);
+			o->log_streams = st->log_num_concurent;
+			o->log_errored = st->log_num_errored;
+		}
+		return sv_dv_fail(EAGAIN);
+	default:
+		return sv_dv_fail(EINVAL);
+	}
+}
+
 SV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
 					  struct ibv_qp_init_attr_ex *qp_attr,
 					  struct mlx5dv_qp_init_attr *mlx5_qp_attr)
 {
-	uint32_t flags = 0, sv_flags = 0;
-	bool rss;
+	struct sv_private_qp_opts o = {};
+	uint32_t flags = 0;
+	bool rss, dc;
 
 	if (!sv_private_context_is_ours(context))
 		return sv_dv_fail(EOPNOTSUPP);
 	if (!qp_attr)
 		return sv_dv_fail(EINVAL);
 	rss = qp_attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE;
+	dc = qp_attr->qp_type == IBV_QPT_DRIVER && mlx5_qp_attr &&
+	     (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC);
 
 	/* mlx5's create_qp(), in its order */
 	if ((qp_attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (qp_attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH))
+	    ((qp_attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) ||
+	     (dc && mlx5_qp_attr->dc_init_attr.dc_type == MLX5DV_DCTYPE_DCT)))
 		return sv_dv_fail(EINVAL);
 	if ((qp_attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    (qp_attr->create_flags & IBV_QP_CREATE_SOURCE_QPN) &&
@@ -91,10 +133,17 @@ SV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
 		/* mlx5 needs SQD->RTS for it, which softverbs lacks */
 		if (flags & MLX5DV_QP_CREATE_SIG_PIPELINING)
 			return sv_dv_fail(EOPNOTSUPP);
-		/* A DRIVER QP is DC (later), never anything else */
-		if (qp_attr->qp_type == IBV_QPT_DRIVER &&
-		    !(mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC))
+		/* A DRIVER QP is DC, never anything else */
+		if (qp_attr->qp_type == IBV_QPT_DRIVER && !dc)
 			return sv_dv_fail(EINVAL);
+		if (dc) {
+			struct ibv_qp *qp = sv_dv_create_dc(context, qp_attr,
+							    mlx5_qp_attr,
+							    flags, &o);
+
+			if (qp || errno != EAGAIN)
+				return qp;
+		}
 		if (mlx5_qp_attr->comp_mask & SV_DV_QP_MASK_LATER)
 			return sv_dv_fail(EOPNOTSUPP);
 	} else if (qp_attr->qp_type == IBV_QPT_DRIVER) {
@@ -114,14 +163,39 @@ SV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
 	if ((flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE) && rss)
 		return sv_dv_fail(EINVAL);
 	if (flags & MLX5DV_QP_CREATE_TUNNEL_OFFLOADS)
-		sv_flags |= SV_CREATE_QP_TUNNEL_OFFLOADS;
+		o.sv_flags |= SV_CREATE_QP_TUNNEL_OFFLOADS;
 	if (flags & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC)
-		sv_flags |= SV_CREATE_QP_TIR_SELF_LB_UC;
+		o.sv_flags |= SV_CREATE_QP_TIR_SELF_LB_UC;
 	if (flags & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC)
-		sv_flags |= SV_CREATE_QP_TIR_SELF_LB_MC;
+		o.sv_flags |= SV_CREATE_QP_TIR_SELF_LB_MC;
 	/* Every RAW_PACKET QP mlx5 makes receives through a TIR */
 	if (qp_attr->qp_type == IBV_QPT_RAW_PACKET || rss)
-		sv_flags |= SV_CREATE_QP_MLX5_TIR;
-	return sv_private_create_qp(context, qp_attr, sv_flags);
+		o.sv_flags |= SV_CREATE_QP_MLX5_TIR;
+	return sv_private_create_qp(context, qp_attr, &o);
+}
+
+/*
+ * mlx5dv_qp_ex_from_ibv_qp_ex(): the builders of wr_set_dc_addr*() live
+ * with the QP in the library that made it (../lib/post.c).
+ */
+SV_EXPORT struct mlx5dv_qp_ex *
+mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
+{
+	struct mlx5dv_qp_ex *dv = qp ? sv_private_qp_dv(qp) : NULL;
+
+	if (!dv)
+		errno = EOPNOTSUPP;
+	return dv;
+}
+
+SV_EXPORT int mlx5dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
+{
+	struct sv_reset_dci_stream r = {
+		.size = sizeof(r), .handle = qp->handle, .stream = stream_id,
+	};
+
+	if (!sv_private_context_is_ours(qp->context))
+		return EOPNOTSUPP;
+	return sv_private_cmd(qp->context, SV_IOC_RESET_DCI_STREAM, &r);
 }
 

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include "sv_verbs.h"
+#include "sv_private.h"
 
 static void *sv_map(struct ibv_context *ctx, uint64_t off, size_t len)
 {
@@ -226,7 +227,9 @@ static int sv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 
 static bool sv_op_valid(const struct sv_qp *qp, enum ibv_wr_opcode op)
 {
-	enum ibv_qp_type type = qp->qpx.qp_base.qp_type;
+	/* A DCI (IBV_QPT_DRIVER) has RC's operations. */
+	enum ibv_qp_type type = qp->kqp_type == SV_QPT_DCI ? IBV_QPT_RC :
+				qp->qpx.qp_base.qp_type;
 
 	/* A raw QP's WR is one Ethernet frame, or a TSO's segments. */
 	if (type == IBV_QPT_RAW_PACKET)
@@ -300,7 +303,11 @@ static int sv_fill_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	size_t len = 0;
 	int i, ret;
 
-	if (!sv_op_valid(qp, wr->opcode) ||
+	/*
+	 * A DCI's destination is set only through mlx5dv_wr_set_dc_addr*():
+	 * an ibv_send_wr has no place for it.
+	 */
+	if (!sv_op_valid(qp, wr->opcode) || qp->kqp_type == SV_QPT_DCI ||
 	    !sv_flags_valid(ibqp->qp_type, wr->send_flags) || wr->num_sge < 0)
 		return EINVAL;
 	memset(w, 0, sizeof(*w));
@@ -560,6 +567,32 @@ static void sv_x_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
 	w->remote_qkey = qkey;
 }
 
+/* mlx5dv_wr_set_dc_addr_stream(): a DCI's destination. */
+static void sv_dv_dc_addr_stream(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah,
+				 uint32_t dctn, uint64_t key, uint16_t stream)
+{
+	struct sv_qp *qp = container_of(mqp, struct sv_qp, dv);
+	struct sv_send_wqe *w = sv_wr_cur(&qp->qpx);
+
+	if (!w)
+		return;
+	if (!ah) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	w->ah_handle = ah->handle;
+	w->remote_qpn = dctn;
+	w->remote_qkey = (uint32_t)key;
+	w->dc_key_hi = key >> 32;
+	w->dc_stream = stream;
+}
+
+static void sv_dv_dc_addr(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah,
+			  uint32_t dctn, uint64_t key)
+{
+	sv_dv_dc_addr_stream(mqp, ah, dctn, key, 0);
+}
+
 static void sv_x_sge_list(struct ibv_qp_ex *q, size_t n,
 			  const struct ibv_sge *sg)
 {
@@ -685,6 +718,21 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp)
 	x->wr_set_sge_list = sv_x_sge_list;
 	x->wr_set_inline_data = sv_x_inline;
 	x->wr_set_inline_data_list = sv_x_inline_list;
+	/* libmlx5's builders (sv_private_qp_dv()), as mlx5 sets them */
+	if (qp->kqp_type == SV_QPT_DCI) {
+		qp->dv.wr_set_dc_addr = sv_dv_dc_addr;
+		qp->dv.wr_set_dc_addr_stream = sv_dv_dc_addr_stream;
+	}
+}
+
+SV_EXPORT struct mlx5dv_qp_ex *sv_private_qp_dv(struct ibv_qp_ex *qpx)
+{
+	struct sv_qp *qp = qpx_qp(qpx);
+
+	if (!sv_private_context_is_ours(qpx->qp_base.context) ||
+	    !qp->has_qpx)
+		return NULL;
+	return &qp->dv;
 }
 
 /* What ibv_query_device_ex says of them, on a device bound to a netdev. */

@@ -207,6 +207,9 @@ static int sv_check_send_ops(enum ibv_qp_type type, uint64_t ops)
 	case IBV_QPT_RAW_PACKET:
 		ok = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO;
 		break;
+	case IBV_QPT_DRIVER:	/* a DCI (mlx5dv_create_qp()): RC's */
+		ok = SV_SEND_OPS_RC;
+		break;
 	default:
 		return EOPNOTSUPP;
 	}
@@ -220,15 +223,17 @@ static int sv_check_send_ops(enum ibv_qp_type type, uint64_t ops)
 	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 /*
- * @dv_flags: the mlx5 direct-verbs create flags the kernel takes
- * (SV_CREATE_QP_TUNNEL_OFFLOADS, _MLX5_TIR, _TIR_SELF_LB_*), from
- * libmlx5's mlx5dv_create_qp() (sv_private_create_qp()); 0 otherwise.
+ * @o: from libmlx5's mlx5dv_create_qp() (sv_private_create_qp()), or
+ * NULL: the mlx5 direct-verbs create flags the kernel takes
+ * (SV_CREATE_QP_TUNNEL_OFFLOADS, _MLX5_TIR, _TIR_SELF_LB_*) and DC.
  */
 static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 					  struct ibv_qp_init_attr_ex *attr,
-					  uint32_t dv_flags)
+					  const struct sv_private_qp_opts *o)
 {
 	struct sv_create_qp c = { .size = sizeof(c) };
+	uint32_t dv_flags = o ? o->sv_flags : 0;
+	uint32_t dc_type = o ? o->dc_type : 0;
 	struct sv_qp *qp;
 	int ret;
 
@@ -264,7 +269,17 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* IBV_QPT_DRIVER is a DC QP of mlx5dv_create_qp(), nothing else. */
+	if ((attr->qp_type == IBV_QPT_DRIVER) != !!dc_type) {
+		errno = attr->qp_type == IBV_QPT_DRIVER ? EOPNOTSUPP : EINVAL;
+		return NULL;
+	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		/* A DCT sends nothing (mlx5_ib: EINVAL). */
+		if (dc_type == SV_QPT_DCT) {
+			errno = EINVAL;
+			return NULL;
+		}
 		ret = sv_check_send_ops(attr->qp_type, attr->send_ops_flags);
 		if (ret) {
 			errno = ret;
@@ -281,8 +296,14 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	c.send_cq_handle = attr->send_cq->handle;
 	c.recv_cq_handle = attr->recv_cq->handle;
 	c.srq_handle = attr->srq ? attr->srq->handle : 0;
-	c.qp_type = attr->qp_type;
+	c.qp_type = dc_type ? dc_type : attr->qp_type;
 	c.flags = (attr->sq_sig_all ? SV_CREATE_QP_SQ_SIG_ALL : 0) | dv_flags;
+	if (dc_type == SV_QPT_DCT) {
+		c.dc_access_key = o->dct_key;
+	} else if (dc_type == SV_QPT_DCI) {
+		c.dci_log_streams = o->log_streams;
+		c.dci_log_errored = o->log_errored;
+	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
 		c.create_flags = attr->create_flags;
 	if (c.create_flags & IBV_QP_CREATE_SOURCE_QPN)
@@ -312,6 +333,7 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	qp->qpx.qp_base.qp_num = c.qpn;
 	qp->qpx.qp_base.state = IBV_QPS_RESET;
 	qp->qpx.qp_base.qp_type = attr->qp_type;
+	qp->kqp_type = c.qp_type;
 	qp->max_tso_header = c.max_tso_header;
 	pthread_mutex_init(&qp->qpx.qp_base.mutex, NULL);
 	pthread_cond_init(&qp->qpx.qp_base.cond, NULL);
@@ -354,7 +376,7 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	memcpy(&ex, attr, sizeof(*attr));
 	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ex.pd = pd;
-	qp = sv_create_qp_common(pd->context, &ex, 0);
+	qp = sv_create_qp_common(pd->context, &ex, NULL);
 	if (qp)
 		attr->cap = ex.cap;
 	return qp;
@@ -363,23 +385,25 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 static struct ibv_qp *sv_create_qp_ex(struct ibv_context *ctx,
 				      struct ibv_qp_init_attr_ex *attr)
 {
-	return sv_create_qp_common(ctx, attr, 0);
+	return sv_create_qp_common(ctx, attr, NULL);
 }
 
 /*
  * libmlx5's mlx5dv_create_qp() (sv_private.h): ibv_create_qp_ex() with
  * the kernel's mlx5 TIR flags, which it checks against the QP type.
  */
-SV_EXPORT struct ibv_qp *sv_private_create_qp(struct ibv_context *ctx,
-					      struct ibv_qp_init_attr_ex *attr,
-					      uint32_t sv_flags)
+SV_EXPORT struct ibv_qp *
+sv_private_create_qp(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr,
+		     const struct sv_private_qp_opts *o)
 {
-	if (!ctx || !attr || !sv_private_context_is_ours(ctx) ||
-	    (sv_flags & ~(uint32_t)SV_PRIVATE_QP_FLAGS)) {
+	if (!ctx || !attr || !o || !sv_private_context_is_ours(ctx) ||
+	    (o->sv_flags & ~(uint32_t)SV_PRIVATE_QP_FLAGS) ||
+	    (o->dc_type && o->dc_type != SV_QPT_DCI &&
+	     o->dc_type != SV_QPT_DCT)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return sv_create_qp_common(ctx, attr, sv_flags);
+	return sv_create_qp_common(ctx, attr, o);
 }
 
 SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
@@ -515,7 +539,8 @@ SV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	init_attr->recv_cq = qp->recv_cq;
 	init_attr->srq = qp->srq;
 	init_attr->cap = attr->cap;
-	init_attr->qp_type = q.qp_type;
+	init_attr->qp_type = q.qp_type == SV_QPT_DCI || q.qp_type == SV_QPT_DCT ?
+			     IBV_QPT_DRIVER : q.qp_type;
 	init_attr->sq_sig_all = !!(q.flags & SV_CREATE_QP_SQ_SIG_ALL);
 	qp->state = attr->qp_state;
 	return 0;

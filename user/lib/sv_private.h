@@ -34,15 +34,31 @@ bool sv_private_context_is_ours(struct ibv_context *ctx);
 				 SV_CREATE_QP_TIR_SELF_LB_UC |		\
 				 SV_CREATE_QP_TIR_SELF_LB_MC)
 
+/* What mlx5dv_create_qp() adds to ibv_create_qp_ex()'s attributes. */
+struct sv_private_qp_opts {
+	uint32_t sv_flags;	/* SV_PRIVATE_QP_FLAGS, for the kernel */
+	uint32_t dc_type;	/* 0, or SV_QPT_DCI / SV_QPT_DCT for DRIVER */
+	uint64_t dct_key;	/* DCT: its access key */
+	uint8_t log_streams;	/* DCI: stream channels (log2), 0: none */
+	uint8_t log_errored;	/* DCI: streams in error before ERR (log2) */
+};
+
 /*
- * ibv_create_qp_ex() with @sv_flags (SV_PRIVATE_QP_FLAGS) for the kernel,
- * which checks them against the QP type (EINVAL, EOPNOTSUPP: uapi). NULL
- * with errno on failure; EINVAL for flags outside SV_PRIVATE_QP_FLAGS or
- * a context not ours.
+ * ibv_create_qp_ex() with @o: the kernel checks the flags and the DC
+ * attributes against the QP type (EINVAL, EOPNOTSUPP: uapi); a DC QP is
+ * IBV_QPT_DRIVER to verbs. NULL with errno on failure; EINVAL for flags
+ * outside SV_PRIVATE_QP_FLAGS or a context not ours.
  */
 struct ibv_qp *sv_private_create_qp(struct ibv_context *ctx,
 				    struct ibv_qp_init_attr_ex *attr,
-				    uint32_t sv_flags);
+				    const struct sv_private_qp_opts *o);
+
+/*
+ * mlx5dv_qp_ex_from_ibv_qp_ex(): the direct-verbs builders of a QP made
+ * with send_ops_flags (wr_set_dc_addr*, on a DCI). NULL if not ours.
+ */
+struct mlx5dv_qp_ex;
+struct mlx5dv_qp_ex *sv_private_qp_dv(struct ibv_qp_ex *qpx);
 
 /*
  * ibv_create_flow() of @attr, which may carry the private

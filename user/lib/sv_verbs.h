@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sys/ioctl.h>
 #include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
 
 #include "softverbs-abi.h"
 
@@ -229,6 +230,8 @@ struct sv_uwq {
 
 struct sv_qp {
 	struct ibv_qp_ex qpx;		/* first: qpx.qp_base is handed out */
+	struct mlx5dv_qp_ex dv;		/* libmlx5's builders (post.c) */
+	uint32_t kqp_type;		/* the kernel's SV_QPT_* */
 	bool has_qpx;			/* created with SEND_OPS_FLAGS */
 	uint64_t send_ops_flags;
 	int wr_err;			/* what ibv_wr_complete() returns */

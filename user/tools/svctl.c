@@ -510,6 +510,8 @@ static const char *qp_type_name(unsigned int t)
 	case SV_QPT_XRC_SEND: return "XRC_SEND";
 	case SV_QPT_XRC_RECV: return "XRC_RECV";
 	case SV_QPT_DRIVER: return "DRIVER";
+	case SV_QPT_DCI: return "DCI";
+	case SV_QPT_DCT: return "DCT";
 	}
 	return "UNKNOWN";
 }
