@@ -61,6 +61,7 @@ static const struct nla_policy sv_nl_policy[SV_NL_ATTR_MAX + 1] = {
 	[SV_NL_ATTR_NODE_GUID] = { .type = NLA_U64 },
 	[SV_NL_ATTR_MAC] = NLA_POLICY_EXACT_LEN(ETH_ALEN),
 	[SV_NL_ATTR_IDLE_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_idle_range),
+	[SV_NL_ATTR_PART_ID] = { .type = NLA_U32 },
 	[SV_NL_ATTR_RES_TYPE] = NLA_POLICY_RANGE(NLA_U8, SV_NL_RES_PD,
 						 SV_NL_RES_MAX),
 	[SV_NL_ATTR_RES_HANDLE] = { .type = NLA_U32 },
@@ -227,7 +228,8 @@ static int sv_nl_fill_link(struct sk_buff *msg, struct sv_device *sdev,
 	    nla_put_u64_64bit(msg, SV_NL_ATTR_NODE_GUID,
 			      be64_to_cpu(sdev->node_guid), SV_NL_ATTR_PAD) ||
 	    nla_put(msg, SV_NL_ATTR_MAC, ETH_ALEN, sdev->mac) ||
-	    nla_put_u32(msg, SV_NL_ATTR_IDLE_US, READ_ONCE(sdev->idle_us)))
+	    nla_put_u32(msg, SV_NL_ATTR_IDLE_US, READ_ONCE(sdev->idle_us)) ||
+	    nla_put_u32(msg, SV_NL_ATTR_PART_ID, READ_ONCE(sdev->part_id)))
 		goto err;
 	if (ndev &&
 	    (nla_put_u32(msg, SV_NL_ATTR_NDEV_INDEX, ndev->ifindex) ||
@@ -451,7 +453,8 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 		return -EPERM;
 	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
 		return -EINVAL;
-	if (!info->attrs[SV_NL_ATTR_IDLE_US]) {
+	if (!info->attrs[SV_NL_ATTR_IDLE_US] &&
+	    !info->attrs[SV_NL_ATTR_PART_ID]) {
 		NL_SET_ERR_MSG(info->extack, "Nothing to set");
 		return -EINVAL;
 	}
@@ -460,8 +463,12 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(sdev)) {
 		ret = PTR_ERR(sdev);
 	} else {
-		WRITE_ONCE(sdev->idle_us,
-			   nla_get_u32(info->attrs[SV_NL_ATTR_IDLE_US]));
+		if (info->attrs[SV_NL_ATTR_IDLE_US])
+			WRITE_ONCE(sdev->idle_us,
+				   nla_get_u32(info->attrs[SV_NL_ATTR_IDLE_US]));
+		if (info->attrs[SV_NL_ATTR_PART_ID])
+			WRITE_ONCE(sdev->part_id,
+				   nla_get_u32(info->attrs[SV_NL_ATTR_PART_ID]));
 	}
 	mutex_unlock(&sv_devices_lock);
 	return ret;

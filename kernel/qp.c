@@ -22,6 +22,7 @@
 void sv_qp_device_init(struct sv_device *sdev)
 {
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	ida_init(&sdev->srqns);
 	mutex_init(&sdev->mcast_lock);
 	INIT_LIST_HEAD(&sdev->mcast_groups);
 }
@@ -29,6 +30,7 @@ void sv_qp_device_init(struct sv_device *sdev)
 void sv_qp_device_fini(struct sv_device *sdev)
 {
 	xa_destroy(&sdev->qps);
+	ida_destroy(&sdev->srqns);
 	mutex_destroy(&sdev->mcast_lock);
 }
 

@@ -29,7 +29,7 @@ int sv_query_device(struct sv_file *f, void *arg)
 	q->max_mr_size = SV_MAX_MR_SIZE;
 	q->page_size_cap = SV_PAGE_SIZE_CAP;
 	q->vendor_id = SV_VENDOR_ID;
-	q->vendor_part_id = SV_VENDOR_PART_ID;
+	q->vendor_part_id = READ_ONCE(sdev->part_id);
 	q->hw_ver = SV_HW_VER;
 	q->max_qp = SV_MAX_QP;
 	q->max_qp_wr = SV_MAX_QP_WR;

@@ -22,6 +22,7 @@ static void sv_srq_destroy(struct sv_uobj *u)
 
 	sv_async_event_detach(u->file, &srq->events);
 	sv_wq_fini(u->file, &srq->rq);
+	ida_free(&u->file->sdev->srqns, srq->srqn);
 	atomic_dec(&srq->pd->usecnt);
 }
 
@@ -46,7 +47,7 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	struct sv_uobj *pd;
 	int ret;
 
-	if (c->reserved)
+	if (c->reserved || c->reserved2)
 		return -EINVAL;
 	if (!c->max_wr || c->max_wr > SV_MAX_SRQ_WR ||
 	    c->max_sge > SV_MAX_SRQ_SGE)
@@ -83,21 +84,32 @@ int sv_create_srq(struct sv_file *f, void *arg)
 		kfree(srq);
 		return ret;
 	}
+	srq->srqn = ida_alloc_range(&f->sdev->srqns, 1, SV_QPN_MASK,
+				    GFP_KERNEL);
+	if (srq->srqn < 0) {
+		ret = srq->srqn;
+		goto err_wq;
+	}
 	atomic_inc(&pd->usecnt);
 	ret = sv_uobj_add(f, &srq->uobj, SV_OBJ_SRQ, &sv_srq_ops);
-	if (ret) {
-		sv_wq_fini(f, &srq->rq);
-		sv_wq_free(&srq->rq);
-		atomic_dec(&pd->usecnt);
-		sv_uncharge(&srq->uobj.charge);
-		sv_uobj_put(pd);
-		kfree(srq);
-		return ret;
-	}
+	if (ret)
+		goto err_srqn;
 	c->handle = srq->uobj.handle;
+	c->srqn = srq->srqn;
 	c->max_wr = srq->max_wr;
 	c->max_sge = srq->max_sge;
 	return 0;
+
+err_srqn:
+	atomic_dec(&pd->usecnt);
+	ida_free(&f->sdev->srqns, srq->srqn);
+err_wq:
+	sv_wq_fini(f, &srq->rq);
+	sv_wq_free(&srq->rq);
+	sv_uncharge(&srq->uobj.charge);
+	sv_uobj_put(pd);
+	kfree(srq);
+	return ret;
 }
 
 int sv_modify_srq(struct sv_file *f, void *arg)

@@ -72,6 +72,7 @@ struct sv_device {
 
 	/* QPs and multicast (qp.c, mcast.c) */
 	struct xarray qps;		/* qpn -> struct sv_qp, RCU lookups */
+	struct ida srqns;		/* SRQ numbers (srq.c) */
 	u32 next_qpn;			/* cyclic QPN allocation */
 	struct mutex mcast_lock;	/* the multicast groups and attachments */
 	struct list_head mcast_groups;	/* struct sv_mcast_grp */
@@ -95,6 +96,7 @@ struct sv_device {
 	u8 port_state;			/* SV_PORT_ACTIVE or SV_PORT_DOWN */
 	u8 active_mtu;			/* SV_MTU_* */
 	u32 idle_us;			/* engine idle time before sleeping */
+	u32 part_id;			/* vendor_part_id (svctl dev set) */
 	struct work_struct gid_work;	/* GID_CHANGE from atomic context */
 	struct sv_steer *steer;		/* flow steering tables (steer/) */
 	struct sv_steer *steer_tx;	/* ... the egress rules' */
@@ -470,6 +472,7 @@ static inline u32 sv_qp_wire_qpn(const struct sv_qp *qp)
 struct sv_srq {
 	struct sv_uobj uobj;		/* first */
 	struct sv_uobj *pd;
+	int srqn;			/* ibv_get_srq_num() */
 	spinlock_t lock;		/* max_wr, limit */
 	u32 max_wr;
 	u32 max_sge;

@@ -711,7 +711,8 @@ FZ void fz_create_qp(struct fz *fz, int fdi)
 {
 	static const uint32_t types[] = { SV_QPT_RC, SV_QPT_UC, SV_QPT_UD };
 	static const uint32_t odd_types[] = { 0, 1, SV_QPT_RAW_PACKET,
-		SV_QPT_XRC_SEND, SV_QPT_XRC_RECV, SV_QPT_DRIVER, UINT32_MAX };
+		SV_QPT_XRC_SEND, SV_QPT_XRC_RECV, SV_QPT_DRIVER, UINT32_MAX,
+		SV_QPT_DCI, SV_QPT_DCT, SV_QPT_DCI, SV_QPT_DCT };
 	struct sv_create_qp c = { .size = sizeof(c) };
 	int i;
 
@@ -753,6 +754,15 @@ FZ void fz_create_qp(struct fz *fz, int fdi)
 		c.source_qpn = FZ_PCT(fz, 50) ? FZ_N(fz, 4) :
 			       (uint32_t)fz_word(fz);
 	}
+	/* DC: a key (DCT), streams (DCI), or both on the wrong type */
+	if (FZ_PCT(fz, 10))
+		c.dc_access_key = fz_word(fz);
+	if (FZ_PCT(fz, 10)) {
+		c.dci_log_streams = FZ_N(fz, 6);
+		c.dci_log_errored = FZ_N(fz, 6);
+	}
+	if (FZ_PCT(fz, 2))
+		c.reserved2[FZ_N(fz, 6)] = 1;
 	if (fz_ioc(fz, fdi, SV_IOC_CREATE_QP, &c))
 		return;
 	i = fz_obj_new(fz, FT_QP, fdi, c.handle);
@@ -1210,6 +1220,8 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(CREATE_RSS_QP, sv_create_rss_qp, SV_CREATE_RSS_QP_SIZE_VER0, -1),
 	FZ_CMD(MAP_WQ, sv_map_wq, SV_MAP_WQ_SIZE_VER0, -1),
 	FZ_CMD(MAP_DOORBELL, sv_map_doorbell, SV_MAP_DOORBELL_SIZE_VER0, -1),
+	FZ_CMD(RESET_DCI_STREAM, sv_reset_dci_stream,
+	       SV_RESET_DCI_STREAM_SIZE_VER0, -1),
 	FZ_CMD(DOORBELL, sv_ring_doorbell, SV_RING_DOORBELL_SIZE_VER0, -1),
 };
 

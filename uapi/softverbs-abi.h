@@ -985,7 +985,8 @@ enum sv_srq_attr_mask {		/* enum ibv_srq_attr_mask */
 /*
  * SV_IOC_CREATE_SRQ: a basic SRQ. max_wr (1..SV_MAX_SRQ_WR) and max_sge
  * (0..SV_MAX_SRQ_SGE) come back as the actual values, at least the
- * request. The SRQ starts unarmed (srq_limit 0).
+ * request. The SRQ starts unarmed (srq_limit 0). srqn is its number
+ * (ibv_get_srq_num(), which mlx5 answers for every SRQ).
  */
 struct sv_create_srq {
 	__u32 size;
@@ -995,6 +996,8 @@ struct sv_create_srq {
 	__u32 handle;		/* out */
 	__u32 reserved;		/* must be zero */
 	__u64 user_handle;	/* in: returned in this SRQ's async events */
+	__u32 srqn;		/* out: unique on the device, >= 1 */
+	__u32 reserved2;
 };
 
 #define SV_CREATE_SRQ_SIZE_VER0	32

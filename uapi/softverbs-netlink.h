@@ -13,7 +13,7 @@
  *                        bound to a netdev of the caller's namespace
  *   SV_NL_CMD_LINK_DEL   DEV_NAME: unregister a device made by LINK_ADD
  *   SV_NL_CMD_LINK_GET   DEV_NAME (doit) or dump: one message per device
- *   SV_NL_CMD_DEV_SET    DEV_NAME and tunables (IDLE_US)
+ *   SV_NL_CMD_DEV_SET    DEV_NAME and tunables (IDLE_US, PART_ID)
  *   SV_NL_CMD_RES_GET    dump; RES_TYPE, optional DEV_NAME: one message
  *                        per object (PD, MR, CQ, QP, flow, WQ, receive
  *                        WQ indirection table, counters object)
@@ -89,6 +89,7 @@ enum sv_nl_attr {
 	SV_NL_ATTR_RES_TABLE_LEVEL,	/* u32: a steering table's level */
 	SV_NL_ATTR_RES_DEST_TABLE,	/* u32: the table a flow sends to */
 	SV_NL_ATTR_RES_DEST_ANCHOR,	/* u32: the anchor a flow sends to */
+	SV_NL_ATTR_PART_ID,		/* u32: the device's vendor_part_id */
 	__SV_NL_ATTR_MAX,
 	SV_NL_ATTR_MAX = __SV_NL_ATTR_MAX - 1
 };

@@ -38,6 +38,7 @@ static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
 	srq->srq.srq_context = srq_context;
 	srq->srq.pd = pd;
 	srq->srq.handle = c.handle;
+	srq->srqn = c.srqn;
 	pthread_mutex_init(&srq->srq.mutex, NULL);
 	pthread_cond_init(&srq->srq.cond, NULL);
 	/* srq_limit is not used by create: the SRQ starts unarmed. */
@@ -142,9 +143,17 @@ SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 	return 0;
 }
 
+/* As mlx5: every SRQ has its number (DC programs send it, XRC uses it). */
+static int sv_get_srq_num(struct ibv_srq *srq, uint32_t *num)
+{
+	*num = container_of(srq, struct sv_srq, srq)->srqn;
+	return 0;
+}
+
 static int sv_srq_ctx_init(struct sv_context *ctx)
 {
 	ctx->vctx.create_srq_ex = sv_create_srq_ex;
+	ctx->vctx.get_srq_num = sv_get_srq_num;
 	return 0;
 }
 SV_CTX_PROVIDER(srq, sv_srq_ctx_init, NULL);

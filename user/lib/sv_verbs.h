@@ -281,6 +281,7 @@ static inline struct sv_qp *to_svqp(struct ibv_qp *qp)
 
 struct sv_srq {
 	struct ibv_srq srq;		/* first: handed out */
+	uint32_t srqn;			/* ibv_get_srq_num() */
 	struct sv_uwq rq;		/* data path (post.c) */
 };
 

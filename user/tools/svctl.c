@@ -4,7 +4,7 @@
  * family (uapi/softverbs-netlink.h), on libmnl.
  *
  *   svctl [-j] [-p] link add NAME netdev DEV | link del NAME | link show [NAME]
- *   svctl [-j] [-p] dev set NAME idle_us N | dev show [NAME]
+ *   svctl [-j] [-p] dev set NAME {idle_us N | part_id N}... | dev show [NAME]
  *   svctl [-j] [-p] res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher|
  *                                steer_table|steer_anchor]
  *                            [dev NAME]
@@ -65,7 +65,7 @@ static int usage(FILE *out)
 		"  svctl link add NAME netdev DEV\n"
 		"  svctl link del NAME\n"
 		"  svctl link show [[dev] NAME]\n"
-		"  svctl dev set NAME idle_us MICROSECONDS\n"
+		"  svctl dev set NAME [idle_us MICROSECONDS] [part_id ID]\n"
 		"  svctl dev show [[dev] NAME]\n"
 		"  svctl res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher|\n"
 		"                 steer_table|steer_anchor] [dev NAME]\n"
@@ -616,6 +616,8 @@ static int cb_link(const struct nlmsghdr *nlh, void *data)
 		 (unsigned int)(g >> 16) & 0xffff, (unsigned int)g & 0xffff);
 	rec_str(&r, "node_guid", s);
 	rec_num(&r, "idle_us", get_num(SV_NL_ATTR_IDLE_US));
+	if (tb[SV_NL_ATTR_PART_ID])
+		rec_num(&r, "part_id", get_num(SV_NL_ATTR_PART_ID));
 	rec_print(&r);
 	return MNL_CB_OK;
 }
@@ -694,13 +696,19 @@ static int cmd_dev(int argc, char **argv)
 		return 1;
 	}
 	if (argc < 4 || argc % 2) {
-		error_msg("usage: svctl dev set NAME idle_us MICROSECONDS");
+		error_msg("usage: svctl dev set NAME [idle_us MICROSECONDS] [part_id ID]");
 		return 1;
 	}
 	nlh = msg_start(family_id, 0, SV_NL_CMD_DEV_SET);
 	mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, argv[1]);
 	for (i = 2; i < argc; i += 2) {
-		if (strcmp(argv[i], "idle_us")) {
+		int attr;
+
+		if (!strcmp(argv[i], "idle_us")) {
+			attr = SV_NL_ATTR_IDLE_US;
+		} else if (!strcmp(argv[i], "part_id")) {
+			attr = SV_NL_ATTR_PART_ID;
+		} else {
 			error_msg("unknown device attribute \"%s\"", argv[i]);
 			return 1;
 		}
@@ -708,10 +716,10 @@ static int cmd_dev(int argc, char **argv)
 		v = strtoul(argv[i + 1], &end, 0);
 		if (errno || *end || !argv[i + 1][0] || v > UINT32_MAX ||
 		    argv[i + 1][0] == '-') {
-			error_msg("invalid idle_us \"%s\"", argv[i + 1]);
+			error_msg("invalid %s \"%s\"", argv[i], argv[i + 1]);
 			return 1;
 		}
-		mnl_attr_put_u32(nlh, SV_NL_ATTR_IDLE_US, v);
+		mnl_attr_put_u32(nlh, attr, v);
 	}
 	return simple_request(nlh);
 }
