@@ -16,9 +16,11 @@
  *   - DCI streams: an error flushes only its stream until
  *     mlx5dv_dci_stream_id_reset(), too many streams in error fail the
  *     DCI;
- *   - a DCT in another process, reached by its number and key.
+ *   - a DCT in another process, reached by its number and key, and one
+ *     on another softverbs device.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sys/wait.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
@@ -630,6 +632,69 @@ TEST_F(dc, streams)
 	expect_wc(_metadata, self->cq, 7, IBV_WC_REM_ACCESS_ERR);
 	EXPECT_EQ(0, ibv_query_qp(self->dci, &qa, IBV_QP_STATE, &qia));
 	EXPECT_EQ(IBV_QPS_ERR, qa.qp_state);
+}
+
+/*
+ * The DCT on another softverbs device of the host (bound to a dummy
+ * netdev): the DCI's AH names that device's GID; a wrong key is counted
+ * on the DCT's device.
+ */
+TEST_F(dc, dct_on_another_device)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_device **l2 = NULL;
+	struct ibv_context *ctx2 = NULL;
+	struct dct t = {};
+	char cmd[PATH_MAX + 64];
+	long long v0, v1;
+	struct ibv_ah *ah0;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, system("ip link add svdc0 type dummy && "
+			    "ip link set svdc0 up"));
+	snprintf(cmd, sizeof(cmd), "%s link add svdc1 netdev svdc0",
+		 self->svctl);
+	ASSERT_EQ(0, system(cmd));
+	l2 = ibv_get_device_list(NULL);
+	ctx2 = l2 ? sv_open_named(l2, "svdc1") : NULL;
+	ASSERT_NE(NULL, ctx2);
+	ASSERT_EQ(0, dct_make(ctx2, &t, KEY_B, 2));
+	ASSERT_EQ(0, ibv_query_gid(ctx2, 1, 1, &aa.grh.dgid));
+	aa.grh.sgid_index = 1;
+	ah0 = self->ah;
+	self->ah = ibv_create_ah(self->pd, &aa);
+	ASSERT_NE(NULL, self->ah);
+	ASSERT_EQ(0, dci_open(_metadata, self, 0, 0, 1, 7));
+	sv_fill(self->buf, 256, 8);
+	ASSERT_EQ(0, dc_post(self, OP_SEND, t.qp->qp_num, KEY_B, 0, 1, 0, 256,
+			     0, 0));
+	expect_wc(_metadata, self->cq, 1, IBV_WC_SUCCESS);
+	ASSERT_EQ(1, poll1(t.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(256, wc.byte_len);
+	EXPECT_EQ(self->dci->qp_num, wc.src_qp);
+	EXPECT_EQ(0, memcmp(t.buf + 2048, self->buf, 256));
+	ASSERT_EQ(0, dc_post(self, OP_READ, t.qp->qp_num, KEY_B, 0, 2, 512,
+			     256, (uintptr_t)t.buf + 2048, t.mr->rkey));
+	expect_wc(_metadata, self->cq, 2, IBV_WC_SUCCESS);
+	EXPECT_EQ(0, memcmp(self->buf + 512, self->buf, 256));
+	/* The wrong key: counted where the DCT is */
+	v0 = sv_stat_of(self->svctl, "svdc1", "dc_key_violations");
+	ASSERT_EQ(0, dc_post(self, OP_SEND, t.qp->qp_num, KEY_A, 0, 3, 0, 16,
+			     0, 0));
+	expect_wc(_metadata, self->cq, 3, IBV_WC_RETRY_EXC_ERR);
+	v1 = sv_stat_of(self->svctl, "svdc1", "dc_key_violations");
+	EXPECT_EQ(2, v1 - v0);
+	ibv_destroy_ah(self->ah);
+	self->ah = ah0;
+	ibv_destroy_qp(self->dci);
+	self->dci = NULL;
+	dct_free(&t);
+	ibv_close_device(ctx2);
+	ibv_free_device_list(l2);
+	snprintf(cmd, sizeof(cmd), "%s link del svdc1", self->svctl);
+	EXPECT_EQ(0, system(cmd));
+	EXPECT_EQ(0, system("ip link del svdc0"));
 }
 
 /* The DCT in a child process: only its number and key cross over. */
