@@ -514,6 +514,22 @@ TEST_F(dc, one_dci_two_dcts)
 	EXPECT_EQ(0, ibv_poll_cq(a->cq, 1, &wc));
 	EXPECT_EQ(0, ibv_poll_cq(b->cq, 1, &wc));
 
+	/* The resource dump names them */
+	{
+		char cmd[PATH_MAX + 32], out[8192];
+		size_t n;
+		FILE *f;
+
+		snprintf(cmd, sizeof(cmd), "%s res show qp", self->svctl);
+		f = popen(cmd, "r");
+		ASSERT_NE(NULL, f);
+		n = fread(out, 1, sizeof(out) - 1, f);
+		out[n] = 0;
+		EXPECT_EQ(0, pclose(f));
+		EXPECT_NE(NULL, strstr(out, "qp_type DCI"));
+		EXPECT_NE(NULL, strstr(out, "qp_type DCT"));
+	}
+
 	/* Atomics on B's word at 1024: FAA, then CAS that hits */
 	word = (uint64_t *)(b->buf + 1024);
 	*word = 37;

@@ -722,8 +722,8 @@ enum sv_qp_type {		/* enum ibv_qp_type */
 	 * A DCI sends to any DCT named in each WQE (its AH, DCT number and
 	 * access key); a DCT receives from any DCI that knows its key.
 	 */
-	SV_QPT_DCI = 0x100,
-	SV_QPT_DCT = 0x101,
+	SV_QPT_DCI = 0x80,
+	SV_QPT_DCT = 0x81,
 };
 
 /*

@@ -56,7 +56,7 @@ enum sv_nl_attr {
 	SV_NL_ATTR_RES_PID,		/* u32: creator's pid (caller's pid ns) */
 	SV_NL_ATTR_RES_COMM,		/* string: creator's command */
 	SV_NL_ATTR_RES_QPN,		/* u32 */
-	SV_NL_ATTR_RES_QP_TYPE,		/* u8: SV_QPT_* (verbs encoding) */
+	SV_NL_ATTR_RES_QP_TYPE,		/* u8: SV_QPT_* (verbs encoding; DCI, DCT ours) */
 	SV_NL_ATTR_RES_QP_STATE,	/* u8: SV_QPS_* (verbs encoding) */
 	SV_NL_ATTR_RES_LKEY,		/* u32 */
 	SV_NL_ATTR_RES_RKEY,		/* u32 */
