@@ -301,6 +301,19 @@ static int dct_of(FIXTURE_DATA(dc) *self, int i, uint64_t key, int nrecv)
 	return dct_make(self->ctx, &self->t[i], key, nrecv);
 }
 
+/* mlx5dv_create_qp()'s errno, 0 if it made the QP (destroyed again). */
+static int dv_errno(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *ia,
+		    struct mlx5dv_qp_init_attr *da)
+{
+	struct ibv_qp *qp;
+
+	errno = 0;
+	qp = mlx5dv_create_qp(ctx, ia, da);
+	if (!qp)
+		return errno ? errno : -1;
+	return ibv_destroy_qp(qp) ? -2 : 0;
+}
+
 TEST_F(dc, create_and_modify_errors)
 {
 	struct ibv_qp_init_attr_ex ia = {
@@ -327,26 +340,18 @@ TEST_F(dc, create_and_modify_errors)
 	srq = ibv_create_srq(self->pd, &sa);
 	ASSERT_NE(NULL, srq);
 	/* A DCT needs an SRQ */
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, &da));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, dv_errno(self->ctx, &ia, &da));
 	ia.srq = srq;
 	/* ... sends nothing, takes no other comp_mask bit or create flag */
 	ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	ia.send_ops_flags = IBV_QP_EX_WITH_SEND;
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, &da));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, dv_errno(self->ctx, &ia, &da));
 	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, &da));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, dv_errno(self->ctx, &ia, &da));
 	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
 	da.comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
 	da.create_flags = MLX5DV_QP_CREATE_TUNNEL_OFFLOADS;
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, &da));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, dv_errno(self->ctx, &ia, &da));
 	da.create_flags = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE;
 	qp = mlx5dv_create_qp(self->ctx, &ia, &da);
 	ASSERT_NE(NULL, qp);
@@ -391,31 +396,21 @@ TEST_F(dc, create_and_modify_errors)
 	ia.cap.max_recv_wr = 1;
 	da.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
 	da.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCI;
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, &da));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, dv_errno(self->ctx, &ia, &da));
 	ia.cap.max_recv_wr = 0;
 	da.comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
 	da.dc_init_attr.dci_streams.log_num_concurent = 5;
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, &da));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, dv_errno(self->ctx, &ia, &da));
 	da.dc_init_attr.dci_streams.log_num_concurent = 4;
 	da.dc_init_attr.dci_streams.log_num_errored = 5;
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, &da));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, dv_errno(self->ctx, &ia, &da));
 	/* An unknown dc_type; DC on a type that is not DRIVER */
 	da.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
 	da.dc_init_attr.dc_type = 7;
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, &da));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, dv_errno(self->ctx, &ia, &da));
 	da.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCI;
 	ia.qp_type = IBV_QPT_RC;
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, &da));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, dv_errno(self->ctx, &ia, &da));
 	/* ibv_create_qp_ex() of a DRIVER QP: not without mlx5dv */
 	ia.qp_type = IBV_QPT_DRIVER;
 	errno = 0;
