@@ -1472,6 +1472,13 @@ static void fix_csums(uint8_t *b)
 	}
 }
 
+/* A ones' complement sum of two 16-bit values */
+static uint16_t oadd(uint32_t a, uint32_t b)
+{
+	a += b;
+	return (a & 0xffff) + (a >> 16);
+}
+
 /* @p as a frame, with a real UDP (or TCP) checksum if @csum */
 static void mkframe(struct frame *f, const struct pkt *p, bool csum)
 {
@@ -1675,10 +1682,13 @@ TEST_F_TIMEOUT(fl, dr_rewrite, FL_TIMEOUT)
 	dport_fte(&mask, 0xff, 0xffff);
 	mu = mlx5dv_dr_matcher_create(root, 0, CRIT(OUTER),
 				      (struct mlx5dv_flow_match_parameters *)&mask);
-	mt = mlx5dv_dr_matcher_create(root, 1, CRIT(OUTER),
-				      (struct mlx5dv_flow_match_parameters *)&mask);
 	ml1 = mlx5dv_dr_matcher_create(l1, 0, CRIT(OUTER),
 				       (struct mlx5dv_flow_match_parameters *)&mask);
+	memset(&val, 0, sizeof(val));
+	fte_set(&val, OUTER, PROTO, 1, 0xff);
+	fte_set(&val, OUTER, TDPORT, 2, 0xffff);
+	mt = mlx5dv_dr_matcher_create(root, 1, CRIT(OUTER),
+				      (struct mlx5dv_flow_match_parameters *)&val);
 	ASSERT_TRUE(mu && mt && ml1);
 	{
 		struct { int port; uint8_t proto; int n;
@@ -1749,9 +1759,18 @@ TEST_F_TIMEOUT(fl, dr_rewrite, FL_TIMEOUT)
 	fix_csums(w.b);
 	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "modify set"));
-	/* The same over a wrong UDP checksum: it stays as wrong */
-	f.b[41] ^= 0x40;
-	w.b[41] ^= 0x40;
+	/*
+	 * The same over a wrong UDP checksum: it stays as wrong (an
+	 * incremental update, RFC 1624: what the sum is off by stays).
+	 */
+	{
+		uint16_t good = get16(f.b + 40), bad = good ^ 0x40;
+		uint16_t now = get16(w.b + 40);
+
+		put16(f.b + 40, bad);
+		put16(w.b + 40, ~oadd(~now & 0xffff,
+				      oadd(~bad & 0xffff, good)) & 0xffff);
+	}
 	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "modify set, bad sum"));
 
