@@ -41,6 +41,7 @@ enum sv_obj_type {
 	SV_OBJ_FLOW_MATCHER,
 	SV_OBJ_STEER_TABLE,
 	SV_OBJ_STEER_ANCHOR,
+	SV_OBJ_STEER_ACTION,
 	SV_OBJ_MAX
 };
 
@@ -686,6 +687,8 @@ int sv_create_steer_table(struct sv_file *f, void *arg);
 int sv_destroy_steer_table(struct sv_file *f, void *arg);
 int sv_create_steer_anchor(struct sv_file *f, void *arg);
 int sv_destroy_steer_anchor(struct sv_file *f, void *arg);
+int sv_create_steer_action(struct sv_file *f, void *arg);
+int sv_destroy_steer_action(struct sv_file *f, void *arg);
 
 /*
  * steer/rxmeta.c: what a receive queue reports of a steered frame besides

@@ -33,6 +33,7 @@ static const char * const sv_obj_names[SV_OBJ_MAX] = {
 	[SV_OBJ_FLOW_MATCHER] = "flow_matcher",
 	[SV_OBJ_STEER_TABLE] = "steer_table",
 	[SV_OBJ_STEER_ANCHOR] = "steer_anchor",
+	[SV_OBJ_STEER_ACTION] = "steer_action",
 };
 
 const char *sv_obj_name(enum sv_obj_type type)
@@ -48,7 +49,8 @@ const char *sv_obj_name(enum sv_obj_type type)
  * they use; MRs before their PD).
  */
 static const enum sv_obj_type sv_destroy_order[] = {
-	SV_OBJ_FLOW, SV_OBJ_FLOW_MATCHER, SV_OBJ_STEER_TABLE,
+	SV_OBJ_FLOW, SV_OBJ_STEER_ACTION, SV_OBJ_FLOW_MATCHER,
+	SV_OBJ_STEER_TABLE,
 	SV_OBJ_STEER_ANCHOR, SV_OBJ_COUNTERS, SV_OBJ_QP,
 	SV_OBJ_RWQ_IND_TBL, SV_OBJ_WQ,
 	SV_OBJ_SRQ, SV_OBJ_AH, SV_OBJ_MR, SV_OBJ_CQ, SV_OBJ_COMP_CHANNEL,

@@ -359,6 +359,7 @@ struct fx {
 	int fd, ch_fd, async_fd;
 	uint32_t pd, pd2, cq, cq2, ch, srq, qp, qp2, mr, ah, matcher, table;
 	uint32_t anchor;
+	uint32_t action;
 	uint32_t qp_type;
 	bool with_srq;
 	const char *variant;		/* for the report */
@@ -604,6 +605,53 @@ static int cleanup_anchor(struct fx *x, int ret)
 {
 	(void)ret;
 	return x->anchor ? destroy_anchor(x) : 0;
+}
+
+/* Steering actions: a modify header of two fields, a VXLAN encap */
+static int do_action(struct fx *x, uint32_t type, const void *data,
+		     uint32_t len)
+{
+	struct sv_create_steer_action c = {
+		.size = sizeof(c), .type = type, .data = (uintptr_t)data,
+		.data_len = len,
+	};
+	int ret = ioc(x->fd, SV_IOC_CREATE_STEER_ACTION, &c);
+
+	x->action = ret ? 0 : c.handle;
+	return ret;
+}
+
+static int do_modify(struct fx *x)
+{
+	const uint64_t m[2] = {
+		htobe64(1ULL << 60 | 0x15ULL << 48 | 0x0a000001),
+		htobe64(2ULL << 60 | 0x0aULL << 48 | 0xff),
+	};
+
+	return do_action(x, SV_STEER_ACT_MODIFY, m, sizeof(m));
+}
+
+static int do_encap(struct fx *x)
+{
+	uint8_t h[50] = { [12] = 0x08, [14] = 0x45, [23] = 17 };
+
+	return do_action(x, SV_STEER_ACT_ENCAP, h, sizeof(h));
+}
+
+static int destroy_action(struct fx *x)
+{
+	return destroy_sandbox(x, SV_IOC_DESTROY_STEER_ACTION, x->action);
+}
+
+static int cleanup_action(struct fx *x, int ret)
+{
+	(void)ret;
+	return x->action ? destroy_action(x) : 0;
+}
+
+static int cleanup_destroy_action(struct fx *x, int ret)
+{
+	return destroy_after(destroy_action(x), ret);
 }
 
 static int cleanup_destroy_table(struct fx *x, int ret)
@@ -1627,6 +1675,10 @@ FOP(destroy_steer_table, 0, do_table, destroy_table, cleanup_destroy_table);
 FOP(create_steer_anchor, FOP_CREATE, NULL, do_anchor, cleanup_anchor);
 FOP(destroy_steer_anchor, 0, do_anchor, destroy_anchor,
     cleanup_destroy_anchor);
+FOP(create_steer_action_modify, FOP_CREATE, NULL, do_modify, cleanup_action);
+FOP(create_steer_action_encap, FOP_CREATE, NULL, do_encap, cleanup_action);
+FOP(destroy_steer_action, 0, do_modify, destroy_action,
+    cleanup_destroy_action);
 FOP(link_add, FOP_NOFD, NULL, op_link_add, cleanup_link_add);
 FOP(link_del, FOP_NOFD, setup_link, op_link_del, cleanup_link_del);
 
@@ -1699,6 +1751,21 @@ TEST_F_TIMEOUT(fault, create_steer_anchor, T)
 TEST_F_TIMEOUT(fault, destroy_steer_anchor, T)
 {
 	RUN(fop_destroy_steer_anchor);
+}
+
+TEST_F_TIMEOUT(fault, create_steer_action_modify, T)
+{
+	RUN(fop_create_steer_action_modify);
+}
+
+TEST_F_TIMEOUT(fault, create_steer_action_encap, T)
+{
+	RUN(fop_create_steer_action_encap);
+}
+
+TEST_F_TIMEOUT(fault, destroy_steer_action, T)
+{
+	RUN(fop_destroy_steer_action);
 }
 
 /* Each QP type, with and without an SRQ. */

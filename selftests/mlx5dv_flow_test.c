@@ -1388,6 +1388,766 @@ TEST_F_TIMEOUT(fl, dr_sandbox, FL_TIMEOUT)
 }
 
 /* mlx5dv_create_steering_anchor() as the seed says */
+/* ---- DR actions that rewrite frames, and dest arrays ---- */
+
+/* mlx5_ifc.h's field ids (MLX5_ACTION_IN_FIELD_OUT_*) */
+#define F_SMAC_15_0	0x02
+#define F_DMAC_47_16	0x04
+#define F_DSCP		0x06
+#define F_TCP_FLAGS	0x07
+#define F_TCP_DPORT	0x09
+#define F_TTL		0x0a
+#define F_UDP_SPORT	0x0b
+#define F_UDP_DPORT	0x0c
+#define F_SIPV6_127_96	0x0d
+#define F_DIPV6_31_0	0x14
+#define F_SIPV4		0x15
+#define F_FIRST_VID	0x17
+#define F_HOPLIMIT	0x47
+#define F_REGA		0x49
+#define F_REGC_0	0x51
+#define F_TCP_SEQ	0x59
+#define F_ECN		0x73
+
+/* set_action_in and add_action_in, as mlx5 programs write them */
+static __be64 mod_set(int field, int off, int len, uint32_t data)
+{
+	return htobe64(1ULL << 60 | (uint64_t)field << 48 |
+		       (uint64_t)off << 40 | (uint64_t)(len & 0x1f) << 32 |
+		       data);
+}
+
+static __be64 mod_add(int field, uint32_t data)
+{
+	return htobe64(2ULL << 60 | (uint64_t)field << 48 | data);
+}
+
+static uint16_t get16(const uint8_t *b)
+{
+	return b[0] << 8 | b[1];
+}
+
+/*
+ * The frame's IPv4 header checksum and its TCP or UDP checksum, computed
+ * (a UDP checksum of 0 over IPv4 is left: none).
+ */
+static void fix_csums(uint8_t *b)
+{
+	uint16_t et = get16(b + 12);
+	uint8_t *ip = b + 14, *l4, proto;
+	uint32_t pseudo, l4len, ihl, c;
+	bool v4 = false;
+
+	if (et == 0x8100 || et == 0x88a8) {
+		ip += 4;
+		et = get16(b + 16);
+	}
+	if (et == ETH_P_IP) {
+		v4 = true;
+		ihl = (ip[0] & 0xf) * 4;
+		put16(ip + 10, 0);
+		put16(ip + 10, csum_fold(sum16(ip, ihl, 0)));
+		proto = ip[9];
+		l4 = ip + ihl;
+		l4len = get16(ip + 2) - ihl;
+		pseudo = sum16(ip + 12, 8, 0);
+	} else if (et == ETH_P_IPV6) {
+		proto = ip[6];
+		l4 = ip + 40;
+		l4len = get16(ip + 4);
+		pseudo = sum16(ip + 8, 32, 0);
+	} else {
+		return;
+	}
+	pseudo += proto + l4len;
+	if (proto == IPPROTO_UDP) {
+		if (v4 && !get16(l4 + 6))
+			return;
+		put16(l4 + 6, 0);
+		c = csum_fold(sum16(l4, l4len, pseudo));
+		put16(l4 + 6, c ? c : 0xffff);
+	} else if (proto == IPPROTO_TCP) {
+		put16(l4 + 16, 0);
+		put16(l4 + 16, csum_fold(sum16(l4, l4len, pseudo)));
+	}
+}
+
+/* A ones' complement sum of two 16-bit values */
+static uint16_t oadd(uint32_t a, uint32_t b)
+{
+	a += b;
+	return (a & 0xffff) + (a >> 16);
+}
+
+/* @p as a frame, with a real UDP (or TCP) checksum if @csum */
+static void mkframe(struct frame *f, const struct pkt *p, bool csum)
+{
+	uint8_t *ip;
+
+	f->len = build(f->b, p);
+	ip = f->b + 14 + (p->vlan ? 4 : 0);
+	if (csum && p->proto == IPPROTO_UDP)
+		put16(ip + (p->l3 == 4 ? 20 : 40) + 6, 1);
+	fix_csums(f->b);
+}
+
+/* A frame arrives at @r within 2 s: byte for byte @want, tag @tag. */
+static int got_frame(struct __test_metadata *_metadata, struct rawqp *r,
+		     const struct frame *want, uint32_t tag, const char *what)
+{
+	const uint8_t *b;
+	struct ibv_wc wc;
+	uint32_t t = 0;
+	size_t i;
+
+	if (rx_poll(r, &wc, &t, 2000) != 1) {
+		TH_LOG("%s: nothing arrived", what);
+		return -1;
+	}
+	b = (const uint8_t *)r->buf + wc.wr_id * 2048;
+	if (wc.status != IBV_WC_SUCCESS || wc.byte_len != want->len) {
+		TH_LOG("%s: status %d, %u bytes, not %zu", what, wc.status,
+		       wc.byte_len, want->len);
+		post_rq(r, wc.wr_id);
+		return -1;
+	}
+	for (i = 0; i < want->len; i++) {
+		if (b[i] != want->b[i]) {
+			TH_LOG("%s: byte %zu is %02x, not %02x", what, i, b[i],
+			       want->b[i]);
+			post_rq(r, wc.wr_id);
+			return -1;
+		}
+	}
+	post_rq(r, wc.wr_id);
+	if (t != tag) {
+		TH_LOG("%s: tag %x, not %x", what, t, tag);
+		return -1;
+	}
+	return 0;
+}
+
+/* A VXLAN encap header (50 bytes) from @src to @dst, IPv4 @sip -> @dip */
+static size_t vxlan_hdr(uint8_t *h, const uint8_t *dst, const uint8_t *src,
+			const char *sip, const char *dip, uint32_t vni)
+{
+	memset(h, 0, 50);
+	memcpy(h, dst, 6);
+	memcpy(h + 6, src, 6);
+	put16(h + 12, ETH_P_IP);
+	h[14] = 0x45;
+	h[22] = 64;
+	h[23] = IPPROTO_UDP;
+	ip4(h + 26, sip);
+	ip4(h + 30, dip);
+	put16(h + 34, 49152);
+	put16(h + 36, 4789);
+	h[42] = 0x08;
+	put32(h + 46, vni << 8);
+	return 50;
+}
+
+/* @hdr (from vxlan_hdr()) before @in, with the lengths mlx5 fills in */
+static void encapped(struct frame *out, const uint8_t *hdr,
+		     const struct frame *in)
+{
+	memcpy(out->b, hdr, 50);
+	memcpy(out->b + 50, in->b, in->len);
+	out->len = 50 + in->len;
+	put16(out->b + 16, out->len - 14);
+	put16(out->b + 38, out->len - 34);
+	fix_csums(out->b);
+}
+
+static struct mlx5dv_dr_rule *dr_rule(struct mlx5dv_dr_matcher *m,
+				      struct fte *val, size_t n,
+				      struct mlx5dv_dr_action **acts)
+{
+	return mlx5dv_dr_rule_create(m, (struct mlx5dv_flow_match_parameters *)
+				     val, n, acts);
+}
+
+/* A mask or value on the IP protocol and its destination port */
+static void dport_fte(struct fte *f, uint8_t proto, uint16_t port)
+{
+	memset(f, 0, sizeof(*f));
+	fte_set(f, OUTER, PROTO, 1, proto);
+	fte_set(f, OUTER, proto == IPPROTO_TCP ? TDPORT : UDPORT, 2, port);
+}
+
+TEST_F_TIMEOUT(fl, dr_rewrite, FL_TIMEOUT)
+{
+	struct mlx5dv_dr_action *to_qa, *to_qb, *to_qc, *to_l1, *pop, *push,
+				*push_s, *push_l1, *mset, *madd, *m6, *mtcp,
+				*decap, *encap, *encap_far, *arr, *tag55, *tag77;
+	struct mlx5dv_dr_domain *rx, *tx;
+	struct mlx5dv_dr_table *root, *l1, *txroot;
+	struct mlx5dv_dr_matcher *mu, *mt, *ml1, *mtx;
+	struct mlx5dv_dr_rule *rules[16], *rtx;
+	struct mlx5dv_dr_action_dest_attr da[3], *dap[3];
+	struct mlx5dv_dr_action_dest_reformat dr;
+	struct fte mask, val;
+	struct frame f, w, w2;
+	struct rawqp qa, qb, qc;
+	uint8_t hdr[50], hdr_far[50];
+	int nr = 0, farip, ifi, i;
+	uint8_t mac[6];
+	struct pkt p, in;
+	__be64 mods[8];
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &qa, IBV_QPT_RAW_PACKET,
+				0));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &qb, IBV_QPT_RAW_PACKET,
+				0));
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &qc, IBV_QPT_RAW_PACKET,
+				0));
+	rx = mlx5dv_dr_domain_create(self->ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	tx = mlx5dv_dr_domain_create(self->ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_TX);
+	ASSERT_TRUE(rx && tx);
+	root = mlx5dv_dr_table_create(rx, 0);
+	l1 = mlx5dv_dr_table_create(rx, 1);
+	txroot = mlx5dv_dr_table_create(tx, 0);
+	ASSERT_TRUE(root && l1 && txroot);
+
+	to_qa = mlx5dv_dr_action_create_dest_ibv_qp(qa.qp);
+	to_qb = mlx5dv_dr_action_create_dest_ibv_qp(qb.qp);
+	to_qc = mlx5dv_dr_action_create_dest_ibv_qp(qc.qp);
+	to_l1 = mlx5dv_dr_action_create_dest_table(l1);
+	tag55 = mlx5dv_dr_action_create_tag(0x55);
+	tag77 = mlx5dv_dr_action_create_tag(0x77);
+	pop = mlx5dv_dr_action_create_pop_vlan();
+	push = mlx5dv_dr_action_create_push_vlan(rx, htobe32(0x81002005));
+	push_s = mlx5dv_dr_action_create_push_vlan(rx, htobe32(0x88a80007));
+	push_l1 = mlx5dv_dr_action_create_push_vlan(rx, htobe32(0x81000abc));
+	ASSERT_TRUE(to_qa && to_qb && to_qc && to_l1 && tag55 && tag77 &&
+		    pop && push && push_s && push_l1);
+	/* set: MAC bits, an address, a port, DSCP, ECN, TTL */
+	mods[0] = mod_set(F_SMAC_15_0, 8, 8, 0xab);
+	mods[1] = mod_set(F_DMAC_47_16, 0, 0, 0x02aabbcc);
+	mods[2] = mod_set(F_SIPV4, 0, 0, 0x0a540009);
+	mods[3] = mod_set(F_UDP_DPORT, 0, 16, 7777);
+	mods[4] = mod_set(F_DSCP, 0, 6, 0x2e);
+	mods[5] = mod_set(F_ECN, 0, 2, 1);
+	mods[6] = mod_set(F_TTL, 0, 8, 5);
+	mset = mlx5dv_dr_action_create_modify_header(rx, 0, 7 * 8, mods);
+	ASSERT_NE(NULL, mset) TH_LOG("%d", errno);
+	/* add: TTL - 1; and a set of the source port */
+	mods[0] = mod_add(F_TTL, 0xff);
+	mods[1] = mod_set(F_UDP_SPORT, 0, 16, 6000);
+	madd = mlx5dv_dr_action_create_modify_header(rx, 0, 2 * 8, mods);
+	ASSERT_NE(NULL, madd) TH_LOG("%d", errno);
+	/* IPv6: an address word, hop limit + 1, DSCP and ECN */
+	mods[0] = mod_set(F_DIPV6_31_0, 0, 0, 0x0a0b0c0d);
+	mods[1] = mod_add(F_HOPLIMIT, 1);
+	mods[2] = mod_set(F_DSCP, 0, 6, 0x0a);
+	mods[3] = mod_set(F_ECN, 0, 2, 3);
+	m6 = mlx5dv_dr_action_create_modify_header(rx, 0, 4 * 8, mods);
+	ASSERT_NE(NULL, m6) TH_LOG("%d", errno);
+	/* TCP: address, port, flags, sequence + 1000 */
+	mods[0] = mod_set(F_SIPV4, 0, 0, 0x0a540007);
+	mods[1] = mod_set(F_TCP_DPORT, 0, 16, 80);
+	mods[2] = mod_set(F_TCP_FLAGS, 0, 9, 0x12);
+	mods[3] = mod_add(F_TCP_SEQ, 1000);
+	mtcp = mlx5dv_dr_action_create_modify_header(rx, 0, 4 * 8, mods);
+	ASSERT_NE(NULL, mtcp) TH_LOG("%d", errno);
+	decap = mlx5dv_dr_action_create_packet_reformat(rx, 0,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2, 0,
+		NULL);
+	ASSERT_NE(NULL, decap) TH_LOG("%d", errno);
+	vxlan_hdr(hdr, other_mac, inner_b, "10.1.1.1", "10.1.1.2", 42);
+	encap = mlx5dv_dr_action_create_packet_reformat(tx, 0,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL,
+		sizeof(hdr), hdr);
+	ASSERT_NE(NULL, encap) TH_LOG("%d", errno);
+	vxlan_hdr(hdr_far, self->far_mac, self->mac, NEAR_IP, FAR_IP, 99);
+	encap_far = mlx5dv_dr_action_create_packet_reformat(tx, 0,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL,
+		sizeof(hdr_far), hdr_far);
+	ASSERT_NE(NULL, encap_far) TH_LOG("%d", errno);
+	/* dest array: QP a, QP b with an encap, table 1 */
+	da[0].type = MLX5DV_DR_ACTION_DEST;
+	da[0].dest = to_qa;
+	da[1].type = MLX5DV_DR_ACTION_DEST_REFORMAT;
+	dr.reformat = encap;
+	dr.dest = to_qb;
+	da[1].dest_reformat = &dr;
+	da[2].type = MLX5DV_DR_ACTION_DEST;
+	da[2].dest = to_l1;
+	for (i = 0; i < 3; i++)
+		dap[i] = &da[i];
+	arr = mlx5dv_dr_action_create_dest_array(rx, 3, dap);
+	ASSERT_NE(NULL, arr) TH_LOG("%d", errno);
+
+	/* Root matchers: UDP or TCP destination port */
+	dport_fte(&mask, 0xff, 0xffff);
+	mu = mlx5dv_dr_matcher_create(root, 0, CRIT(OUTER),
+				      (struct mlx5dv_flow_match_parameters *)&mask);
+	ml1 = mlx5dv_dr_matcher_create(l1, 0, CRIT(OUTER),
+				       (struct mlx5dv_flow_match_parameters *)&mask);
+	memset(&val, 0, sizeof(val));
+	fte_set(&val, OUTER, PROTO, 1, 0xff);
+	fte_set(&val, OUTER, TDPORT, 2, 0xffff);
+	mt = mlx5dv_dr_matcher_create(root, 1, CRIT(OUTER),
+				      (struct mlx5dv_flow_match_parameters *)&val);
+	ASSERT_TRUE(mu && mt && ml1);
+	{
+		struct { int port; uint8_t proto; int n;
+			 struct mlx5dv_dr_action *a[4]; } r[] = {
+			{ 4501, IPPROTO_UDP, 2, { pop, to_qa } },
+			{ 4502, IPPROTO_UDP, 2, { push, to_qa } },
+			{ 4503, IPPROTO_UDP, 2, { mset, to_qa } },
+			{ 4504, IPPROTO_UDP, 2, { madd, to_qa } },
+			{ 4505, IPPROTO_UDP, 2, { m6, to_qa } },
+			{ 4506, IPPROTO_TCP, 3, { mtcp, push_s, to_qa } },
+			{ 4789, IPPROTO_UDP, 2, { decap, to_qa } },
+			{ 4507, IPPROTO_UDP, 2, { tag55, arr } },
+		};
+
+		for (i = 0; i < (int)(sizeof(r) / sizeof(r[0])); i++) {
+			dport_fte(&val, r[i].proto, r[i].port);
+			rules[nr] = dr_rule(r[i].proto == IPPROTO_TCP ? mt : mu,
+					    &val, r[i].n, r[i].a);
+			ASSERT_NE(NULL, rules[nr])
+				TH_LOG("rule %d: %d", i, errno);
+			nr++;
+		}
+		/* Table 1: the mirror's copy, tagged, a VLAN pushed */
+		{
+			struct mlx5dv_dr_action *a[3] = { tag77, push_l1,
+							  to_qc };
+
+			dport_fte(&val, IPPROTO_UDP, 4507);
+			rules[nr] = dr_rule(ml1, &val, 3, a);
+			ASSERT_NE(NULL, rules[nr]) TH_LOG("%d", errno);
+			nr++;
+		}
+	}
+
+	/* pop: a tagged frame arrives untagged */
+	base_pkt(&p, self->mac, self->far_mac);
+	p.dport = 4501;
+	p.vlan = 0x8100;
+	p.tci = 0x0064;
+	mkframe(&f, &p, true);
+	p.vlan = 0;
+	mkframe(&w, &p, true);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "pop_vlan"));
+
+	/* push: an untagged frame arrives with the tag */
+	base_pkt(&p, self->mac, self->far_mac);
+	p.dport = 4502;
+	mkframe(&f, &p, true);
+	p.vlan = 0x8100;
+	p.tci = 0x2005;
+	mkframe(&w, &p, true);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "push_vlan"));
+
+	/* modify header, set: the fields and both checksums */
+	base_pkt(&p, self->mac, self->far_mac);
+	p.dport = 4503;
+	p.tos = 0x01;
+	mkframe(&f, &p, true);
+	w = f;
+	w.b[10] = 0xab;
+	put32(w.b, 0x02aabbcc);
+	put32(w.b + 26, 0x0a540009);
+	put16(w.b + 36, 7777);
+	w.b[15] = 0x2e << 2 | 1;
+	w.b[22] = 5;
+	fix_csums(w.b);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "modify set"));
+	/*
+	 * The same over a wrong UDP checksum: it stays as wrong (an
+	 * incremental update, RFC 1624: what the sum is off by stays).
+	 */
+	{
+		uint16_t good = get16(f.b + 40), bad = good ^ 0x40;
+		uint16_t now = get16(w.b + 40);
+
+		put16(f.b + 40, bad);
+		put16(w.b + 40, ~oadd(~now & 0xffff,
+				      oadd(~bad & 0xffff, good)) & 0xffff);
+	}
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "modify set, bad sum"));
+
+	/* modify header, add (UDP without checksum: none after) */
+	base_pkt(&p, self->mac, self->far_mac);
+	p.dport = 4504;
+	mkframe(&f, &p, false);
+	w = f;
+	w.b[22] = 63;
+	put16(w.b + 34, 6000);
+	fix_csums(w.b);
+	EXPECT_EQ(0, get16(w.b + 40));
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "modify add"));
+
+	/* IPv6 */
+	base_pkt(&p, self->mac, self->far_mac);
+	v6(&p);
+	p.dport = 4505;
+	p.tos = 0x11;
+	p.flow = 0x12345;
+	p.ttl = 9;
+	mkframe(&f, &p, true);
+	w = f;
+	put32(w.b + 14 + 36, 0x0a0b0c0d);
+	w.b[14 + 7] = 10;
+	put32(w.b + 14, 6U << 28 | (0x0aU << 2 | 3) << 20 | 0x12345);
+	fix_csums(w.b);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "modify ipv6"));
+
+	/* TCP, then an S-VLAN tag pushed after the modify */
+	base_pkt(&p, self->mac, self->far_mac);
+	p.proto = IPPROTO_TCP;
+	p.dport = 4506;
+	p.tcp_flags = 0x18;
+	mkframe(&f, &p, true);
+	p.vlan = 0x88a8;
+	p.tci = 0x0007;
+	p.dport = 80;
+	p.tcp_flags = 0x12;
+	ip4(p.sip, "10.84.0.7");
+	mkframe(&w, &p, false);
+	put32(w.b + 18 + 20 + 4, 1000);
+	fix_csums(w.b);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "modify tcp + push"));
+
+	/* VXLAN decap: the inner frame arrives */
+	base_pkt(&in, inner_a, inner_b);
+	in.dport = 4321;
+	base_pkt(&p, self->mac, self->far_mac);
+	p.vxlan = 1;
+	p.vni = 7;
+	p.inner = &in;
+	mkframe(&f, &p, false);
+	mkframe(&w, &in, false);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "vxlan decap"));
+
+	/* dest array: a, b encapsulated, table 1's rule to c */
+	base_pkt(&p, self->mac, self->far_mac);
+	p.dport = 4507;
+	mkframe(&f, &p, true);
+	encapped(&w, hdr, &f);
+	p.vlan = 0x8100;
+	p.tci = 0x0abc;
+	mkframe(&w2, &p, true);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &f, 0x55, "dest array a"));
+	EXPECT_EQ(0, got_frame(_metadata, &qb, &w, 0x55, "dest array b"));
+	EXPECT_EQ(0, got_frame(_metadata, &qc, &w2, 0x77, "dest array c"));
+	/* The QPs, actions and tables it names are in use */
+	EXPECT_EQ(EBUSY, ibv_destroy_qp(qb.qp));
+	EXPECT_EQ(EBUSY, mlx5dv_dr_action_destroy(encap));
+	EXPECT_EQ(EBUSY, mlx5dv_dr_action_destroy(arr));
+	EXPECT_EQ(EBUSY, mlx5dv_dr_action_destroy(mset));
+
+	/* NIC_TX: what a QP sends leaves encapsulated */
+	dport_fte(&mask, 0xff, 0xffff);
+	mtx = mlx5dv_dr_matcher_create(txroot, 0, CRIT(OUTER),
+				       (struct mlx5dv_flow_match_parameters *)&mask);
+	ASSERT_NE(NULL, mtx);
+	dport_fte(&val, IPPROTO_UDP, 4600);
+	rtx = dr_rule(mtx, &val, 1, &encap_far);
+	ASSERT_NE(NULL, rtx) TH_LOG("%d", errno);
+	farip = far_packet(ETH_P_IP, &ifi, mac);
+	ASSERT_LE(0, farip);
+	ASSERT_EQ(0, raw_udp(self, &qa, 4600, "encapsulated"));
+	ASSERT_EQ(0, send_done(&qa));
+	{
+		char *sent = qa.buf + NRECV * 2048;
+		struct frame g;
+		ssize_t n;
+
+		base_pkt(&p, self->far_mac, self->mac);
+		f.len = build(f.b, &p);
+		memcpy(f.b, sent, f.len);
+		encapped(&w, hdr_far, &f);
+		for (i = 0; i < 20; i++) {
+			n = recv(farip, g.b, sizeof(g.b), 0);
+			if (n < 0 || (n >= 38 && get16(g.b + 36) == 4789))
+				break;
+		}
+		ASSERT_EQ((ssize_t)w.len, n);
+		EXPECT_EQ(0, memcmp(g.b, w.b, w.len));
+		/* Its IPv4 header checksum is right */
+		EXPECT_EQ(0, csum_fold(sum16(g.b + 14, 20, 0)));
+		EXPECT_EQ(w.len - 34, get16(g.b + 38));
+	}
+	close(farip);
+
+	EXPECT_EQ(0, mlx5dv_dr_rule_destroy(rtx));
+	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(mtx));
+	for (i = nr - 1; i >= 0; i--)
+		EXPECT_EQ(0, mlx5dv_dr_rule_destroy(rules[i]));
+	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(mu));
+	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(mt));
+	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(ml1));
+	EXPECT_EQ(EBUSY, mlx5dv_dr_action_destroy(encap));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(arr));
+	{
+		struct mlx5dv_dr_action *all[] = {
+			to_qa, to_qb, to_qc, to_l1, pop, push, push_s, push_l1,
+			mset, madd, m6, mtcp, decap, encap, encap_far, tag55,
+			tag77,
+		};
+
+		for (i = 0; i < (int)(sizeof(all) / sizeof(all[0])); i++)
+			EXPECT_EQ(0, mlx5dv_dr_action_destroy(all[i]));
+	}
+	EXPECT_EQ(0, mlx5dv_dr_table_destroy(l1));
+	EXPECT_EQ(0, mlx5dv_dr_table_destroy(root));
+	EXPECT_EQ(0, mlx5dv_dr_table_destroy(txroot));
+	EXPECT_EQ(0, mlx5dv_dr_domain_destroy(rx));
+	EXPECT_EQ(0, mlx5dv_dr_domain_destroy(tx));
+	rawqp_close(&qa);
+	rawqp_close(&qb);
+	rawqp_close(&qc);
+}
+
+/* errno of a modify header action made of @n actions; 0 if it was made */
+static int mod_err(struct mlx5dv_dr_domain *d, uint32_t flags, size_t sz,
+		   __be64 *m)
+{
+	struct mlx5dv_dr_action *a;
+
+	errno = 0;
+	a = mlx5dv_dr_action_create_modify_header(d, flags, sz, m);
+	if (!a)
+		return errno;
+	return mlx5dv_dr_action_destroy(a) ? -1 : 0;
+}
+
+static int reformat_err(struct mlx5dv_dr_domain *d, int type, size_t sz,
+			void *data)
+{
+	struct mlx5dv_dr_action *a;
+
+	errno = 0;
+	a = mlx5dv_dr_action_create_packet_reformat(d, 0, type, sz, data);
+	if (!a)
+		return errno;
+	return mlx5dv_dr_action_destroy(a) ? -1 : 0;
+}
+
+TEST_F_TIMEOUT(fl, dr_rewrite_args, FL_TIMEOUT)
+{
+	struct mlx5dv_dr_action *qa_act, *drop, *pop, *push, *mod, *decap,
+				*encap, *a;
+	struct mlx5dv_dr_action_dest_attr da[2], *dap[2] = { &da[0], &da[1] };
+	struct mlx5dv_dr_action_dest_reformat dr;
+	struct mlx5dv_dr_domain *rx, *tx;
+	struct mlx5dv_dr_table *root, *l1;
+	struct mlx5dv_dr_matcher *m, *m1;
+	struct fte mask, val;
+	uint8_t hdr[200];
+	__be64 mods[70];
+	struct rawqp qa;
+	int i;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &qa, IBV_QPT_RAW_PACKET,
+				0));
+	rx = mlx5dv_dr_domain_create(self->ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	tx = mlx5dv_dr_domain_create(self->ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_TX);
+	ASSERT_TRUE(rx && tx);
+
+	/* push_vlan: a VLAN TPID only */
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_action_create_push_vlan(rx,
+							  htobe32(0x08000001)));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* modify_header, as rdma-core's DR checks it */
+	mods[0] = mod_set(F_TTL, 0, 8, 1);
+	EXPECT_EQ(EINVAL, mod_err(rx, 0, 0, mods));
+	EXPECT_EQ(EINVAL, mod_err(rx, 0, 12, mods));
+	EXPECT_EQ(EINVAL, mod_err(rx, 2, 8, mods));
+	EXPECT_EQ(0, mod_err(rx, MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL, 8, mods));
+	/* copy (3) and unknown types */
+	mods[0] = htobe64(3ULL << 60 | (uint64_t)F_TTL << 48);
+	EXPECT_EQ(EOPNOTSUPP, mod_err(rx, 0, 8, mods));
+	mods[0] = htobe64(7ULL << 60 | (uint64_t)F_TTL << 48);
+	EXPECT_EQ(EOPNOTSUPP, mod_err(rx, 0, 8, mods));
+	/* unknown fields, fields softverbs lacks */
+	mods[0] = mod_set(0x30, 0, 8, 1);
+	EXPECT_EQ(EINVAL, mod_err(rx, 0, 8, mods));
+	mods[0] = mod_set(F_REGC_0, 0, 0, 1);
+	EXPECT_EQ(EOPNOTSUPP, mod_err(rx, 0, 8, mods));
+	mods[0] = mod_set(F_REGA, 0, 0, 1);
+	EXPECT_EQ(EINVAL, mod_err(rx, 0, 8, mods));
+	/* offset + length past the field; a length of 0 is 32 */
+	mods[0] = mod_set(F_TTL, 4, 5, 1);
+	EXPECT_EQ(EINVAL, mod_err(rx, 0, 8, mods));
+	mods[0] = mod_set(F_FIRST_VID, 0, 0, 1);
+	EXPECT_EQ(EINVAL, mod_err(rx, 0, 8, mods));
+	mods[0] = mod_set(F_FIRST_VID, 4, 12, 1);
+	EXPECT_EQ(0, mod_err(rx, 0, 8, mods));
+	mods[0] = mod_set(F_SIPV4, 0, 0, 1);
+	EXPECT_EQ(0, mod_err(rx, 0, 8, mods));
+	/* add: TTL, hop limit, TCP sequence and ack only */
+	mods[0] = mod_add(F_DMAC_47_16, 1);
+	EXPECT_EQ(EINVAL, mod_err(rx, 0, 8, mods));
+	mods[0] = mod_add(F_HOPLIMIT, 1);
+	EXPECT_EQ(0, mod_err(rx, 0, 8, mods));
+	/* IPv4 and IPv6 fields, TCP and UDP fields: not together */
+	mods[0] = mod_set(F_SIPV4, 0, 0, 1);
+	mods[1] = mod_set(F_SIPV6_127_96, 0, 0, 1);
+	EXPECT_EQ(EOPNOTSUPP, mod_err(rx, 0, 16, mods));
+	mods[0] = mod_set(F_TCP_DPORT, 0, 16, 1);
+	mods[1] = mod_set(F_UDP_DPORT, 0, 16, 1);
+	EXPECT_EQ(EINVAL, mod_err(rx, 0, 16, mods));
+	/* 64 actions, not 65 */
+	for (i = 0; i < 65; i++)
+		mods[i] = mod_set(F_TTL, 0, 8, i);
+	EXPECT_EQ(0, mod_err(rx, 0, 64 * 8, mods));
+	EXPECT_EQ(EINVAL, mod_err(rx, 0, 65 * 8, mods));
+
+	/* packet_reformat: decap on RX, encap on TX, L2 tunnels only */
+	memset(hdr, 0, sizeof(hdr));
+	vxlan_hdr(hdr, other_mac, inner_b, "10.1.1.1", "10.1.1.2", 1);
+	EXPECT_EQ(EINVAL, reformat_err(rx,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 50,
+		hdr));
+	EXPECT_EQ(EINVAL, reformat_err(tx,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2, 0,
+		NULL));
+	EXPECT_EQ(EOPNOTSUPP, reformat_err(rx,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L3_TUNNEL_TO_L2, 0,
+		NULL));
+	EXPECT_EQ(EOPNOTSUPP, reformat_err(tx,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L3_TUNNEL, 50,
+		hdr));
+	EXPECT_EQ(EINVAL, reformat_err(tx, 4, 50, hdr));
+	EXPECT_EQ(EINVAL, reformat_err(tx,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 50,
+		NULL));
+	EXPECT_EQ(EINVAL, reformat_err(tx,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 0,
+		hdr));
+	EXPECT_EQ(EINVAL, reformat_err(tx,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 129,
+		hdr));
+	/* A header softverbs cannot fill in: short, a cut IPv4 header */
+	EXPECT_EQ(EINVAL, reformat_err(tx,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 10,
+		hdr));
+	EXPECT_EQ(EINVAL, reformat_err(tx,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 30,
+		hdr));
+
+	qa_act = mlx5dv_dr_action_create_dest_ibv_qp(qa.qp);
+	drop = mlx5dv_dr_action_create_drop();
+	pop = mlx5dv_dr_action_create_pop_vlan();
+	push = mlx5dv_dr_action_create_push_vlan(rx, htobe32(0x81000001));
+	mods[0] = mod_set(F_TTL, 0, 8, 1);
+	mod = mlx5dv_dr_action_create_modify_header(rx, 0, 8, mods);
+	decap = mlx5dv_dr_action_create_packet_reformat(rx, 0,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2, 0,
+		NULL);
+	encap = mlx5dv_dr_action_create_packet_reformat(tx, 0,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 50,
+		hdr);
+	ASSERT_TRUE(qa_act && drop && pop && push && mod && decap && encap);
+
+	/* dest_array */
+	da[0].type = MLX5DV_DR_ACTION_DEST;
+	da[0].dest = qa_act;
+	da[1].type = MLX5DV_DR_ACTION_DEST;
+	da[1].dest = qa_act;
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_action_create_dest_array(rx, 1, dap));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_action_create_dest_array(tx, 2, dap));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	da[1].dest = drop;
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_action_create_dest_array(rx, 2, dap));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	da[1].type = MLX5DV_DR_ACTION_DEST_REFORMAT;
+	dr.dest = qa_act;
+	dr.reformat = mod;
+	da[1].dest_reformat = &dr;
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_action_create_dest_array(rx, 2, dap));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	da[1].type = 7;
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_dr_action_create_dest_array(rx, 2, dap));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* Rules: mlx5 DR's order of actions */
+	root = mlx5dv_dr_table_create(rx, 0);
+	l1 = mlx5dv_dr_table_create(rx, 1);
+	ASSERT_TRUE(root && l1);
+	dport_fte(&mask, 0xff, 0xffff);
+	m = mlx5dv_dr_matcher_create(root, 0, CRIT(OUTER),
+				     (struct mlx5dv_flow_match_parameters *)&mask);
+	m1 = mlx5dv_dr_matcher_create(l1, 0, CRIT(OUTER),
+				      (struct mlx5dv_flow_match_parameters *)&mask);
+	ASSERT_TRUE(m && m1);
+	dport_fte(&val, IPPROTO_UDP, 4700);
+	{
+		struct { int err; int n; struct mlx5dv_dr_action *a[3]; } c[] = {
+			{ EOPNOTSUPP, 3, { push, pop, qa_act } },
+			{ EOPNOTSUPP, 3, { mod, decap, qa_act } },
+			{ EOPNOTSUPP, 3, { mod, mod, qa_act } },
+			{ EOPNOTSUPP, 2, { qa_act, mod } },
+			{ EOPNOTSUPP, 2, { mod, drop } },
+			{ EINVAL, 1, { mod } },
+			{ 0, 3, { pop, pop, qa_act } },
+			{ 0, 3, { decap, mod, qa_act } },
+			{ 0, 3, { push, push, qa_act } },
+		};
+
+		for (i = 0; i < (int)(sizeof(c) / sizeof(c[0])); i++) {
+			struct mlx5dv_dr_rule *r;
+
+			errno = 0;
+			r = dr_rule(m, &val, c[i].n, c[i].a);
+			EXPECT_EQ(c[i].err, r ? 0 : errno) TH_LOG("case %d", i);
+			if (r)
+				EXPECT_EQ(0, mlx5dv_dr_rule_destroy(r));
+		}
+	}
+	/* A root-level action in table 1: EINVAL; a table rule may miss */
+	a = mlx5dv_dr_action_create_modify_header(rx,
+		MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL, 8, mods);
+	ASSERT_NE(NULL, a);
+	errno = 0;
+	EXPECT_EQ(NULL, dr_rule(m1, &val, 1, &a));
+	EXPECT_EQ(EINVAL, errno);
+	{
+		struct mlx5dv_dr_rule *r = dr_rule(m1, &val, 1, &mod);
+
+		ASSERT_NE(NULL, r) TH_LOG("%d", errno);
+		EXPECT_EQ(EBUSY, mlx5dv_dr_action_destroy(mod));
+		EXPECT_EQ(0, mlx5dv_dr_rule_destroy(r));
+	}
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(a));
+	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(m));
+	EXPECT_EQ(0, mlx5dv_dr_matcher_destroy(m1));
+	EXPECT_EQ(0, mlx5dv_dr_table_destroy(root));
+	EXPECT_EQ(0, mlx5dv_dr_table_destroy(l1));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(qa_act));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(drop));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(pop));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(push));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(mod));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(decap));
+	EXPECT_EQ(0, mlx5dv_dr_action_destroy(encap));
+	EXPECT_EQ(0, mlx5dv_dr_domain_destroy(rx));
+	EXPECT_EQ(0, mlx5dv_dr_domain_destroy(tx));
+	rawqp_close(&qa);
+}
+
 TEST_F_TIMEOUT(fl, anchor_args, FL_TIMEOUT)
 {
 	struct mlx5dv_steering_anchor_attr a = {

@@ -1099,6 +1099,76 @@ FZ void fz_matcher(struct fz *fz, int fdi)
 	}
 }
 
+/*
+ * A steering action: each type with plausible or random data (modify
+ * actions of known and unknown fields, encap headers cut anywhere,
+ * mirrors of live or random QPs and tables), odd sizes and reserved
+ * bits; destroyed again most of the time, or a random handle instead.
+ */
+FZ void fz_steer_action(struct fz *fz, int fdi)
+{
+	struct sv_create_steer_action c = { .size = sizeof(c) };
+	struct sv_destroy_steer_obj o = { .size = sizeof(o) };
+	uint64_t buf[80];
+	uint8_t *b = (uint8_t *)buf;
+	struct sv_steer_dest *d = (struct sv_steer_dest *)buf;
+	unsigned int i, n;
+
+	memset(buf, 0, sizeof(buf));
+	c.type = FZ_PCT(fz, 90) ? FZ_N(fz, 7) : (uint32_t)fz_word(fz);
+	c.flags = FZ_PCT(fz, 85) ? FZ_N(fz, 2) * SV_FLOW_ATTR_FLAGS_EGRESS :
+				   (uint32_t)fz_word(fz);
+	switch (c.type) {
+	case SV_STEER_ACT_PUSH_VLAN:
+		c.vlan_hdr = htobe32((FZ_PCT(fz, 50) ? 0x8100U : 0x88a8U) << 16 |
+				     FZ_N(fz, 65536));
+		if (FZ_PCT(fz, 10))
+			c.vlan_hdr = (uint32_t)fz_word(fz);
+		break;
+	case SV_STEER_ACT_MODIFY:
+		n = FZ_PCT(fz, 90) ? FZ_N(fz, 8) + 1 : FZ_N(fz, 80);
+		for (i = 0; i < n; i++)
+			buf[i] = htobe64((uint64_t)FZ_N(fz, 4) << 60 |
+					 (uint64_t)FZ_N(fz, 0x80) << 48 |
+					 (uint64_t)FZ_N(fz, 32) << 40 |
+					 (uint64_t)FZ_N(fz, 32) << 32 |
+					 (uint32_t)FZ_RND(fz));
+		c.data_len = n * 8;
+		break;
+	case SV_STEER_ACT_ENCAP:
+		for (i = 0; i < 160; i++)
+			b[i] = (uint8_t)FZ_RND(fz);
+		b[12] = 0x08;
+		b[13] = FZ_PCT(fz, 50) ? 0x00 : 0xdd;
+		b[14] = FZ_PCT(fz, 50) ? 0x45 : 0x60;
+		c.data_len = FZ_N(fz, 160);
+		break;
+	case SV_STEER_ACT_MIRROR:
+		n = FZ_N(fz, SV_STEER_MAX_DEST + 3);
+		for (i = 0; i < n; i++) {
+			d[i].type = FZ_N(fz, 4);
+			d[i].handle = fz_handle(fz, FZ_PCT(fz, 80) ? FT_QP :
+						FT_PD, fdi);
+			if (FZ_PCT(fz, 20))
+				d[i].encap_handle = (uint32_t)fz_word(fz);
+			if (FZ_PCT(fz, 3))
+				d[i].reserved = 1;
+		}
+		c.data_len = n * sizeof(*d);
+		break;
+	default:
+		c.data_len = FZ_PCT(fz, 80) ? 0 : FZ_N(fz, 600);
+		break;
+	}
+	c.data = FZ_PCT(fz, 95) ? (uintptr_t)buf : (uintptr_t)fz->hole;
+	if (FZ_PCT(fz, 5))
+		c.data_len = (uint32_t)fz_word(fz);
+	o.handle = (uint32_t)fz_word(fz);
+	if (!fz_ioc(fz, fdi, SV_IOC_CREATE_STEER_ACTION, &c) && FZ_PCT(fz, 85))
+		o.handle = c.handle;
+	fz_ioc(fz, fdi, SV_IOC_DESTROY_STEER_ACTION, &o);
+}
+
 FZ void fz_query(struct fz *fz, int fdi)
 {
 	union {
@@ -1202,6 +1272,10 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(CREATE_STEER_ANCHOR, sv_create_steer_anchor,
 	       SV_CREATE_STEER_ANCHOR_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_STEER_ANCHOR, sv_destroy_steer_obj,
+	       SV_DESTROY_STEER_OBJ_SIZE_VER0, -1),
+	FZ_CMD(CREATE_STEER_ACTION, sv_create_steer_action,
+	       SV_CREATE_STEER_ACTION_SIZE_VER0, -1),
+	FZ_CMD(DESTROY_STEER_ACTION, sv_destroy_steer_obj,
 	       SV_DESTROY_STEER_OBJ_SIZE_VER0, -1),
 	FZ_CMD(CREATE_COUNTERS, sv_create_counters,
 	       SV_CREATE_COUNTERS_SIZE_VER0, -1),
@@ -1940,8 +2014,10 @@ FZ void fz_step(struct fz *fz)
 			fz_map_wq(fz, fdi, o->type == FT_SRQ, o->handle, o->qpt);
 	} else if (r < 610)
 		fz_query(fz, fdi);
-	else if (r < 615)
+	else if (r < 615 && FZ_PCT(fz, 60))
 		fz_matcher(fz, fdi);
+	else if (r < 615)
+		fz_steer_action(fz, fdi);
 	else if (r < 700)
 		fz_destroy(fz, fdi, 0);
 	else if (r < 860)

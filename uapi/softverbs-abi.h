@@ -41,7 +41,8 @@
  *   0x48-0x4f  AH                 0x50-0x57  multicast
  *   0x58-0x5f  data path (rings, doorbell)
  *   0x60-0x67  flow steering (0x62-0x63: flow matchers, 0x64-0x67: flow
- *              counters); 0x70-0x73 steering tables and anchors
+ *              counters); 0x70-0x73 steering tables and anchors; 0x74-0x75
+ *              steering actions (frame rewrites, mirrors)
  */
 enum sv_ioctl_nr {
 	SV_NR_QUERY_ABI = 0x00,
@@ -1301,6 +1302,8 @@ enum sv_flow_nr {
 	SV_NR_DESTROY_STEER_TABLE = 0x71,
 	SV_NR_CREATE_STEER_ANCHOR = 0x72,
 	SV_NR_DESTROY_STEER_ANCHOR = 0x73,
+	SV_NR_CREATE_STEER_ACTION = 0x74,
+	SV_NR_DESTROY_STEER_ACTION = 0x75,
 };
 
 /* enum ibv_flow_attr_type */
@@ -1756,6 +1759,96 @@ struct sv_destroy_steer_obj {
 					 struct sv_destroy_steer_obj)
 #define SV_IOC_DESTROY_STEER_ANCHOR _IOWR(SV_IOC_MAGIC,		\
 					  SV_NR_DESTROY_STEER_ANCHOR,	\
+					  struct sv_destroy_steer_obj)
+
+/*
+ * Steering actions (0x74-0x75): what mlx5's DR rules do to a frame besides
+ * sending it somewhere (mlx5dv_dr_action_create_push_vlan(),
+ * _modify_header(), _packet_reformat(), _dest_array(), as libmlx5
+ * builds them). Documentation/mlx5dv.rst has the semantics.
+ *
+ * SV_IOC_CREATE_STEER_ACTION makes an action object of one type:
+ *
+ *   SV_STEER_ACT_PUSH_VLAN: vlan_hdr (TPID << 16 | TCI, network order),
+ *     TPID 0x8100 or 0x88a8 (EINVAL); no data.
+ *   SV_STEER_ACT_MODIFY: data_len / 8 (1..SV_STEER_MAX_MODIFY, else
+ *     EINVAL) big-endian 64-bit set (type 1) or add (type 2) actions in
+ *     the PRM's set_action_in / add_action_in layout. Copy (3) and
+ *     unknown types: EOPNOTSUPP; an unknown field EINVAL, a known one
+ *     softverbs lacks (metadata registers, GTP-U TEID) EOPNOTSUPP;
+ *     offset + length past the field, add on another field than
+ *     TTL/hop limit, TCP sequence or acknowledgment number, nonzero
+ *     reserved bits: EINVAL; IPv4 and IPv6 fields together: EOPNOTSUPP,
+ *     TCP and UDP fields together: EINVAL (as mlx5 DR).
+ *   SV_STEER_ACT_ENCAP: data_len (SV_ETH_HLEN..SV_STEER_MAX_ENCAP, else
+ *     EINVAL) bytes of header to put before the frame: Ethernet, at most
+ *     one VLAN tag, then, if its type says IPv4 or IPv6, a whole IP
+ *     header (and a UDP header if IP says UDP), else EINVAL.
+ *   SV_STEER_ACT_DECAP: no data; VXLAN (UDP port 4789) or GRE carrying
+ *     Ethernet (0x6558): the frame becomes the inner Ethernet frame.
+ *   SV_STEER_ACT_MIRROR: data_len / sizeof(struct sv_steer_dest)
+ *     (2..SV_STEER_MAX_DEST, else EINVAL) destinations: RAW_PACKET or UD
+ *     QPs of the file and steering tables of the action's direction
+ *     (receive only: SV_FLOW_ATTR_FLAGS_EGRESS is EOPNOTSUPP), each
+ *     optionally with an ENCAP action applied to its copy first (another
+ *     type: EOPNOTSUPP). The action holds them: destroying them is
+ *     EBUSY while it lives.
+ *
+ * A flow uses them with SV_FLOW_SPEC_REWRITE specs (struct
+ * sv_flow_spec_dest, the action's handle; at most SV_FLOW_MAX_REWRITE,
+ * applied in their order, EINVAL for a MIRROR there) and
+ * SV_FLOW_SPEC_POP_VLAN (8 bytes: pop the outer VLAN tag, if there is
+ * one), and an SV_FLOW_SPEC_DEST_MIRROR spec (the frame goes to every
+ * destination of a MIRROR action; the flow has no QP, table or anchor;
+ * the mirror's tables must be above the flow's table's level). A flow
+ * that rewrites may not drop, miss or DONT_TRAP (EINVAL). An action in
+ * use by a flow cannot be destroyed (EBUSY).
+ */
+#define SV_FLOW_SPEC_REWRITE		0x8004
+#define SV_FLOW_SPEC_POP_VLAN		0x8005
+#define SV_FLOW_SPEC_DEST_MIRROR	0x8006
+#define SV_FLOW_SPEC_POP_VLAN_SIZE	8	/* a type and a size */
+#define SV_FLOW_MAX_REWRITE		8
+
+#define SV_STEER_ACT_PUSH_VLAN		1
+#define SV_STEER_ACT_MODIFY		2
+#define SV_STEER_ACT_ENCAP		3
+#define SV_STEER_ACT_DECAP		4
+#define SV_STEER_ACT_MIRROR		5
+
+#define SV_STEER_MAX_MODIFY		64
+#define SV_STEER_MAX_ENCAP		128
+#define SV_STEER_MAX_DEST		16
+#define SV_MAX_STEER_ACTION		65536
+#define SV_ETH_HLEN			14
+
+/* One destination of a MIRROR action: 16 bytes */
+#define SV_STEER_DEST_QP		1
+#define SV_STEER_DEST_TABLE		2
+
+struct sv_steer_dest {
+	__u32 type;		/* SV_STEER_DEST_* */
+	__u32 handle;		/* the QP's or the steering table's */
+	__u32 encap_handle;	/* 0, or an ENCAP action for this copy */
+	__u32 reserved;		/* zero */
+};
+
+struct sv_create_steer_action {
+	__u32 size;
+	__u32 handle;		/* out */
+	__u32 type;		/* in: SV_STEER_ACT_* */
+	__u32 flags;		/* in: 0 or SV_FLOW_ATTR_FLAGS_EGRESS */
+	__u64 data;		/* in: user address of data_len bytes */
+	__u32 data_len;		/* in */
+	__be32 vlan_hdr;	/* in: PUSH_VLAN */
+};
+
+#define SV_CREATE_STEER_ACTION_SIZE_VER0	32
+#define SV_IOC_CREATE_STEER_ACTION _IOWR(SV_IOC_MAGIC,			\
+					 SV_NR_CREATE_STEER_ACTION,	\
+					 struct sv_create_steer_action)
+#define SV_IOC_DESTROY_STEER_ACTION _IOWR(SV_IOC_MAGIC,		\
+					  SV_NR_DESTROY_STEER_ACTION,	\
 					  struct sv_destroy_steer_obj)
 
 /*

@@ -182,7 +182,11 @@ static int sv_spec_size(u32 type)
 		return SV_FLOW_SPEC_DEFAULT_MISS_SIZE;
 	case SV_FLOW_SPEC_DEST_TABLE:
 	case SV_FLOW_SPEC_DEST_ANCHOR:
+	case SV_FLOW_SPEC_REWRITE:
+	case SV_FLOW_SPEC_DEST_MIRROR:
 		return SV_FLOW_SPEC_DEST_SIZE;
+	case SV_FLOW_SPEC_POP_VLAN:
+		return SV_FLOW_SPEC_POP_VLAN_SIZE;
 	default:
 		return -1;
 	}
@@ -195,7 +199,36 @@ struct sv_flow_parse {
 	bool has_dest;
 	struct sv_flow_spec_matcher matcher;	/* an aligned copy */
 	struct sv_flow_spec_dest dest;
+	/* REWRITE specs' actions in order (0: POP_VLAN); DEST_MIRROR's */
+	u32 rw[SV_FLOW_MAX_REWRITE];
+	u32 nrw;
+	u32 mirror;
+	bool has_mirror;
 };
+
+/* A rewrite, pop or mirror spec: collected, bound once parsed. */
+static int sv_spec_rw(u32 type, const void *spec, struct sv_flow_parse *p)
+{
+	const struct sv_flow_spec_dest *d = spec;
+
+	if (type == SV_FLOW_SPEC_DEST_MIRROR) {
+		if (p->has_mirror || d->reserved || d->pad)
+			return -EINVAL;
+		p->has_mirror = true;
+		p->mirror = d->handle;
+		return 0;
+	}
+	if (p->nrw == SV_FLOW_MAX_REWRITE)
+		return -EINVAL;
+	if (type == SV_FLOW_SPEC_POP_VLAN) {
+		p->rw[p->nrw++] = 0;
+		return 0;
+	}
+	if (d->reserved || d->pad || !d->handle)
+		return -EINVAL;
+	p->rw[p->nrw++] = d->handle;
+	return 0;
+}
 
 /* Apply one spec to the flow; its size has been checked. */
 static int sv_spec_apply(struct sv_flow *fl, struct sv_flow_key *km,
@@ -286,6 +319,10 @@ static int sv_spec_apply(struct sv_flow *fl, struct sv_flow_key *km,
 		p->has_dest = true;
 		memcpy(&p->dest, spec, sizeof(p->dest));
 		return 0;
+	case SV_FLOW_SPEC_REWRITE:
+	case SV_FLOW_SPEC_POP_VLAN:
+	case SV_FLOW_SPEC_DEST_MIRROR:
+		return sv_spec_rw(type, spec, p);
 	default:
 		/* Flow actions are objects softverbs lacks. */
 		return -EOPNOTSUPP;
@@ -351,6 +388,16 @@ static int sv_flow_parse(struct sv_flow *fl, struct sv_flow_key *km,
 	     (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) ||
 	     (fl->miss && p->has_dest)))
 		return -EINVAL;
+	/*
+	 * A rule that rewrites or mirrors the frame decides where it goes:
+	 * not with a drop, a default miss, DONT_TRAP or as a default or
+	 * sniffer rule; a mirror is its only destination.
+	 */
+	if ((p->nrw || p->has_mirror) &&
+	    (fl->drop || fl->miss || fl->type != SV_FLOW_ATTR_NORMAL ||
+	     (fl->flags & SV_FLOW_ATTR_FLAGS_DONT_TRAP) ||
+	     (p->has_mirror && p->has_dest)))
+		return -EINVAL;
 	/* A tag marks a receive completion: sent frames have none. */
 	if (p->tagged && (fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS))
 		return -EINVAL;
@@ -379,6 +426,7 @@ static void sv_flow_destroy(struct sv_uobj *u)
 		atomic_dec(&fl->qp->uobj.usecnt);
 	sv_counters_unbind(fl);
 	sv_flow_dest_unbind(fl);
+	sv_flow_rw_unbind(fl);
 	sv_flow_matcher_unbind(fl);
 }
 
@@ -392,6 +440,7 @@ static void sv_flow_free_work(struct work_struct *work)
 		sv_qp_put(fl->qp);
 	sv_counters_put(fl);
 	sv_flow_dest_put(fl);
+	sv_flow_rw_put(fl);
 	sv_flow_matcher_put(fl);
 	kfree(fl);
 }
@@ -424,14 +473,21 @@ static int sv_flow_dest(struct sv_file *f, struct sv_flow *fl, u32 handle)
 	struct sv_uobj *u;
 	struct sv_qp *qp;
 
+	bool mirror = fl->rw && fl->rw->mirror;
+
 	if (handle == SV_FLOW_NO_QP) {
+		/*
+		 * A steering table's rule that rewrites the frame and sends
+		 * it nowhere leaves it to the table's miss.
+		 */
 		if (fl->drop || fl->miss || fl->dest_table || fl->dest_anchor ||
+		    mirror || (fl->rw && fl->table) ||
 		    (fl->flags & SV_FLOW_ATTR_FLAGS_EGRESS))
 			return 0;
 		return -EINVAL;
 	}
 	/* A rule that sends the frame on delivers it to no QP. */
-	if (fl->dest_table || fl->dest_anchor)
+	if (fl->dest_table || fl->dest_anchor || mirror)
 		return -EINVAL;
 	u = sv_uobj_get(f, handle, SV_OBJ_QP);
 	if (IS_ERR(u))
@@ -452,6 +508,8 @@ static void sv_flow_unbuild(struct sv_flow *fl)
 	sv_counters_put(fl);
 	sv_flow_dest_unbind(fl);
 	sv_flow_dest_put(fl);
+	sv_flow_rw_unbind(fl);
+	sv_flow_rw_put(fl);
 	sv_flow_matcher_unbind(fl);
 	sv_flow_matcher_put(fl);
 	if (fl->qp)
@@ -476,6 +534,9 @@ static int sv_flow_build(struct sv_file *f, struct sv_flow *fl,
 	/* After the matcher: it says which table, and so which level. */
 	if (!ret && p->has_dest)
 		ret = sv_flow_dest_apply(f, fl, &p->dest);
+	if (!ret)
+		ret = sv_flow_rw_apply(f, fl, p->rw, p->nrw, p->mirror,
+				       p->has_mirror);
 	kfree(p);
 	ret = ret ?: sv_counters_bind(f, fl);
 	ret = ret ?: sv_flow_dest(f, fl, qp_handle);

@@ -60,10 +60,9 @@ static bool sv_qp_state_recv(u32 s)
  * will not sleep on (sv_file_pending()), and it takes the queue in order.
  * Softirq (or BH off), RCU.
  */
-static void sv_steer_queue(struct sv_device *sdev, struct sv_flow *fl,
+static void sv_steer_queue(struct sv_device *sdev, struct sv_qp *qp,
 			   struct sk_buff *skb, bool own, u32 tag)
 {
-	struct sv_qp *qp = fl->qp;
 	bool queued = false, first = false;
 	struct sk_buff *c = skb;
 	unsigned long flags;
@@ -119,7 +118,7 @@ drop:
 void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 		      struct sk_buff *skb)
 {
-	sv_steer_queue(sdev, fl, skb, false, fl->tag);
+	sv_steer_queue(sdev, fl->qp, skb, false, fl->tag);
 }
 
 /*
@@ -134,67 +133,267 @@ u32 sv_steer_frame_len(const struct sk_buff *skb)
 }
 
 /*
- * Steer one frame (data at the network header); true if it is trapped.
- * @src_qp: the sending QP for e-switch loopback, or NULL. @given: NULL,
- * or the frame may be given to the last QP that gets it when it is
- * trapped (no clone): then *given is true and the caller has lost it.
- * Under RCU.
+ * A frame on its way through the device's steering, with the copies that
+ * rules rewrote (and mirrors made) still to walk on: each waits on todo
+ * with where its walk goes on in its cb. At most SV_STEER_MAX_FRAMES
+ * copies per frame, so that mirrors of mirrors cannot multiply it
+ * without bound.
  */
-static bool sv_steer_frame_give(struct sv_device *sdev, struct sk_buff *skb,
-				struct sv_qp *src_qp, bool *given)
+#define SV_STEER_MAX_FRAMES	32
+
+struct sv_steer_run {
+	struct sv_device *sdev;
+	struct sv_qp *src_qp;
+	struct sk_buff_head todo;
+	struct sk_buff **pass;		/* a rewritten frame for the stack */
+	u32 frames;
+	bool first;			/* the original frame's stats counted */
+};
+
+/* Where a rewritten copy's walk goes on (its cb, while on todo) */
+struct sv_walk_cb {
+	struct sv_steer *cur;
+	int from;
+	int left;
+	u32 hops;
+	u32 path_tag;
+	bool path_tagged;
+};
+
+static struct sv_walk_cb *sv_walk_cb(struct sk_buff *skb)
 {
-	struct sv_steer *st = sdev->steer;
-	struct sv_steer_verdict v;
+	BUILD_BUG_ON(sizeof(struct sv_walk_cb) > sizeof(skb->cb));
+	return (struct sv_walk_cb *)skb->cb;
+}
+
+/* Park the rewritten copy @c to walk on as @v says. */
+static void sv_steer_later(struct sv_steer_run *run, struct sk_buff *c,
+			   const struct sv_steer_verdict *v)
+{
+	struct sv_walk_cb *w = sv_walk_cb(c);
+
+	w->cur = v->cur;
+	w->from = v->from;
+	w->left = v->left;
+	w->hops = v->hops;
+	w->path_tag = v->path_tag;
+	w->path_tagged = v->path_tagged;
+	__skb_queue_tail(&run->todo, c);
+}
+
+/* A rewritten copy that goes to the kernel's stack. */
+static void sv_steer_pass(struct sv_steer_run *run, struct sk_buff *c)
+{
+	if (run->pass && !*run->pass) {
+		*run->pass = c;
+		return;
+	}
+	/* A second one (a mirror's), or a looped-back frame: as tx.c does */
+	c->pkt_type = PACKET_LOOPBACK;
+	netif_rx(c);
+}
+
+/* The tag of a rewritten copy that rule @fl delivers. */
+static u32 sv_act_tag(const struct sv_flow *fl,
+		      const struct sv_steer_verdict *v)
+{
+	if (fl->tagged || !v->path_tagged)
+		return fl->tag;
+	return v->path_tag;
+}
+
+/*
+ * Carry out v->act, the rule that took @skb to rewrite or mirror it:
+ * rewrite a copy, deliver it or park it to walk on. @skb stays the
+ * caller's.
+ */
+static void sv_steer_act(struct sv_steer_run *run, struct sk_buff *skb,
+			 struct sv_steer_verdict *v)
+{
+	struct sv_device *sdev = run->sdev;
+	const struct sv_flow *fl = v->act;
+	const struct sv_flow_rw *rw = fl->rw;
+	const struct sv_steer_action *m = rw->mirror;
+	struct sv_steer_verdict w;
+	struct sk_buff *c, *x;
+	u32 i;
+
+	c = sv_rw_run(skb, rw->act, rw->n, true);
+	if (!c || ++run->frames > SV_STEER_MAX_FRAMES) {
+		kfree_skb(c);
+		sv_stat_add(sdev, SV_STAT_STEER_DROPS, 1);
+		return;
+	}
+	if (!m) {
+		if (fl->qp) {
+			sv_steer_queue(sdev, fl->qp, c, true, sv_act_tag(fl, v));
+		} else if (fl->dest_st || fl->dest_anchor) {
+			if (sv_verdict_next(v, sdev->steer, fl)) {
+				sv_steer_later(run, c, v);
+			} else {
+				kfree_skb(c);
+				sv_stat_add(sdev, SV_STAT_STEER_LOOP_DROPS, 1);
+				sv_stat_add(sdev, SV_STAT_STEER_DROPS, 1);
+			}
+		} else {
+			/* A steering table's rule without one: its miss */
+			sv_steer_pass(run, c);
+		}
+		return;
+	}
+	/* Every destination of the mirror gets the frame. */
+	for (i = 0; i < m->n; i++) {
+		const struct sv_mirror_dest *d = &m->dests[i];
+
+		if (d->encap) {
+			x = sv_rw_run(c, &d->encap, 1, true);
+		} else if (i == m->n - 1) {
+			x = c;
+			c = NULL;
+		} else {
+			x = skb_clone(c, GFP_ATOMIC);
+		}
+		if (!x || (i && ++run->frames > SV_STEER_MAX_FRAMES)) {
+			kfree_skb(x);
+			sv_stat_add(sdev, SV_STAT_STEER_DROPS, 1);
+			continue;
+		}
+		if (d->qp) {
+			sv_steer_queue(sdev, d->qp, x, true, sv_act_tag(fl, v));
+			continue;
+		}
+		w = *v;
+		if (sv_verdict_table(&w, d->st)) {
+			sv_steer_later(run, x, &w);
+		} else {
+			kfree_skb(x);
+			sv_stat_add(sdev, SV_STAT_STEER_LOOP_DROPS, 1);
+			sv_stat_add(sdev, SV_STAT_STEER_DROPS, 1);
+		}
+	}
+	kfree_skb(c);
+}
+
+/*
+ * One walk of @skb (the original frame, or with v->resume a rewritten
+ * copy that @own says is ours) through the rules; true if it is trapped.
+ * @given: see sv_steer_frame_give().
+ */
+static bool sv_steer_walk_frame(struct sv_steer_run *run, struct sk_buff *skb,
+				struct sv_steer_verdict *v, bool own,
+				bool *given)
+{
+	struct sv_device *sdev = run->sdev;
 	struct sv_flow_key key;
 	bool mc, give;
 	u32 i;
 
-	if (!atomic_read(&st->nrules))
-		return false;
 	sv_steer_parse(skb, &key);
 	mc = is_multicast_ether_addr(key.outer.dst_mac);
-	v.len = sv_steer_frame_len(skb);
-	sv_steer_lookup(st, &key, mc, src_qp, &v);
+	v->len = sv_steer_frame_len(skb);
+	sv_steer_lookup(sdev->steer, &key, mc, run->src_qp, v);
 	/* A frame someone else holds too (a tap) is never ours to queue. */
-	give = given && v.trapped && v.n && !skb_shared(skb);
-	for (i = 0; i < v.n; i++)
-		sv_steer_queue(sdev, v.deliver[i], skb,
-			       give && i == v.n - 1, sv_verdict_tag(&v, i));
+	give = (own || given) && v->trapped && v->n && !v->act &&
+	       !skb_shared(skb);
+	for (i = 0; i < v->n; i++)
+		sv_steer_queue(sdev, v->deliver[i]->qp, skb,
+			       give && i == v->n - 1, sv_verdict_tag(v, i));
+	if (v->act)
+		sv_steer_act(run, skb, v);
 	if (given)
 		*given = give;
-	sv_stat_add(sdev, SV_STAT_STEER_LOOP_DROPS, v.looped);
-	if (v.dropped)
+	sv_stat_add(sdev, SV_STAT_STEER_LOOP_DROPS, v->looped);
+	if (!run->first) {
+		/* Counted once per frame: what its first walk did */
+		run->first = true;
+		if (v->dropped)
+			sv_stat_add(sdev, SV_STAT_STEER_DROPS, 1);
+		else if (v->n || v->act)
+			sv_stat_add(sdev, SV_STAT_STEER_HITS, 1);
+		else
+			sv_stat_add(sdev, SV_STAT_STEER_MISSES, 1);
+		sv_stat_add(sdev, SV_STAT_STEER_MATCHED, v->matched);
+		sv_stat_add(sdev, SV_STAT_STEER_TRAPPED, v->trapped);
+		sv_stat_add(sdev, SV_STAT_STEER_PASSED, !v->trapped);
+	} else if (v->dropped) {
 		sv_stat_add(sdev, SV_STAT_STEER_DROPS, 1);
-	else if (v.n)
-		sv_stat_add(sdev, SV_STAT_STEER_HITS, 1);
-	else
-		sv_stat_add(sdev, SV_STAT_STEER_MISSES, 1);
-	sv_stat_add(sdev, SV_STAT_STEER_MATCHED, v.matched);
-	sv_stat_add(sdev, SV_STAT_STEER_TRAPPED, v.trapped);
-	sv_stat_add(sdev, SV_STAT_STEER_PASSED, !v.trapped);
-	sv_stat_add(sdev, SV_STAT_STEER_COPIES, v.copies);
-	return v.trapped;
+	}
+	sv_stat_add(sdev, SV_STAT_STEER_COPIES, v->copies);
+	if (own && !give) {
+		if (v->trapped)
+			consume_skb(skb);
+		else
+			sv_steer_pass(run, skb);
+	}
+	return v->trapped;
+}
+
+/*
+ * Steer one frame (data at the network header); true if it is trapped.
+ * @src_qp: the sending QP for e-switch loopback, or NULL. @given: NULL,
+ * or the frame may be given to the last QP that gets it when it is
+ * trapped (no clone): then *given is true and the caller has lost it.
+ * @pass: NULL, or where a rewritten copy for the kernel's stack goes
+ * (the first one; others, and all without @pass, go up through
+ * netif_rx() as looped-back frames). Under RCU, BH off.
+ */
+static bool sv_steer_frame_give(struct sv_device *sdev, struct sk_buff *skb,
+				struct sv_qp *src_qp, bool *given,
+				struct sk_buff **pass)
+{
+	struct sv_steer_run run = {
+		.sdev = sdev, .src_qp = src_qp, .pass = pass,
+	};
+	struct sv_steer_verdict v;
+	struct sv_walk_cb *w;
+	struct sk_buff *c;
+	bool trapped;
+
+	if (given)
+		*given = false;
+	if (!atomic_read(&sdev->steer->nrules))
+		return false;
+	__skb_queue_head_init(&run.todo);
+	v.resume = false;
+	trapped = sv_steer_walk_frame(&run, skb, &v, false, given);
+	while ((c = __skb_dequeue(&run.todo))) {
+		w = sv_walk_cb(c);
+		v.resume = true;
+		v.cur = w->cur;
+		v.from = w->from;
+		v.left = w->left;
+		v.hops = w->hops;
+		v.path_tag = w->path_tag;
+		v.path_tagged = w->path_tagged;
+		sv_steer_walk_frame(&run, c, &v, true, NULL);
+	}
+	return trapped;
 }
 
 bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
 		    struct sv_qp *src_qp)
 {
-	return sv_steer_frame_give(sdev, skb, src_qp, NULL);
+	return sv_steer_frame_give(sdev, skb, src_qp, NULL, NULL);
 }
 
 static rx_handler_result_t sv_steer_rx_handler(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
 	struct sv_device *sdev = rcu_dereference(skb->dev->rx_handler_data);
+	struct sk_buff *pass = NULL;
 	bool given;
 
 	if (skb->pkt_type == PACKET_LOOPBACK || !sdev)
 		return RX_HANDLER_PASS;
-	if (!sv_steer_frame_give(sdev, skb, NULL, &given))
+	if (!sv_steer_frame_give(sdev, skb, NULL, &given, &pass))
 		return RX_HANDLER_PASS;
 	if (!given)
 		consume_skb(skb);
-	return RX_HANDLER_CONSUMED;
+	if (!pass)
+		return RX_HANDLER_CONSUMED;
+	/* A rule rewrote it: the stack gets the rewritten frame. */
+	*pskb = pass;
+	return RX_HANDLER_PASS;
 }
 
 /* The device sees ndev's frames from now on. rtnl held. */

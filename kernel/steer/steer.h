@@ -16,6 +16,12 @@
  *   sandbox.c  steering tables and anchors (mlx5dv DR, steering anchors):
  *            rule sets of their own that rules send frames to, and ways
  *            back into the device's tables at a priority
+ *   action.c steering actions (mlx5dv DR's push_vlan, modify_header,
+ *            packet_reformat, dest_array): objects that rules use to
+ *            rewrite a frame or send it to several destinations
+ *   rewrite.c  the rewrites on a private copy of a frame: VLAN push and
+ *            pop, header fields (with the checksums they are under),
+ *            tunnel encap and decap
  *   counters.c  flow counters: the counters objects of ACTION_COUNT,
  *            bound to flows, counted per CPU on the frame path
  *   egress.c the egress rules (IBV_FLOW_ATTR_FLAGS_EGRESS): the
@@ -53,6 +59,7 @@ enum {
 };
 
 struct sv_counters;
+struct sv_flow_rw;
 
 /* One flow: a verbs rule and its uobj. */
 struct sv_flow {
@@ -69,6 +76,7 @@ struct sv_flow {
 	struct sv_steer *dest_st;	/* ... its rules */
 	struct sv_uobj *dest_anchor;	/* DEST_ANCHOR: referenced, usecnt */
 	u16 anchor_prio;		/* ... its priority */
+	struct sv_flow_rw *rw;		/* rewrites, a mirror (action.c) */
 	struct sv_counters *counters;	/* ACTION_COUNT: referenced, usecnt */
 	u32 counters_handle;		/* ... as the spec named it */
 	bool count;			/* ... there is such a spec */
@@ -121,11 +129,28 @@ struct sv_steer_verdict {
 	bool matched;			/* a NORMAL rule took it */
 	u32 copies;			/* of deliver[]: DONT_TRAP, SNIFFER */
 	u32 len;			/* in: the frame's length, for counters */
+	/* A rule that rewrites or mirrors it took it: the caller goes on */
+	struct sv_flow *act;
+	/*
+	 * Where the walk is: the table, from which priority, the priority
+	 * it left the device's tables at, the tables and anchors passed.
+	 * With resume, sv_steer_lookup() goes on from there (a rewritten
+	 * frame); without, it starts at the device's table.
+	 */
+	bool resume;
+	struct sv_steer *cur;
+	int from;
+	int left;
+	u32 hops;
 };
 
 void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 		     bool multicast, struct sv_qp *src_qp,
 		     struct sv_steer_verdict *v);
+
+bool sv_verdict_next(struct sv_steer_verdict *v, struct sv_steer *st,
+		     const struct sv_flow *fl);
+bool sv_verdict_table(struct sv_steer_verdict *v, struct sv_steer *dest);
 
 /*
  * The tag deliver[i]'s copy carries: its rule's; or, for the rule that
@@ -146,7 +171,7 @@ void sv_steer_parse(const struct sk_buff *skb, struct sv_flow_key *key);
 void sv_steer_parse_tx(const struct sk_buff *skb, struct sv_flow_key *key);
 
 /* egress.c */
-bool sv_steer_egress(struct sv_device *sdev, const struct sk_buff *skb);
+struct sk_buff *sv_steer_egress(struct sv_device *sdev, struct sk_buff *skb);
 
 /* rx.c, for tx.c's e-switch: steer a frame (data at the network header) */
 bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
@@ -204,6 +229,79 @@ int sv_flow_dest_apply(struct sv_file *f, struct sv_flow *fl,
 void sv_flow_dest_unbind(struct sv_flow *fl);
 void sv_flow_dest_put(struct sv_flow *fl);
 void sv_sandbox_info(struct sv_uobj *u, u32 *level, u32 *flags, u16 *prio);
+
+/* action.c: one steering action (SV_IOC_CREATE_STEER_ACTION) */
+enum {
+	SV_MW_ETH,			/* the MAC header */
+	SV_MW_ETYPE,			/* the ethertype after a VLAN tag */
+	SV_MW_VLAN,			/* the first VLAN tag (TPID, TCI) */
+	SV_MW_IP,			/* IPv4 or IPv6 (DSCP, ECN) */
+	SV_MW_IP4,
+	SV_MW_IP6,
+	SV_MW_TCP,
+	SV_MW_UDP,
+};
+
+#define SV_MF_ADD	0x1		/* an add action may change it */
+#define SV_MF_PSEUDO	0x2		/* in the TCP/UDP pseudo-header */
+
+/* A header field that modify-header actions name */
+struct sv_mod_field {
+	u8 where;			/* SV_MW_* */
+	u8 off;				/* the bytes that hold it: offset, */
+	u8 bytes;			/* ... 1, 2 or 4 of them, */
+	u8 shift;			/* ... its bit 0 there */
+	u8 width;			/* bits */
+	u8 flags;			/* SV_MF_* */
+};
+
+struct sv_rw_mod {
+	const struct sv_mod_field *field;
+	u8 type;			/* 1 set, 2 add */
+	u8 off;				/* set: bits [off, off + len) */
+	u8 len;
+	u32 data;
+};
+
+struct sv_steer_action;
+
+struct sv_mirror_dest {
+	struct sv_qp *qp;		/* referenced, usecnt; or */
+	struct sv_uobj *table;		/* ... referenced, usecnt */
+	struct sv_steer *st;		/* ... its rules */
+	struct sv_steer_action *encap;	/* referenced, usecnt, or NULL */
+};
+
+struct sv_steer_action {
+	struct sv_uobj uobj;		/* first */
+	u32 type;			/* SV_STEER_ACT_* */
+	u32 flags;			/* 0 or SV_FLOW_ATTR_FLAGS_EGRESS */
+	__be32 vlan_hdr;		/* PUSH_VLAN */
+	u32 n;				/* mods, header bytes, dests */
+	struct sv_rw_mod *mods;		/* MODIFY */
+	u8 *hdr;			/* ENCAP */
+	u8 l3, udp;			/* ... IP version, a UDP header */
+	u16 l3off, l4off;		/* ... where they are */
+	struct sv_mirror_dest *dests;	/* MIRROR */
+	u32 min_level;			/* ... its lowest table's level */
+};
+
+/* What a flow does to frames besides its destination */
+struct sv_flow_rw {
+	struct sv_steer_action *mirror;	/* DEST_MIRROR: referenced, usecnt */
+	u32 n;
+	/* REWRITE specs in order, referenced, usecnt; NULL: POP_VLAN */
+	struct sv_steer_action *act[SV_FLOW_MAX_REWRITE];
+};
+
+int sv_flow_rw_apply(struct sv_file *f, struct sv_flow *fl,
+		     const u32 *handles, u32 n, u32 mirror, bool has_mirror);
+void sv_flow_rw_unbind(struct sv_flow *fl);
+void sv_flow_rw_put(struct sv_flow *fl);
+
+/* rewrite.c */
+struct sk_buff *sv_rw_run(const struct sk_buff *skb,
+			  struct sv_steer_action *const *acts, u32 n, bool rx);
 
 /* flow.c */
 int sv_create_flow(struct sv_file *f, void *arg);

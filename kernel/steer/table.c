@@ -374,41 +374,89 @@ static struct sv_flow *sv_steer_walk(struct sv_steer *st,
 }
 
 /*
+ * Send the frame on from rule @fl of @v's walk (a table or an anchor of
+ * the device's table @st): false, the frame dropped as a loop, when it
+ * goes back to a priority no lower than the one it left @st at, or past
+ * SV_STEER_MAX_HOPS tables and anchors.
+ */
+bool sv_verdict_next(struct sv_steer_verdict *v, struct sv_steer *st,
+		     const struct sv_flow *fl)
+{
+	if (++v->hops > SV_STEER_MAX_HOPS ||
+	    (fl->dest_anchor && fl->anchor_prio <= v->left)) {
+		v->trapped = true;
+		v->dropped = true;
+		v->looped = true;
+		return false;
+	}
+	if (fl->dest_st) {
+		v->cur = fl->dest_st;
+		v->from = 0;
+	} else {
+		v->cur = st;
+		v->from = fl->anchor_prio;
+	}
+	return true;
+}
+
+/* ... to the steering table @dest (a mirror's): the same limit. */
+bool sv_verdict_table(struct sv_steer_verdict *v, struct sv_steer *dest)
+{
+	if (++v->hops > SV_STEER_MAX_HOPS) {
+		v->trapped = true;
+		v->dropped = true;
+		v->looped = true;
+		return false;
+	}
+	v->cur = dest;
+	v->from = 0;
+	return true;
+}
+
+/*
  * The rules' verdict on a frame with @key; the counters of the rules it
  * hits count v->len bytes (set by the caller). @st is the device's table
  * of the frame's direction; a rule may send the frame on to a steering
  * table (up the levels: a table no rule of which takes it passes it to
  * the stack) or to an anchor (back into @st at a priority below the one
- * it left @st at), at most SV_STEER_MAX_HOPS times (sandbox.c). Under
- * RCU, BH off.
+ * it left @st at), at most SV_STEER_MAX_HOPS times (sandbox.c). A rule
+ * that rewrites the frame or mirrors it (action.c) ends the walk in
+ * v->act, with the frame trapped: the caller rewrites a copy and, with
+ * v->resume, walks on with it from where v says. Sniffers see the frame
+ * only on a walk that is not resumed. Under RCU, BH off.
  */
 void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 		     bool multicast, struct sv_qp *src_qp,
 		     struct sv_steer_verdict *v)
 {
 	struct sv_flow *fl, *trap = NULL;
-	struct sv_steer *cur = st;
-	int from = 0, left = -1;
-	u32 hops = 0;
 	int prio = -1;
 
+	if (!v->resume) {
+		v->cur = st;
+		v->from = 0;
+		v->left = -1;
+		v->hops = 0;
+		v->path_tagged = false;
+	}
 	v->n = 0;
 	v->trapped = false;
 	v->dropped = false;
 	v->missed = false;
 	v->looped = false;
-	v->path_tagged = false;
 	v->trap_idx = U32_MAX;
 	v->matched = false;
 	v->copies = 0;
+	v->act = NULL;
 	for (;;) {
-		trap = sv_steer_walk(cur, key, multicast, src_qp, v, from);
+		trap = sv_steer_walk(v->cur, key, multicast, src_qp, v,
+				     v->from);
 		if (!trap) {
 			/* A steering table's miss: the stack's, as mlx5 DR. */
-			v->missed = cur != st;
+			v->missed = v->cur != st;
 			break;
 		}
-		if (!trap->dest_st && !trap->dest_anchor) {
+		if (!trap->dest_st && !trap->dest_anchor && !trap->rw) {
 			sv_verdict_trap(v, trap);
 			break;
 		}
@@ -417,22 +465,15 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 			v->path_tagged = true;
 			v->path_tag = trap->tag;
 		}
-		if (cur == st)
-			left = trap->priority;
-		if (++hops > SV_STEER_MAX_HOPS ||
-		    (trap->dest_anchor && trap->anchor_prio <= left)) {
+		if (v->cur == st)
+			v->left = trap->priority;
+		if (trap->rw) {
+			v->act = trap;
 			v->trapped = true;
-			v->dropped = true;
-			v->looped = true;
+			goto sniff;
+		}
+		if (!sv_verdict_next(v, st, trap))
 			break;
-		}
-		if (trap->dest_st) {
-			cur = trap->dest_st;
-			from = 0;
-		} else {
-			cur = st;
-			from = trap->anchor_prio;
-		}
 	}
 	trap = NULL;
 	if (!v->trapped && !v->missed) {
@@ -450,6 +491,9 @@ void sv_steer_lookup(struct sv_steer *st, const struct sv_flow_key *key,
 		if (trap)
 			sv_verdict_trap(v, trap);
 	}
+sniff:
+	if (v->resume)
+		return;
 	list_for_each_entry_rcu(fl, &st->sniffers, list) {
 		if (sv_flow_applies(fl, src_qp, multicast)) {
 			sv_flow_count(fl, v->len);

@@ -122,17 +122,20 @@ static bool sv_steer_loopback(struct sv_device *sdev, struct sv_qp *qp,
 static void sv_tx_frame(struct sv_tx *t, struct sk_buff *skb)
 {
 	struct sv_device *sdev = t->qp->sdev;
-	u32 len = skb->len;
+	u32 len;
 
 	skb->dev = t->ndev;
 	skb_reset_mac_header(skb);
 	skb_set_network_header(skb, ETH_HLEN);
 	skb->protocol = eth_hdr(skb)->h_proto;
-	/* The NIC's transmit table comes before its e-switch and the wire. */
-	if (sv_steer_egress(sdev, skb)) {
-		consume_skb(skb);
+	/*
+	 * The NIC's transmit table comes before its e-switch and the wire;
+	 * its rules may drop the frame or rewrite it.
+	 */
+	skb = sv_steer_egress(sdev, skb);
+	if (!skb)
 		return;
-	}
+	len = skb->len;
 	if (sv_steer_loopback(sdev, t->qp, t->ndev, skb))
 		consume_skb(skb);
 	else

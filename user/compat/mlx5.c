@@ -504,14 +504,6 @@ mlx5dv_dr_action_create_aso(struct mlx5dv_dr_domain *domain,
 }
 
 SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_dest_array(struct mlx5dv_dr_domain *domain,
-				   size_t num_dest,
-				   struct mlx5dv_dr_action_dest_attr *dests[])
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_dest_devx_tir(struct mlx5dv_devx_obj *devx_obj)
 {
 	SV_NOTSUP_NULL;
@@ -546,36 +538,6 @@ mlx5dv_dr_action_create_flow_meter(struct mlx5dv_dr_flow_meter_attr *attr)
 
 SV_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_flow_sampler(struct mlx5dv_dr_flow_sampler_attr *attr)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_modify_header(struct mlx5dv_dr_domain *domain,
-				      uint32_t flags, size_t actions_sz,
-				      __be64 actions[])
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_packet_reformat(struct mlx5dv_dr_domain *domain,
-					uint32_t flags,
-					enum mlx5dv_flow_action_packet_reformat_type reformat_type,
-					size_t data_sz, void *data)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_pop_vlan(void)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_push_vlan(struct mlx5dv_dr_domain *domain,
-				  __be32 vlan_hdr)
 {
 	SV_NOTSUP_NULL;
 }

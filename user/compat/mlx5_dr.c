@@ -16,7 +16,12 @@
  * Objects count who uses them and refuse to go while used (EBUSY), as
  * rdma-core's DR does: a domain its tables, a table its matchers and the
  * actions naming it, a matcher its rules, an action the rules using it.
- * Not built: packet reformat, modify header, push/pop VLAN, dest_array,
+ * Frame rewrites (push/pop VLAN, modify header, L2 tunnel encap and
+ * decap) and dest_array are kernel steering actions
+ * (kernel/steer/action.c) made when the DR action is; a rule names them
+ * in its flow, in the order mlx5 DR's action state machine allows
+ * (decap, pop VLAN, modify header, push VLAN, encap, then the
+ * destination: EOPNOTSUPP otherwise). Not built: L3 tunnel reformats,
  * flow counters and meters (DevX objects), ASO, vports, FDB and RDMA
  * domains: EOPNOTSUPP.
  */
@@ -134,6 +139,9 @@ struct mlx5dv_dr_matcher {
 
 enum sv_dr_action_type {
 	SV_DR_QP, SV_DR_TABLE, SV_DR_ROOT, SV_DR_DROP, SV_DR_MISS, SV_DR_TAG,
+	/* frame rewrites, in the order a rule may have them */
+	SV_DR_DECAP, SV_DR_POP, SV_DR_MODIFY, SV_DR_PUSH, SV_DR_ENCAP,
+	SV_DR_ARRAY,
 };
 
 struct mlx5dv_dr_action {
@@ -145,7 +153,13 @@ struct mlx5dv_dr_action {
 		uint32_t tag;
 	};
 	struct mlx5dv_dr_table *root;	/* SV_DR_ROOT: the level-0 table */
-	unsigned int users;		/* rules */
+	unsigned int users;		/* rules, dest arrays */
+	/* A kernel steering action (rewrites but a pop; a dest array) */
+	struct mlx5dv_dr_domain *dmn;
+	uint32_t handle;
+	bool root_level;		/* MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL */
+	size_t nmembers;		/* SV_DR_ARRAY: the actions it names */
+	struct mlx5dv_dr_action **members;
 };
 
 struct mlx5dv_dr_rule {
@@ -406,12 +420,269 @@ SV_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_tag(uint32_t tag_valu
 	return a;
 }
 
+/* A DR action that is a kernel steering action of @type; NULL + errno */
+static struct mlx5dv_dr_action *
+sv_dr_kaction(struct mlx5dv_dr_domain *dmn, enum sv_dr_action_type type,
+	      uint32_t ktype, const void *data, size_t len, __be32 vlan_hdr)
+{
+	struct sv_create_steer_action c = {
+		.size = sizeof(c), .type = ktype,
+		.flags = dmn->egress ? SV_FLOW_ATTR_FLAGS_EGRESS : 0,
+		.data = (uintptr_t)data, .data_len = len, .vlan_hdr = vlan_hdr,
+	};
+	struct mlx5dv_dr_action *a;
+	int ret;
+
+	if (len > UINT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a = sv_dr_action(type);
+	if (!a)
+		return NULL;
+	ret = sv_private_cmd(dmn->ctx, SV_IOC_CREATE_STEER_ACTION, &c);
+	if (ret) {
+		free(a);
+		errno = ret;
+		return NULL;
+	}
+	a->dmn = dmn;
+	a->handle = c.handle;
+	dmn->users++;
+	return a;
+}
+
+SV_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_pop_vlan(void)
+{
+	return sv_dr_action(SV_DR_POP);
+}
+
+SV_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_push_vlan(struct mlx5dv_dr_domain *domain,
+				  __be32 vlan_hdr)
+{
+	uint32_t tpid = be32toh(vlan_hdr) >> 16;
+
+	/* rdma-core: a C-VLAN or S-VLAN TPID */
+	if (!domain || (tpid != 0x8100 && tpid != 0x88a8)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sv_dr_kaction(domain, SV_DR_PUSH, SV_STEER_ACT_PUSH_VLAN,
+			     NULL, 0, vlan_hdr);
+}
+
+/* mlx5's metadata registers A and B (a direction each: rdma-core) */
+#define MLX5_FIELD_REGA		0x49
+#define MLX5_FIELD_REGB		0x50
+
+SV_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_modify_header(struct mlx5dv_dr_domain *domain,
+				      uint32_t flags, size_t actions_sz,
+				      __be64 actions[])
+{
+	struct mlx5dv_dr_action *a;
+	size_t i;
+
+	/* rdma-core's checks, then the kernel's (kernel/steer/action.c) */
+	if (!domain || (flags & ~(uint32_t)MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL) ||
+	    actions_sz % 8 || !actions_sz || !actions) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < actions_sz / 8; i++) {
+		uint64_t v = be64toh(actions[i]);
+		unsigned int type = v >> 60, field = (v >> 48) & 0xfff;
+
+		/* set/copy of register A only on TX, B only on RX */
+		if ((type == 1 || type == 3) &&
+		    ((field == MLX5_FIELD_REGA && !domain->egress) ||
+		     (field == MLX5_FIELD_REGB && domain->egress))) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	a = sv_dr_kaction(domain, SV_DR_MODIFY, SV_STEER_ACT_MODIFY, actions,
+			  actions_sz, 0);
+	if (a)
+		a->root_level = flags & MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL;
+	return a;
+}
+
+SV_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_packet_reformat(struct mlx5dv_dr_domain *domain,
+					uint32_t flags,
+					enum mlx5dv_flow_action_packet_reformat_type reformat_type,
+					size_t data_sz, void *data)
+{
+	struct mlx5dv_dr_action *a;
+	bool decap;
+
+	/*
+	 * rdma-core: data and its size agree, at most the device's encap
+	 * size, a known type; on NIC_RX a decap, on NIC_TX an encap.
+	 */
+	if (!domain || (flags & ~(uint32_t)MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL) ||
+	    (!data && data_sz) || (data && !data_sz) ||
+	    data_sz > SV_STEER_MAX_ENCAP ||
+	    reformat_type > MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L3_TUNNEL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	decap = reformat_type ==
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2 ||
+		reformat_type ==
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L3_TUNNEL_TO_L2;
+	if (decap == domain->egress) {
+		errno = EINVAL;
+		return NULL;
+	}
+	switch (reformat_type) {
+	case MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2:
+		a = sv_dr_kaction(domain, SV_DR_DECAP, SV_STEER_ACT_DECAP,
+				  NULL, 0, 0);
+		break;
+	case MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL:
+		/* EINVAL from the kernel for a header it cannot fill in */
+		a = sv_dr_kaction(domain, SV_DR_ENCAP, SV_STEER_ACT_ENCAP,
+				  data, data_sz, 0);
+		break;
+	default:
+		/* The L3 tunnels: not built */
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (a)
+		a->root_level = flags & MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL;
+	return a;
+}
+
+/* One destination of a dest array: its kernel description */
+static int sv_dr_array_dest(struct mlx5dv_dr_domain *dmn,
+			    const struct mlx5dv_dr_action_dest_attr *attr,
+			    struct sv_steer_dest *d,
+			    struct mlx5dv_dr_action **dest,
+			    struct mlx5dv_dr_action **reformat)
+{
+	if (!attr)
+		return EINVAL;
+	switch (attr->type) {
+	case MLX5DV_DR_ACTION_DEST:
+		*dest = attr->dest;
+		*reformat = NULL;
+		break;
+	case MLX5DV_DR_ACTION_DEST_REFORMAT:
+		if (!attr->dest_reformat)
+			return EINVAL;
+		*dest = attr->dest_reformat->dest;
+		*reformat = attr->dest_reformat->reformat;
+		if (!*reformat)
+			return EINVAL;
+		break;
+	default:
+		return EINVAL;
+	}
+	if (!*dest)
+		return EINVAL;
+	/* rdma-core, on NIC_RX: a QP or a table; with an encap, if any */
+	switch ((*dest)->type) {
+	case SV_DR_QP:
+		if ((*dest)->qp->context != dmn->ctx)
+			return EINVAL;
+		d->type = SV_STEER_DEST_QP;
+		d->handle = (*dest)->qp->handle;
+		break;
+	case SV_DR_TABLE:
+		if ((*dest)->tbl->dmn != dmn)
+			return EINVAL;
+		d->type = SV_STEER_DEST_TABLE;
+		d->handle = (*dest)->tbl->handle;
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+	if (*reformat) {
+		if ((*reformat)->type != SV_DR_ENCAP || (*reformat)->root_level)
+			return EOPNOTSUPP;
+		if ((*reformat)->dmn->ctx != dmn->ctx)
+			return EINVAL;
+		d->encap_handle = (*reformat)->handle;
+	}
+	return 0;
+}
+
+SV_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_dest_array(struct mlx5dv_dr_domain *domain,
+				   size_t num_dest,
+				   struct mlx5dv_dr_action_dest_attr *dests[])
+{
+	struct sv_steer_dest d[SV_STEER_MAX_DEST];
+	struct mlx5dv_dr_action **members;
+	struct mlx5dv_dr_action *a;
+	size_t i, n = 0;
+	int ret;
+
+	if (!domain || num_dest <= 1 || !dests) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* rdma-core builds it on NIC_RX and FDB tables only */
+	if (domain->egress) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (num_dest > SV_STEER_MAX_DEST) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(d, 0, sizeof(d));
+	members = calloc(2 * num_dest, sizeof(*members));
+	if (!members) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < num_dest; i++) {
+		ret = sv_dr_array_dest(domain, dests[i], &d[i], &members[n],
+				       &members[n + 1]);
+		if (ret) {
+			free(members);
+			errno = ret;
+			return NULL;
+		}
+		n += members[n + 1] ? 2 : 1;
+	}
+	a = sv_dr_kaction(domain, SV_DR_ARRAY, SV_STEER_ACT_MIRROR, d,
+			  num_dest * sizeof(d[0]), 0);
+	if (!a) {
+		free(members);
+		return NULL;
+	}
+	a->members = members;
+	a->nmembers = n;
+	for (i = 0; i < n; i++)
+		members[i]->users++;
+	return a;
+}
+
 SV_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *action)
 {
+	struct sv_destroy_steer_obj d = { .size = sizeof(d) };
+	size_t i;
 	int ret;
 
 	if (action->users)
 		return EBUSY;
+	if (action->dmn) {
+		d.handle = action->handle;
+		ret = sv_private_cmd(action->dmn->ctx,
+				     SV_IOC_DESTROY_STEER_ACTION, &d);
+		if (ret)
+			return ret;
+		action->dmn->users--;
+	}
+	for (i = 0; i < action->nmembers; i++)
+		action->members[i]->users--;
+	free(action->members);
 	switch (action->type) {
 	case SV_DR_TABLE:
 		action->tbl->users--;
@@ -443,6 +714,7 @@ static int sv_dr_rule_actions(struct mlx5dv_dr_matcher *m, size_t n,
 			      struct sv_dv_actions *out)
 {
 	struct mlx5dv_dr_table *tbl = m->tbl;
+	enum sv_dr_action_type last_rw = SV_DR_DECAP;
 	bool dest = false;
 	size_t i;
 
@@ -461,9 +733,32 @@ static int sv_dr_rule_actions(struct mlx5dv_dr_matcher *m, size_t n,
 			out->tag = a->tag;
 			continue;
 		}
+		if (a->type >= SV_DR_DECAP && a->type <= SV_DR_ENCAP) {
+			/*
+			 * mlx5 DR's state machine: decap, pops, a modify
+			 * header, pushes, encap, before the destination
+			 * (EOPNOTSUPP); a root-level action only in the
+			 * root table (EINVAL).
+			 */
+			if (dest || a->type < last_rw ||
+			    (a->type == last_rw && out->nrw &&
+			     a->type != SV_DR_POP && a->type != SV_DR_PUSH))
+				return EOPNOTSUPP;
+			if ((a->root_level && tbl->level) ||
+			    (a->dmn && a->dmn->ctx != tbl->dmn->ctx))
+				return EINVAL;
+			if (out->nrw == SV_FLOW_MAX_REWRITE)
+				return EOPNOTSUPP;
+			last_rw = a->type;
+			out->rw[out->nrw++] = a->handle;
+			continue;
+		}
 		if (dest)
 			return EOPNOTSUPP;
 		dest = true;
+		/* After a rewrite: only somewhere to go, not a drop or miss */
+		if (out->nrw && (a->type == SV_DR_DROP || a->type == SV_DR_MISS))
+			return EOPNOTSUPP;
 		switch (a->type) {
 		case SV_DR_QP:
 			out->qp = a->qp;
@@ -485,6 +780,11 @@ static int sv_dr_rule_actions(struct mlx5dv_dr_matcher *m, size_t n,
 			break;
 		case SV_DR_MISS:
 			out->miss = true;
+			break;
+		case SV_DR_ARRAY:
+			if (a->dmn != tbl->dmn)
+				return EINVAL;
+			out->mirror = a->handle;
 			break;
 		default:
 			return EINVAL;

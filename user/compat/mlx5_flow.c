@@ -350,7 +350,8 @@ union sv_dv_flow_attr {
 		    sizeof(struct ibv_flow_spec_action_tag) +
 		    sizeof(struct sv_flow_spec_action_drop) +
 		    sizeof(struct sv_flow_spec_dest) +
-		    sizeof(struct ibv_flow_spec_counter_action)];
+		    sizeof(struct ibv_flow_spec_counter_action) +
+		    (SV_FLOW_MAX_REWRITE + 1) * sizeof(struct sv_flow_spec_dest)];
 };
 
 /*
@@ -414,7 +415,8 @@ struct ibv_flow *sv_dv_flow_create(struct mlx5dv_flow_matcher *matcher,
 {
 	struct sv_flow_spec_matcher ms = {};
 	union sv_dv_flow_attr fa;
-	bool dest = a->qp || a->drop || a->miss || a->table || a->anchor;
+	bool dest = a->qp || a->drop || a->miss || a->table || a->anchor ||
+		    a->mirror;
 	uint8_t val[FTE_SIZE];
 	unsigned int i, n = 0;
 	uint8_t *spec;
@@ -474,7 +476,8 @@ struct ibv_flow *sv_dv_flow_create(struct mlx5dv_flow_matcher *matcher,
 		spec += sizeof(t);
 		n++;
 	}
-	if (a->drop || a->miss || (matcher->table && !dest)) {
+	/* A steering table's rule that rewrites goes to the miss after */
+	if (a->drop || a->miss || (matcher->table && !dest && !a->nrw)) {
 		/* A steering table's rule without one: the table's miss */
 		struct sv_flow_spec_action_drop d = {
 			.type = a->drop ? IBV_FLOW_SPEC_ACTION_DROP :
@@ -492,6 +495,29 @@ struct ibv_flow *sv_dv_flow_create(struct mlx5dv_flow_matcher *matcher,
 					   SV_FLOW_SPEC_DEST_ANCHOR,
 			.size = sizeof(d),
 			.handle = a->table ? a->table : a->anchor,
+		};
+
+		memcpy(spec, &d, sizeof(d));
+		spec += sizeof(d);
+		n++;
+	}
+	for (i = 0; i < a->nrw; i++) {
+		struct sv_flow_spec_dest d = {
+			.type = a->rw[i] ? SV_FLOW_SPEC_REWRITE :
+					   SV_FLOW_SPEC_POP_VLAN,
+			.size = a->rw[i] ? sizeof(d) :
+					   SV_FLOW_SPEC_POP_VLAN_SIZE,
+			.handle = a->rw[i],
+		};
+
+		memcpy(spec, &d, d.size);
+		spec += d.size;
+		n++;
+	}
+	if (a->mirror) {
+		struct sv_flow_spec_dest d = {
+			.type = SV_FLOW_SPEC_DEST_MIRROR,
+			.size = sizeof(d), .handle = a->mirror,
 		};
 
 		memcpy(spec, &d, sizeof(d));

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <infiniband/mlx5dv.h>
 
+#include "softverbs-abi.h"
+
 /* What a flow does with a frame it takes. */
 struct sv_dv_actions {
 	struct ibv_qp *qp;
@@ -17,6 +19,10 @@ struct sv_dv_actions {
 	uint32_t tag;
 	uint32_t table;		/* a steering table's handle: go on there */
 	uint32_t anchor;	/* an anchor's handle: back at its priority */
+	uint32_t mirror;	/* a MIRROR steering action's handle */
+	/* Steering actions that rewrite the frame, in order; 0: pop VLAN */
+	uint32_t rw[SV_FLOW_MAX_REWRITE];
+	unsigned int nrw;
 	bool have_tag, drop, miss;
 };
 
