@@ -341,8 +341,12 @@ static u32 sv_wc_opcode(u32 wr_op)
 		return 3;
 	case SV_WR_ATOMIC_FETCH_AND_ADD:
 		return 4;
+	case SV_WR_LOCAL_INV:
+		return 6;	/* IBV_WC_LOCAL_INV */
 	case SV_WR_TSO:
 		return 7;	/* IBV_WC_TSO */
+	case SV_WR_UMR:
+		return 135;	/* IBV_WC_DRIVER1: MLX5DV_WC_UMR */
 	default:
 		return 0;
 	}

@@ -591,6 +591,11 @@ static bool sv_qp_op_ok(u32 qp_type, u32 op)
 	case SV_WR_ATOMIC_CMP_AND_SWP:
 	case SV_WR_ATOMIC_FETCH_AND_ADD:
 		return qp_type == SV_QPT_RC || qp_type == SV_QPT_DCI;
+	case SV_WR_LOCAL_INV:
+		return qp_type == SV_QPT_RC || qp_type == SV_QPT_UC ||
+		       qp_type == SV_QPT_DCI;
+	case SV_WR_UMR:		/* as mlx5: RC QPs only */
+		return qp_type == SV_QPT_RC;
 	default:
 		return false;
 	}
@@ -752,6 +757,11 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	if (!sv_qp_op_ok(qp->qp_type, w->opcode)) {
 		*status = SV_WC_LOC_QP_OP_ERR;
 		return SV_EXEC_FATAL;
+	}
+	/* Local operations on indirect keys: mkey.c */
+	if (w->opcode == SV_WR_UMR || w->opcode == SV_WR_LOCAL_INV) {
+		*status = sv_mkey_exec(qp, w);
+		return *status ? SV_EXEC_FATAL : SV_EXEC_DONE;
 	}
 	rsg = &b->sg[0];
 	r.rsg = rsg;

@@ -58,6 +58,7 @@
 
 #include "compat.h"
 #include "sv.h"
+#include "mr.h"
 
 #define SV_MR_KEY_VARIANT_MASK	0xffU
 #define SV_MR_KEY_INDEX_MAX	((1U << SV_MR_KEY_INDEX_BITS) - 1)
@@ -89,24 +90,6 @@ struct sv_umem {
 	u64 addr;
 	u64 length;
 	bool writable;
-};
-
-struct sv_mr {
-	struct sv_uobj uobj;		/* first */
-	struct sv_device *sdev;
-	u32 index;			/* in sv_mr_keys, for the MR's life */
-	struct rcu_head rcu;
-	/* Copies in flight, + 1 while open to them; see sv_mr_enter(). */
-	atomic_t active;
-	bool closing;			/* no new copies while set */
-	struct completion idle;		/* active dropped to 0 */
-	/* Changed by rereg/dereg under f->lock, only while closed. */
-	u32 key;			/* lkey == rkey; 0 once deregistered */
-	u32 access;			/* SV_ACCESS_* */
-	u64 iova;			/* as requested; see sv_mr_base() */
-	struct sv_pd *pd;		/* pinned */
-	struct sv_umem *umem;		/* NULL once deregistered */
-	u32 generation;			/* bumped by every rereg */
 };
 
 /* Key index -> struct sv_mr, for every device (indexes are unique). */
@@ -287,7 +270,7 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-static void sv_mr_exit(struct sv_mr *mr)
+void sv_mr_exit(struct sv_mr *mr)
 {
 	if (atomic_dec_and_test(&mr->active))
 		complete(&mr->idle);
@@ -297,7 +280,7 @@ static void sv_mr_exit(struct sv_mr *mr)
  * A copy may use the MR until sv_mr_exit(); false if it is closed or
  * closing (so a stream of copies cannot hold off rereg or dereg).
  */
-static bool sv_mr_enter(struct sv_mr *mr)
+bool sv_mr_enter(struct sv_mr *mr)
 {
 	if (!atomic_inc_not_zero(&mr->active))
 		return false;
@@ -309,17 +292,19 @@ static bool sv_mr_enter(struct sv_mr *mr)
 	return true;
 }
 
-/* Close the MR to copies and wait for those in flight. Under f->lock. */
-static void sv_mr_close(struct sv_mr *mr)
+/*
+ * Close the MR to copies and wait for those in flight. Under f->lock, or
+ * for an indirect key under its own lock (mkey.c): one closer at a time.
+ */
+void sv_mr_close(struct sv_mr *mr)
 {
-	lockdep_assert_held(&mr->uobj.file->lock);
 	WRITE_ONCE(mr->closing, true);
 	sv_mr_exit(mr);
 	wait_for_completion(&mr->idle);
 }
 
 /* Open it again, with what rereg changed visible to the next copy. */
-static void sv_mr_open(struct sv_mr *mr)
+void sv_mr_open(struct sv_mr *mr)
 {
 	reinit_completion(&mr->idle);
 	WRITE_ONCE(mr->closing, false);
@@ -333,7 +318,8 @@ static void sv_mr_destroy(struct sv_uobj *u)
 	struct sv_pd *pd;
 
 	/* No new lookups, no new copies; wait for those running. */
-	xa_erase(&sv_mr_keys, mr->index);
+	lockdep_assert_held(&u->file->lock);
+	sv_mr_key_release(mr);
 	sv_mr_close(mr);
 	WRITE_ONCE(mr->key, 0);
 	umem = mr->umem;
@@ -345,7 +331,7 @@ static void sv_mr_destroy(struct sv_uobj *u)
 	sv_pd_unpin(pd);
 }
 
-static void sv_mr_free(struct sv_uobj *u)
+void sv_mr_free(struct sv_uobj *u)
 {
 	struct sv_mr *mr = to_sv_mr(u);
 
@@ -362,7 +348,7 @@ static const struct sv_uobj_ops sv_mr_ops = {
  * Reserve a key index for mr, at random among the free ones: the lowest
  * free index from a random start, wrapping around once.
  */
-static int sv_mr_alloc_index(struct sv_mr *mr)
+int sv_mr_alloc_index(struct sv_mr *mr)
 {
 	u32 start = get_random_u32_inclusive(1, SV_MR_KEY_INDEX_MAX);
 	int ret;
@@ -379,8 +365,21 @@ static int sv_mr_alloc_index(struct sv_mr *mr)
 	return 0;
 }
 
+/* Make a complete MR (or indirect key) findable by its key. */
+int sv_mr_key_publish(struct sv_mr *mr)
+{
+	return xa_err(xa_store(&sv_mr_keys, mr->index, mr,
+			       GFP_KERNEL_ACCOUNT));
+}
+
+/* Give its key index back: no new lookups find it. */
+void sv_mr_key_release(struct sv_mr *mr)
+{
+	xa_erase(&sv_mr_keys, mr->index);
+}
+
 /* The MR whose key is key on sdev, referenced (sv_mr_put()), or NULL. */
-static struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key)
+struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key)
 {
 	struct sv_mr *mr;
 
@@ -393,7 +392,7 @@ static struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key)
 	return mr;
 }
 
-static void sv_mr_put(struct sv_mr *mr)
+void sv_mr_put(struct sv_mr *mr)
 {
 	sv_uobj_put(&mr->uobj);
 }
@@ -412,6 +411,8 @@ static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
 		return -ENOENT;
 	if (mr->pd != pd)
 		return -EPERM;
+	if (mr->mkey)
+		return sv_mkey_check(mr, access, iova, len, offset);
 	if (access & ~mr->access & SV_ACCESS_RIGHTS)
 		return -EACCES;
 	base = sv_mr_base(mr->access, mr->iova);
@@ -488,7 +489,7 @@ static u64 sv_page_left(u64 off)
 	return PAGE_SIZE - (off & ~PAGE_MASK);
 }
 
-static bool sv_span_fits(const struct sv_mr_span *sp, u64 off, u64 len)
+bool sv_span_fits(const struct sv_mr_span *sp, u64 off, u64 len)
 {
 	return off <= sp->len && len <= sp->len - off;
 }
@@ -500,6 +501,8 @@ static int sv_mr_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
 	u64 done, n, at;
 	void *p;
 
+	if (sp->mr->mkey)
+		return sv_mkey_span_io(sp, off, buf, len, to_mr);
 	if (!sv_span_fits(sp, off, len))
 		return -ERANGE;
 	at = sp->off + off;
@@ -539,6 +542,8 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 	u64 done, n;
 	void *d, *s;
 
+	if (dst->mr->mkey || src->mr->mkey)
+		return sv_mkey_span_copy(dst, doff, src, soff, len);
 	if (!sv_span_fits(dst, doff, len) || !sv_span_fits(src, soff, len))
 		return -ERANGE;
 	doff += dst->off;
@@ -574,7 +579,6 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	struct sv_umem *umem;
 	struct sv_pd *pd;
 	struct sv_mr *mr;
-	void *old;
 	int ret;
 
 	ret = sv_mr_check_access(cmd->access);
@@ -638,12 +642,12 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 		sv_pd_unpin(mr->pd);
 		goto err_unlock;
 	}
-	old = xa_store(&sv_mr_keys, mr->index, mr, GFP_KERNEL_ACCOUNT);
-	if (xa_is_err(old)) {
+	ret = sv_mr_key_publish(mr);
+	if (ret) {
 		/* Cannot happen for a reserved index; unwind all the same. */
 		sv_uobj_destroy(f, mr->uobj.handle, SV_OBJ_MR);
 		mutex_unlock(&f->lock);
-		return xa_err(old);
+		return ret;
 	}
 	cmd->mr_handle = mr->uobj.handle;
 	cmd->lkey = mr->key;
@@ -655,7 +659,7 @@ err_unlock:
 	mutex_unlock(&f->lock);
 	sv_umem_release(umem);
 err_index:
-	xa_erase(&sv_mr_keys, mr->index);
+	sv_mr_key_release(mr);
 err_free:
 	sv_uncharge(&mr->uobj.charge);
 	kfree(mr);

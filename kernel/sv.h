@@ -42,6 +42,7 @@ enum sv_obj_type {
 	SV_OBJ_STEER_TABLE,
 	SV_OBJ_STEER_ANCHOR,
 	SV_OBJ_STEER_ACTION,
+	SV_OBJ_MKEY,
 	SV_OBJ_MAX
 };
 
@@ -565,6 +566,14 @@ enum sv_exec_result {
 
 /* IBV_WC_WR_FLUSH_ERR */
 #define SV_WC_STATUS_FLUSH	5
+/* IBV_WC_LOC_QP_OP_ERR, IBV_WC_LOC_PROT_ERR */
+#define SV_WC_STATUS_LOC_QP_OP_ERR	2
+#define SV_WC_STATUS_LOC_PROT_ERR	4
+
+/* mkey.c: indirect keys (mlx5dv_create_mkey) */
+int sv_create_mkey(struct sv_file *f, void *arg);
+int sv_destroy_mkey(struct sv_file *f, void *arg);
+u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w);
 
 /* dc.c */
 bool sv_dc_key_ok(const struct sv_send_wqe *w, struct sv_qp *dct);

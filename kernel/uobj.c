@@ -34,6 +34,7 @@ static const char * const sv_obj_names[SV_OBJ_MAX] = {
 	[SV_OBJ_STEER_TABLE] = "steer_table",
 	[SV_OBJ_STEER_ANCHOR] = "steer_anchor",
 	[SV_OBJ_STEER_ACTION] = "steer_action",
+	[SV_OBJ_MKEY] = "mkey",
 };
 
 const char *sv_obj_name(enum sv_obj_type type)

@@ -145,11 +145,19 @@ TEST_F(lo, supported_and_open)
 	errno = 0;
 	EXPECT_EQ(NULL, mlx5dv_open_device(self->list[0], &oa));
 	EXPECT_EQ(EINVAL, errno);
-	/* DevX: as mlx5_ib on a device without it (log_max_uctx 0) */
+	/* A DEVX context opens (for DR, mkeys); DevX objects do not */
 	oa.flags = MLX5DV_CONTEXT_FLAGS_DEVX;
-	errno = 0;
-	EXPECT_EQ(NULL, mlx5dv_open_device(self->list[0], &oa));
-	EXPECT_EQ(EINVAL, errno);
+	c = mlx5dv_open_device(self->list[0], &oa);
+	ASSERT_NE(NULL, c);
+	{
+		uint32_t in[4] = {}, out[4];
+
+		errno = 0;
+		EXPECT_EQ(NULL, mlx5dv_devx_obj_create(c, in, sizeof(in), out,
+						       sizeof(out)));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	}
+	EXPECT_EQ(0, ibv_close_device(c));
 
 	/* Not a softverbs device or context: EOPNOTSUPP, as not mlx5 */
 	oa.flags = 0;
@@ -291,11 +299,13 @@ TEST_F(lo, create_qp_masks)
 	errno = 0;
 	EXPECT_EQ(NULL, mlx5dv_create_qp(self->ctx, &ia, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	/* send_ops_flags: not built yet; DCI streams of no DCI: ignored */
+	/*
+	 * send_ops_flags (mkey_test): none is an ordinary QP; DCI streams
+	 * of no DCI: ignored
+	 */
 	ia.qp_type = IBV_QPT_RC;
-	EXPECT_EQ(EOPNOTSUPP,
-		  dv_create(self->ctx, &ia,
-			    MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0));
+	EXPECT_EQ(0, dv_create(self->ctx, &ia,
+			       MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0));
 	EXPECT_EQ(0, dv_create(self->ctx, &ia,
 			       MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS, 0));
 	/* SOURCE_QPN on another QP than UD, as mlx5's create_qp() */

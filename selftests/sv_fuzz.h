@@ -122,6 +122,7 @@ enum fz_type { FT_NONE, FT_PD, FT_MR, FT_CQ, FT_QP, FT_SRQ, FT_AH, FT_CH,
 
 struct fz_obj {
 	uint8_t type, alive, fdi, qpt, state;
+	uint8_t mkey;		/* MR: an indirect key (SV_IOC_CREATE_MKEY) */
 	uint32_t handle;
 	uint32_t qpn;		/* QP */
 	uint32_t lkey;		/* MR */
@@ -521,6 +522,30 @@ FZ void fz_reg_mr(struct fz *fz, int fdi)
 	}
 }
 
+/* An indirect key: an MR object with a zero-based, guessed length. */
+FZ void fz_create_mkey(struct fz *fz, int fdi)
+{
+	struct sv_create_mkey c = { .size = sizeof(c) };
+	int i;
+
+	c.pd_handle = fz_handle(fz, FT_PD, fdi);
+	c.max_entries = FZ_PCT(fz, 90) ? FZ_N(fz, 9) :
+			FZ_PCT(fz, 50) ? SV_MAX_MKEY_ENTRIES + FZ_N(fz, 2) :
+			(uint32_t)fz_word(fz);
+	if (FZ_PCT(fz, 3))
+		c.flags = 1;
+	if (FZ_PCT(fz, 3))
+		c.reserved = 1;
+	if (fz_ioc(fz, fdi, SV_IOC_CREATE_MKEY, &c))
+		return;
+	i = fz_obj_new(fz, FT_MR, fdi, c.mkey_handle);
+	if (i >= 0) {
+		fz->o[i].mkey = 1;
+		fz->o[i].lkey = c.key;
+		fz->o[i].len = FZ_N(fz, 8192) + 1;
+	}
+}
+
 FZ void fz_rereg_mr(struct fz *fz, int fdi)
 {
 	struct sv_rereg_mr r = { .size = sizeof(r) };
@@ -561,6 +586,7 @@ FZ void fz_destroy(struct fz *fz, int fdi, int type)
 		struct sv_destroy_srq srq;
 		struct sv_destroy_ah ah;
 		struct sv_destroy_comp_channel ch;
+		struct sv_destroy_mkey mk;
 	} u;
 	unsigned long req;
 	int t = o ? o->type : type, ret;
@@ -569,7 +595,14 @@ FZ void fz_destroy(struct fz *fz, int fdi, int type)
 	switch (t) {
 	case FT_PD: req = SV_IOC_DEALLOC_PD; u.pd.size = sizeof(u.pd);
 		u.pd.pd_handle = h; break;
-	case FT_MR: req = SV_IOC_DEREG_MR; u.mr.size = sizeof(u.mr);
+	case FT_MR:
+		if (o && o->mkey && FZ_PCT(fz, 90)) {
+			req = SV_IOC_DESTROY_MKEY;
+			u.mk.size = sizeof(u.mk);
+			u.mk.mkey_handle = h;
+			break;
+		}
+		req = SV_IOC_DEREG_MR; u.mr.size = sizeof(u.mr);
 		u.mr.mr_handle = h; break;
 	case FT_CQ: req = SV_IOC_DESTROY_CQ; u.cq.size = sizeof(u.cq);
 		u.cq.handle = h; break;
@@ -1238,6 +1271,8 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(REG_MR, sv_reg_mr, SV_REG_MR_SIZE_VER0, -1),
 	FZ_CMD(REREG_MR, sv_rereg_mr, SV_REREG_MR_SIZE_VER0, -1),
 	FZ_CMD(DEREG_MR, sv_dereg_mr, SV_DEREG_MR_SIZE_VER0, -1),
+	FZ_CMD(CREATE_MKEY, sv_create_mkey, SV_CREATE_MKEY_SIZE_VER0, -1),
+	FZ_CMD(DESTROY_MKEY, sv_destroy_mkey, SV_DESTROY_MKEY_SIZE_VER0, -1),
 	FZ_CMD(CREATE_COMP_CHANNEL, sv_create_comp_channel,
 	       SV_CREATE_COMP_CHANNEL_SIZE_VER0, 12),
 	FZ_CMD(DESTROY_COMP_CHANNEL, sv_destroy_comp_channel,
@@ -1384,7 +1419,7 @@ FZ void fz_raw(struct fz *fz, int fdi)
 static const uint32_t fz_ops_rc[] = { SV_WR_RDMA_WRITE, SV_WR_RDMA_WRITE_WITH_IMM,
 	SV_WR_SEND, SV_WR_SEND_WITH_IMM, SV_WR_RDMA_READ,
 	SV_WR_ATOMIC_CMP_AND_SWP, SV_WR_ATOMIC_FETCH_AND_ADD,
-	SV_WR_SEND_WITH_INV };
+	SV_WR_SEND_WITH_INV, SV_WR_UMR, SV_WR_LOCAL_INV };
 
 /* An SGE over a live MR of file fdi (or junk). */
 FZ void fz_sge(struct fz *fz, int fdi, struct sv_sge *s, uint32_t maxlen)
@@ -1404,6 +1439,39 @@ FZ void fz_sge(struct fz *fz, int fdi, struct sv_sge *s, uint32_t maxlen)
 	s->lkey = FZ_PCT(fz, 95) ? mr->lkey : (uint32_t)fz_word(fz);
 	if (FZ_PCT(fz, 3))
 		s->length = (uint32_t)fz_word(fz);
+}
+
+/* A UMR's layout after w (in room bytes): pieces of live MRs, or junk. */
+FZ void fz_umr(struct fz *fz, int fdi, struct sv_send_wqe *w, uint32_t room)
+{
+	struct sv_send_umr *u = (struct sv_send_umr *)(w + 1);
+	struct sv_umr_ent *e = (struct sv_umr_ent *)(u + 1);
+	struct fz_obj *k = fz_pick_obj(fz, FT_MR, fdi);
+	uint32_t i, n, max;
+	struct sv_sge s;
+
+	w->num_sge = FZ_PCT(fz, 95) ? 0 : 1;
+	w->send_flags &= ~SV_SEND_INLINE;
+	if (k && k->mkey && FZ_PCT(fz, 90))
+		w->rkey = k->lkey;
+	if (room < sizeof(*u))
+		return;
+	max = (room - sizeof(*u)) / sizeof(*e);
+	n = FZ_N(fz, (max < 6 ? max : 6) + 1);
+	u->access = FZ_PCT(fz, 90) ? FZ_N(fz, 16) : (uint32_t)fz_word(fz);
+	u->repeat_count = FZ_PCT(fz, 80) ? FZ_N(fz, 4) + 1 :
+			  (uint32_t)fz_word(fz);
+	u->num_ent = FZ_PCT(fz, 95) ? n : (uint32_t)fz_word(fz);
+	u->reserved = FZ_PCT(fz, 97) ? 0 : 1;
+	for (i = 0; i < n; i++) {
+		fz_sge(fz, fdi, &s, 4096);
+		e[i].addr = s.addr;
+		e[i].bytes_count = s.length;
+		e[i].bytes_skip = FZ_PCT(fz, 90) ? FZ_N(fz, 64) :
+				  (uint32_t)fz_word(fz);
+		e[i].lkey = s.lkey;
+		e[i].reserved = FZ_PCT(fz, 97) ? 0 : 1;
+	}
 }
 
 /* Under mlock: write one WQE into map m and publish it. */
@@ -1470,7 +1538,15 @@ FZ void fz_post_locked(struct fz *fz, struct fz_map *m)
 			       fz_handle(fz, FT_AH, m->fdi);
 		w->remote_qpn = fz_peer_qpn(fz, SV_QPT_UD);
 		w->remote_qkey = FZ_PCT(fz, 90) ? 0x1234 : (uint32_t)FZ_RND(fz);
-		if (w->opcode == SV_WR_TSO && m->wqe_size >= sizeof(*w) +
+		if (w->opcode == SV_WR_LOCAL_INV) {
+			struct fz_obj *k = fz_pick_obj(fz, FT_MR, m->fdi);
+
+			w->num_sge = 0;
+			if (k && FZ_PCT(fz, 90))
+				w->imm_data = k->lkey;
+		} else if (w->opcode == SV_WR_UMR) {
+			fz_umr(fz, m->fdi, w, m->wqe_size - sizeof(*w));
+		} else if (w->opcode == SV_WR_TSO && m->wqe_size >= sizeof(*w) +
 		    sizeof(struct sv_send_tso)) {
 			struct sv_send_tso *t = (struct sv_send_tso *)(w + 1);
 
@@ -2016,8 +2092,10 @@ FZ void fz_step(struct fz *fz)
 		fz_query(fz, fdi);
 	else if (r < 615 && FZ_PCT(fz, 60))
 		fz_matcher(fz, fdi);
-	else if (r < 615)
+	else if (r < 615 && FZ_PCT(fz, 50))
 		fz_steer_action(fz, fdi);
+	else if (r < 615)
+		fz_create_mkey(fz, fdi);
 	else if (r < 700)
 		fz_destroy(fz, fdi, 0);
 	else if (r < 860)

@@ -281,6 +281,8 @@ enum sv_ioctl_nr_pdmr {
 	SV_NR_REG_MR = 0x18,
 	SV_NR_REREG_MR = 0x19,
 	SV_NR_DEREG_MR = 0x1a,
+	SV_NR_CREATE_MKEY = 0x1b,
+	SV_NR_DESTROY_MKEY = 0x1c,
 };
 
 /* SV_IOC_ALLOC_PD: allocate a protection domain. */
@@ -379,6 +381,44 @@ struct sv_dereg_mr {
 
 #define SV_DEREG_MR_SIZE_VER0	8
 #define SV_IOC_DEREG_MR _IOWR(SV_IOC_MAGIC, SV_NR_DEREG_MR, struct sv_dereg_mr)
+
+/*
+ * Indirect memory keys (mlx5dv_create_mkey, Documentation/mlx5dv.rst).
+ *
+ * SV_IOC_CREATE_MKEY makes a key in the MR key space with no memory of
+ * its own: it is free (every access through it fails) until an RC QP of
+ * its PD posts an SV_WR_UMR naming it, which lays it out over up to
+ * max_entries pieces of other MRs of that PD; SV_WR_LOCAL_INV frees it
+ * again. Accesses through it are zero-based (offsets into the layout),
+ * with the rights the UMR gave. It counts as an MR against max_mr.
+ * flags must be zero; max_entries is rounded up to a multiple of 4
+ * (returned), at most SV_MAX_MKEY_ENTRIES (EINVAL beyond). lkey == rkey.
+ */
+#define SV_MAX_MKEY_ENTRIES	1024
+
+struct sv_create_mkey {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* in */
+	__u32 flags;		/* in: must be zero */
+	__u32 max_entries;	/* in, out */
+	__u32 mkey_handle;	/* out */
+	__u32 key;		/* out */
+	__u64 reserved;		/* must be zero */
+};
+
+#define SV_CREATE_MKEY_SIZE_VER0	32
+#define SV_IOC_CREATE_MKEY _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_MKEY, \
+				 struct sv_create_mkey)
+
+/* SV_IOC_DESTROY_MKEY: the key dies; accesses in flight finish first. */
+struct sv_destroy_mkey {
+	__u32 size;		/* in */
+	__u32 mkey_handle;	/* in */
+};
+
+#define SV_DESTROY_MKEY_SIZE_VER0	8
+#define SV_IOC_DESTROY_MKEY _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_MKEY, \
+				  struct sv_destroy_mkey)
 
 /*
  * ---------------------------------------------------------------------
@@ -1161,8 +1201,10 @@ enum sv_wr_opcode {
 	SV_WR_RDMA_READ = 4,
 	SV_WR_ATOMIC_CMP_AND_SWP = 5,
 	SV_WR_ATOMIC_FETCH_AND_ADD = 6,
+	SV_WR_LOCAL_INV = 7,	/* imm_data: the indirect key to free */
 	SV_WR_SEND_WITH_INV = 9,
 	SV_WR_TSO = 10,		/* RAW_PACKET: see struct sv_send_tso */
+	SV_WR_UMR = 11,		/* RC: see struct sv_send_umr */
 };
 
 /* Send flags: enum ibv_send_flags. */
@@ -1182,8 +1224,8 @@ struct sv_send_wqe {
 	__u32 send_flags;	/* SV_SEND_* */
 	__u32 num_sge;
 	__u32 inline_len;
-	__u32 imm_data;		/* big endian; SEND_WITH_INV: the rkey */
-	__u32 rkey;		/* RDMA and atomics */
+	__u32 imm_data;		/* big endian; SEND_WITH_INV, LOCAL_INV: key */
+	__u32 rkey;		/* RDMA and atomics; UMR: the indirect key */
 	__u64 remote_addr;	/* RDMA and atomics */
 	__u64 compare_add;	/* atomics */
 	__u64 swap;		/* ATOMIC_CMP_AND_SWP */
@@ -1218,6 +1260,33 @@ struct sv_send_tso {
 #define SV_MAX_TSO		(256 * 1024)	/* payload bytes of a TSO WQE */
 #define SV_TSO_SGE_OFFSET(hdr_sz) \
 	(sizeof(struct sv_send_tso) + (((hdr_sz) + 15U) & ~15U))
+
+/*
+ * SV_WR_UMR (mlx5dv_wr_mr_interleaved, mlx5dv_wr_mr_list) lays out the
+ * indirect key named by rkey: the struct sv_send_wqe is followed by a
+ * struct sv_send_umr and num_ent struct sv_umr_ent (which must fit in
+ * the QP's slot, and be at most the key's max_entries). The key's bytes
+ * are repeat_count times, in order, bytes_count bytes of each entry;
+ * repetition r of entry e starts at e.addr + r * (e.bytes_count +
+ * e.bytes_skip) of the MR e.lkey. A list is repeat_count 1. access:
+ * SV_ACCESS_LOCAL_WRITE, _REMOTE_WRITE, _REMOTE_READ, _REMOTE_ATOMIC.
+ * The key's length is at most SV_MAX_MR_SIZE. num_sge and inline_len
+ * must be zero. A UMR over a laid-out key replaces its layout.
+ */
+struct sv_send_umr {
+	__u32 access;		/* SV_ACCESS_* */
+	__u32 repeat_count;	/* >= 1 */
+	__u32 num_ent;
+	__u32 reserved;		/* must be zero */
+};
+
+struct sv_umr_ent {
+	__u64 addr;
+	__u32 bytes_count;
+	__u32 bytes_skip;
+	__u32 lkey;
+	__u32 reserved;		/* must be zero */
+};
 
 /* A receive WQE, followed by num_sge struct sv_sge. */
 struct sv_recv_wqe {

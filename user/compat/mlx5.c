@@ -29,9 +29,10 @@ SV_EXPORT bool mlx5dv_is_supported(struct ibv_device *device)
 
 /*
  * What mlx5_alloc_context() checks of the attributes: no comp_mask bit
- * (rdma-core 44 knows none), no flag but DEVX (EINVAL). softverbs has no
- * DevX: asking for it fails as mlx5_ib does on a device without it
- * (log_max_uctx 0: EINVAL).
+ * (rdma-core 44 knows none), no flag but DEVX (EINVAL). A DEVX context
+ * opens: programs written for mlx5 ask for one before they use the DR
+ * API or mlx5dv_create_mkey(), which need it there. softverbs has no
+ * DevX objects, so every mlx5dv_devx_* call on it is EOPNOTSUPP.
  */
 SV_EXPORT struct ibv_context *
 mlx5dv_open_device(struct ibv_device *device, struct mlx5dv_context_attr *attr)
@@ -40,7 +41,8 @@ mlx5dv_open_device(struct ibv_device *device, struct mlx5dv_context_attr *attr)
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr && (attr->comp_mask || attr->flags)) {
+	if (attr && (attr->comp_mask ||
+		     (attr->flags & ~(uint64_t)MLX5DV_CONTEXT_FLAGS_DEVX))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -207,11 +209,6 @@ mlx5dv_create_flow_action_packet_reformat(struct ibv_context *ctx,
 	SV_NOTSUP_NULL;
 }
 
-SV_EXPORT struct mlx5dv_mkey *
-mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *mkey_init_attr)
-{
-	SV_NOTSUP_NULL;
-}
 
 SV_EXPORT struct ibv_wq *mlx5dv_create_wq(struct ibv_context *context,
 					  struct ibv_wq_init_attr *wq_init_attr,
@@ -272,10 +269,6 @@ SV_EXPORT int mlx5dv_dek_query(struct mlx5dv_dek *dek,
 	return EOPNOTSUPP;
 }
 
-SV_EXPORT int mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey)
-{
-	return EOPNOTSUPP;
-}
 
 SV_EXPORT struct mlx5dv_devx_msi_vector *
 mlx5dv_devx_alloc_msi_vector(struct ibv_context *ibctx)

@@ -20,8 +20,9 @@
  * refuses these on other QP types (EINVAL, as mlx5_ib). The others are
  * checked here and change nothing: DISABLE_SCATTER_TO_CQE and
  * ALLOW_SCATTER_TO_CQE (softverbs never scatters to a CQE),
- * PACKET_BASED_CREDIT_MODE (it has no end-to-end credits). DC QPs,
- * send_ops_flags and DCI streams are not built: EOPNOTSUPP.
+ * PACKET_BASED_CREDIT_MODE (it has no end-to-end credits). DC QPs
+ * (DCI and DCT) are built, and of the mlx5 send_ops_flags the MR layouts
+ * (MLX5DV_QP_EX_WITH_MR_INTERLEAVED, _MR_LIST) on RC QPs.
  */
 #include <stdint.h>
 #include <infiniband/mlx5dv.h>
@@ -34,8 +35,9 @@
 				 MLX5DV_QP_INIT_ATTR_MASK_DC |		\
 				 MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS | \
 				 MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
-/* ... and not built yet */
-#define SV_DV_QP_MASK_LATER	MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS
+/* The mlx5 send ops built (../lib/post.c) */
+#define SV_DV_SEND_OPS		(MLX5DV_QP_EX_WITH_MR_INTERLEAVED |	\
+				 MLX5DV_QP_EX_WITH_MR_LIST)
 /* (MLX5DV_QP_CREATE_SUP_FLAGS) */
 #define SV_DV_QP_FLAGS_KNOWN	(MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |	\
 				 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC | \
@@ -144,8 +146,20 @@ SV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
 			if (qp || errno != EAGAIN)
 				return qp;
 		}
-		if (mlx5_qp_attr->comp_mask & SV_DV_QP_MASK_LATER)
-			return sv_dv_fail(EOPNOTSUPP);
+		/*
+		 * mlx5_qp_fill_wr_pfns(): unknown ops, and those softverbs
+		 * lacks (MKEY_CONFIGURE, RAW_WQE, MEMCPY), EOPNOTSUPP; the
+		 * MR layouts on RC QPs only, as mlx5.
+		 */
+		if (mlx5_qp_attr->comp_mask &
+		    MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) {
+			uint64_t ops = mlx5_qp_attr->send_ops_flags;
+
+			if ((ops & ~(uint64_t)SV_DV_SEND_OPS) ||
+			    (ops && qp_attr->qp_type != IBV_QPT_RC))
+				return sv_dv_fail(EOPNOTSUPP);
+			o.dv_send_ops = ops;
+		}
 	} else if (qp_attr->qp_type == IBV_QPT_DRIVER) {
 		return sv_dv_fail(EINVAL);
 	}

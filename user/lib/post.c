@@ -242,6 +242,7 @@ static bool sv_op_valid(const struct sv_qp *qp, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
 		return type == IBV_QPT_RC || type == IBV_QPT_UC;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
@@ -328,6 +329,11 @@ static int sv_fill_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	case IBV_WR_SEND_WITH_INV:
 		w->imm_data = wr->invalidate_rkey;
 		break;
+	case IBV_WR_LOCAL_INV:
+		/* Only the key: no data, whatever the SGEs say (as mlx5). */
+		w->imm_data = wr->invalidate_rkey;
+		w->send_flags &= ~IBV_SEND_INLINE;
+		return 0;
 	default:
 		break;
 	}
@@ -493,6 +499,21 @@ static void sv_x_send_inv(struct ibv_qp_ex *q, uint32_t rkey)
 		w->imm_data = rkey;
 }
 
+static void sv_x_local_inv(struct ibv_qp_ex *q, uint32_t key)
+{
+	struct sv_qp *qp = qpx_qp(q);
+	struct sv_send_wqe *w;
+
+	if (!qp->wr_err && !sv_op_valid(qp, IBV_WR_LOCAL_INV))
+		qp->wr_err = EINVAL;
+	sv_wr_begin(q, IBV_WR_LOCAL_INV);
+	w = sv_wr_cur(q);
+	if (w) {
+		w->imm_data = key;
+		w->send_flags &= ~IBV_SEND_INLINE;
+	}
+}
+
 static void sv_x_rdma(struct ibv_qp_ex *q, enum ibv_wr_opcode op,
 		      uint32_t rkey, uint64_t addr)
 {
@@ -591,6 +612,87 @@ static void sv_dv_dc_addr(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah,
 			  uint32_t dctn, uint64_t key)
 {
 	sv_dv_dc_addr_stream(mqp, ah, dctn, key, 0);
+}
+
+/*
+ * mlx5dv_wr_mr_interleaved() and mlx5dv_wr_mr_list(): a UMR WQE that
+ * lays out an indirect key (uapi struct sv_send_umr). As mlx5: the WR
+ * must be inline (EOPNOTSUPP), the rights the four of an mkey (EINVAL),
+ * the entries fit the key and the QP's slot (ENOMEM).
+ */
+#define SV_UMR_RIGHTS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+static struct sv_umr_ent *sv_umr_begin(struct sv_qp *qp,
+				       struct mlx5dv_mkey *mkey,
+				       uint32_t access, uint32_t repeat,
+				       uint16_t n)
+{
+	struct sv_mkey *mk = container_of(mkey, struct sv_mkey, dv);
+	struct ibv_qp_ex *q = &qp->qpx;
+	struct sv_send_umr *u;
+	struct sv_send_wqe *w;
+	size_t room;
+
+	if (qp->wr_err)
+		return NULL;
+	room = qp->sq.max_sge * sizeof(struct sv_sge);
+	if (room < qp->max_inline)
+		room = qp->max_inline;
+	room = room < sizeof(*u) ? 0 : (room - sizeof(*u)) /
+				       sizeof(struct sv_umr_ent);
+	if (!(q->wr_flags & IBV_SEND_INLINE))
+		qp->wr_err = EOPNOTSUPP;
+	else if (!mkey || (access & ~(uint32_t)SV_UMR_RIGHTS))
+		qp->wr_err = EINVAL;
+	else if (n > room || n > mk->max_entries)
+		qp->wr_err = ENOMEM;
+	sv_wr_begin(q, IBV_WR_DRIVER1);
+	w = sv_wr_cur(q);
+	if (!w)
+		return NULL;
+	w->send_flags &= ~IBV_SEND_INLINE;
+	w->rkey = mkey->lkey;
+	u = (struct sv_send_umr *)(w + 1);
+	u->access = access;
+	u->repeat_count = repeat;
+	u->num_ent = n;
+	u->reserved = 0;
+	return (struct sv_umr_ent *)(u + 1);
+}
+
+static void sv_dv_mr_interleaved(struct mlx5dv_qp_ex *mqp,
+				 struct mlx5dv_mkey *mkey, uint32_t access,
+				 uint32_t repeat, uint16_t n,
+				 struct mlx5dv_mr_interleaved *data)
+{
+	struct sv_qp *qp = container_of(mqp, struct sv_qp, dv);
+	struct sv_umr_ent *e = sv_umr_begin(qp, mkey, access, repeat, n);
+	uint16_t i;
+
+	for (i = 0; e && i < n; i++) {
+		e[i].addr = data[i].addr;
+		e[i].bytes_count = data[i].bytes_count;
+		e[i].bytes_skip = data[i].bytes_skip;
+		e[i].lkey = data[i].lkey;
+		e[i].reserved = 0;
+	}
+}
+
+static void sv_dv_mr_list(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
+			  uint32_t access, uint16_t n, struct ibv_sge *sge)
+{
+	struct sv_qp *qp = container_of(mqp, struct sv_qp, dv);
+	struct sv_umr_ent *e = sv_umr_begin(qp, mkey, access, 1, n);
+	uint16_t i;
+
+	for (i = 0; e && i < n; i++) {
+		e[i].addr = sge[i].addr;
+		e[i].bytes_count = sge[i].length;
+		e[i].bytes_skip = 0;
+		e[i].lkey = sge[i].lkey;
+		e[i].reserved = 0;
+	}
 }
 
 static void sv_x_sge_list(struct ibv_qp_ex *q, size_t n,
@@ -718,7 +820,12 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp)
 	x->wr_set_sge_list = sv_x_sge_list;
 	x->wr_set_inline_data = sv_x_inline;
 	x->wr_set_inline_data_list = sv_x_inline_list;
+	x->wr_local_inv = sv_x_local_inv;
 	/* libmlx5's builders (sv_private_qp_dv()), as mlx5 sets them */
+	if (qp->dv_send_ops) {
+		qp->dv.wr_mr_interleaved = sv_dv_mr_interleaved;
+		qp->dv.wr_mr_list = sv_dv_mr_list;
+	}
 	if (qp->kqp_type == SV_QPT_DCI) {
 		qp->dv.wr_set_dc_addr = sv_dv_dc_addr;
 		qp->dv.wr_set_dc_addr_stream = sv_dv_dc_addr_stream;

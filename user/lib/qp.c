@@ -337,9 +337,13 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	qp->max_tso_header = c.max_tso_header;
 	pthread_mutex_init(&qp->qpx.qp_base.mutex, NULL);
 	pthread_cond_init(&qp->qpx.qp_base.cond, NULL);
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+	/* libmlx5's send ops alone make an ibv_qp_ex too, as on mlx5. */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
+	    (o && o->dv_send_ops)) {
 		qp->has_qpx = true;
-		qp->send_ops_flags = attr->send_ops_flags;
+		if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+			qp->send_ops_flags = attr->send_ops_flags;
+		qp->dv_send_ops = o ? o->dv_send_ops : 0;
 		sv_qp_fill_wr_ops(&qp->qpx);
 		sv_dp_fill_wr_ops(qp);
 	}
@@ -399,7 +403,10 @@ sv_private_create_qp(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 	if (!ctx || !attr || !o || !sv_private_context_is_ours(ctx) ||
 	    (o->sv_flags & ~(uint32_t)SV_PRIVATE_QP_FLAGS) ||
 	    (o->dc_type && o->dc_type != SV_QPT_DCI &&
-	     o->dc_type != SV_QPT_DCT)) {
+	     o->dc_type != SV_QPT_DCT) ||
+	    (o->dv_send_ops & ~(uint64_t)(MLX5DV_QP_EX_WITH_MR_INTERLEAVED |
+					  MLX5DV_QP_EX_WITH_MR_LIST)) ||
+	    (o->dv_send_ops && (attr->qp_type != IBV_QPT_RC || o->dc_type))) {
 		errno = EINVAL;
 		return NULL;
 	}

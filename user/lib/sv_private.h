@@ -41,6 +41,11 @@ struct sv_private_qp_opts {
 	uint64_t dct_key;	/* DCT: its access key */
 	uint8_t log_streams;	/* DCI: stream channels (log2), 0: none */
 	uint8_t log_errored;	/* DCI: streams in error before ERR (log2) */
+	/*
+	 * RC: the mlx5dv_qp_ex builders to give it, MLX5DV_QP_EX_WITH_MR_*
+	 * (mlx5dv_wr_mr_interleaved(), mlx5dv_wr_mr_list()).
+	 */
+	uint64_t dv_send_ops;
 };
 
 /*
@@ -59,6 +64,16 @@ struct ibv_qp *sv_private_create_qp(struct ibv_context *ctx,
  */
 struct mlx5dv_qp_ex;
 struct mlx5dv_qp_ex *sv_private_qp_dv(struct ibv_qp_ex *qpx);
+
+/*
+ * mlx5dv_create_mkey(): an indirect key of @pd for up to @max_entries
+ * pieces (rounded up to a multiple of 4, written back), free until an
+ * mlx5dv_wr_mr_*() lays it out. NULL with errno. Destroy: 0 or errno.
+ */
+struct mlx5dv_mkey;
+struct mlx5dv_mkey *sv_private_create_mkey(struct ibv_pd *pd,
+					   uint16_t *max_entries);
+int sv_private_destroy_mkey(struct mlx5dv_mkey *mkey);
 
 /*
  * ibv_create_flow() of @attr, which may carry the private

@@ -234,6 +234,7 @@ struct sv_qp {
 	uint32_t kqp_type;		/* the kernel's SV_QPT_* */
 	bool has_qpx;			/* created with SEND_OPS_FLAGS */
 	uint64_t send_ops_flags;
+	uint64_t dv_send_ops;		/* MLX5DV_QP_EX_WITH_MR_* (mkey.c) */
 	int wr_err;			/* what ibv_wr_complete() returns */
 	/* data path (post.c) */
 	struct sv_uwq sq, rq;
@@ -241,6 +242,14 @@ struct sv_qp {
 	uint32_t max_tso_header;	/* RAW_PACKET: IBV_WR_TSO headers */
 	uint32_t wr_start_prod;		/* ibv_wr_start(): first WR's index */
 	void *wr_cur;			/* ibv_wr_*: the WQE being built */
+};
+
+/* mkey.c: an indirect key (mlx5dv_create_mkey), laid out by UMR WQEs */
+struct sv_mkey {
+	struct mlx5dv_mkey dv;		/* handed out */
+	struct ibv_context *ctx;
+	uint32_t handle;
+	uint32_t max_entries;
 };
 
 /* ring_map.c: the rings a context maps, unmapped at its close */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * softverbs memory regions, inside the module: the MR object that mr.c
+ * (registered memory) and mkey.c (indirect keys over it) share, and the
+ * life-cycle helpers mr.c describes.
+ */
+#ifndef SV_MR_H
+#define SV_MR_H
+
+#include "sv.h"
+
+struct sv_umem;
+struct sv_mkey;
+
+struct sv_mr {
+	struct sv_uobj uobj;		/* first */
+	struct sv_device *sdev;
+	u32 index;			/* in sv_mr_keys, for the MR's life */
+	struct rcu_head rcu;
+	/* Copies in flight, + 1 while open to them; see sv_mr_enter(). */
+	atomic_t active;
+	bool closing;			/* no new copies while set */
+	struct completion idle;		/* active dropped to 0 */
+	/* Changed by rereg/dereg under f->lock, only while closed. */
+	u32 key;			/* lkey == rkey; 0 once deregistered */
+	u32 access;			/* SV_ACCESS_* */
+	u64 iova;			/* as requested; see sv_mr_base() */
+	struct sv_pd *pd;		/* pinned */
+	struct sv_umem *umem;		/* NULL once deregistered */
+	u32 generation;			/* bumped by every rereg */
+	/* An indirect key (mkey.c) instead of pages: set for its life. */
+	struct sv_mkey *mkey;
+};
+
+/* mr.c */
+bool sv_mr_enter(struct sv_mr *mr);
+void sv_mr_exit(struct sv_mr *mr);
+void sv_mr_close(struct sv_mr *mr);
+void sv_mr_open(struct sv_mr *mr);
+int sv_mr_alloc_index(struct sv_mr *mr);
+int sv_mr_key_publish(struct sv_mr *mr);
+void sv_mr_key_release(struct sv_mr *mr);
+struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key);
+void sv_mr_put(struct sv_mr *mr);
+void sv_mr_free(struct sv_uobj *u);
+bool sv_span_fits(const struct sv_mr_span *sp, u64 off, u64 len);
+
+/* mkey.c: the data path through an indirect key */
+int sv_mkey_check(struct sv_mr *mr, u32 access, u64 iova, u64 len,
+		  u64 *offset);
+int sv_mkey_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
+		    u64 len, bool to_mr);
+int sv_mkey_span_copy(const struct sv_mr_span *dst, u64 doff,
+		      const struct sv_mr_span *src, u64 soff, u64 len);
+
+#endif /* SV_MR_H */
