@@ -54,9 +54,11 @@ static const enum sv_obj_type sv_destroy_order[] = {
 	SV_OBJ_STEER_TABLE,
 	SV_OBJ_STEER_ANCHOR, SV_OBJ_COUNTERS, SV_OBJ_QP,
 	SV_OBJ_RWQ_IND_TBL, SV_OBJ_WQ,
-	SV_OBJ_SRQ, SV_OBJ_AH, SV_OBJ_MR, SV_OBJ_CQ, SV_OBJ_COMP_CHANNEL,
-	SV_OBJ_PD,
+	SV_OBJ_SRQ, SV_OBJ_AH, SV_OBJ_MKEY, SV_OBJ_MR, SV_OBJ_CQ,
+	SV_OBJ_COMP_CHANNEL, SV_OBJ_PD,
 };
+/* Every type is in it: a file's teardown leaves nothing behind. */
+static_assert(ARRAY_SIZE(sv_destroy_order) == SV_OBJ_MAX - 1);
 
 /*
  * Give a new object its handle. It was charged with sv_charge() when its
