@@ -57,6 +57,7 @@ static const enum sv_obj_type sv_destroy_order[] = {
 	SV_OBJ_SRQ, SV_OBJ_AH, SV_OBJ_MKEY, SV_OBJ_MR, SV_OBJ_CQ,
 	SV_OBJ_COMP_CHANNEL, SV_OBJ_PD,
 };
+
 /* Every type is in it: a file's teardown leaves nothing behind. */
 static_assert(ARRAY_SIZE(sv_destroy_order) == SV_OBJ_MAX - 1);
 

@@ -997,13 +997,14 @@ TEST_F_TIMEOUT(fl, actions, FL_TIMEOUT)
 		DV_ERR(m1, &val, 3, EINVAL);
 		a[1].tag_value = 1U << 24;
 		DV_ERR(m1, &val, 2, EINVAL);
-		/* DevX objects, flow actions: none on softverbs */
+		/* DevX objects: none on softverbs; no flow action object */
 		a[1].type = MLX5DV_FLOW_ACTION_DEST_DEVX;
 		DV_ERR(m1, &val, 2, EOPNOTSUPP);
 		a[1].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
 		DV_ERR(m1, &val, 2, EOPNOTSUPP);
 		a[1].type = MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION;
-		DV_ERR(m1, &val, 2, EOPNOTSUPP);
+		a[1].action = NULL;
+		DV_ERR(m1, &val, 2, EINVAL);
 		/* A receive rule needs somewhere to go. */
 		a[0].type = MLX5DV_FLOW_ACTION_TAG;
 		a[0].tag_value = 1;
@@ -1910,6 +1911,190 @@ TEST_F_TIMEOUT(fl, dr_rewrite, FL_TIMEOUT)
 	rawqp_close(&qa);
 	rawqp_close(&qb);
 	rawqp_close(&qc);
+}
+
+/* A flow of @m on @val: @n flow actions, then QP @qp (NULL: none) */
+static struct ibv_flow *dv_flow_fa(struct mlx5dv_flow_matcher *m,
+				   struct fte *val, int n,
+				   struct ibv_flow_action **fa, struct ibv_qp *qp)
+{
+	struct mlx5dv_flow_action_attr a[4];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		a[i].type = MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION;
+		a[i].action = fa[i];
+	}
+	if (qp) {
+		a[n].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
+		a[n++].qp = qp;
+	}
+	return mlx5dv_create_flow(m, (struct mlx5dv_flow_match_parameters *)val,
+				  n, a);
+}
+
+/*
+ * The verbs-level flow actions: mlx5dv_create_flow_action_modify_header()
+ * and _packet_reformat() in mlx5dv_create_flow()'s IBV_FLOW_ACTION, on
+ * NIC_RX (modify, decap) and NIC_TX (encap), verified byte by byte; their
+ * argument errors; EBUSY while a flow holds one.
+ */
+TEST_F_TIMEOUT(fl, verbs_flow_actions, FL_TIMEOUT)
+{
+	struct ibv_flow_action *mset, *madd, *decap, *encap, *mtx, *fa[3];
+	struct mlx5dv_flow_matcher *mrx, *mt;
+	struct ibv_flow *fl[4], *ftx;
+	uint8_t hdr[50], mac[6];
+	uint64_t mods[4];
+	struct fte mask, val;
+	struct frame f, w, g;
+	struct rawqp qa;
+	struct pkt p, in;
+	int farip, ifi, i;
+	ssize_t n;
+
+	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &qa, IBV_QPT_RAW_PACKET,
+				0));
+	/* Arguments: table types, sizes, pairings */
+	mods[0] = mod_set(F_TTL, 0, 8, 5);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_create_flow_action_modify_header(self->ctx, 8,
+			mods, MLX5DV_FLOW_TABLE_TYPE_FDB));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_create_flow_action_modify_header(self->ctx, 8,
+			mods, 77));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_create_flow_action_modify_header(self->ctx, 12,
+			mods, MLX5DV_FLOW_TABLE_TYPE_NIC_RX));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_create_flow_action_packet_reformat(self->ctx,
+			0, NULL,
+			MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2,
+			MLX5DV_FLOW_TABLE_TYPE_NIC_TX));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, mlx5dv_create_flow_action_packet_reformat(self->ctx,
+			sizeof(hdr), NULL,
+			MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL,
+			MLX5DV_FLOW_TABLE_TYPE_NIC_TX));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* RX: a set (TTL, UDP port), an add (TTL - 1), a VXLAN decap */
+	mods[0] = mod_set(F_TTL, 0, 8, 5);
+	mods[1] = mod_set(F_UDP_DPORT, 0, 16, 7777);
+	mset = mlx5dv_create_flow_action_modify_header(self->ctx, 16, mods,
+			MLX5DV_FLOW_TABLE_TYPE_NIC_RX);
+	ASSERT_NE(NULL, mset) TH_LOG("%d", errno);
+	mods[0] = mod_add(F_TTL, 0xff);
+	madd = mlx5dv_create_flow_action_modify_header(self->ctx, 8, mods,
+			MLX5DV_FLOW_TABLE_TYPE_NIC_RX);
+	ASSERT_NE(NULL, madd) TH_LOG("%d", errno);
+	decap = mlx5dv_create_flow_action_packet_reformat(self->ctx, 0, NULL,
+			MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2,
+			MLX5DV_FLOW_TABLE_TYPE_NIC_RX);
+	ASSERT_NE(NULL, decap) TH_LOG("%d", errno);
+	vxlan_hdr(hdr, self->far_mac, self->mac, NEAR_IP, FAR_IP, 99);
+	encap = mlx5dv_create_flow_action_packet_reformat(self->ctx,
+			sizeof(hdr), hdr,
+			MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL,
+			MLX5DV_FLOW_TABLE_TYPE_NIC_TX);
+	ASSERT_NE(NULL, encap) TH_LOG("%d", errno);
+	mods[0] = mod_set(F_TTL, 0, 8, 9);
+	mtx = mlx5dv_create_flow_action_modify_header(self->ctx, 8, mods,
+			MLX5DV_FLOW_TABLE_TYPE_NIC_TX);
+	ASSERT_NE(NULL, mtx) TH_LOG("%d", errno);
+
+	dport_fte(&mask, 0xff, 0xffff);
+	mrx = matcher(self->ctx, &mask, CRIT(OUTER), 0, false);
+	mt = matcher(self->ctx, &mask, CRIT(OUTER), 0, true);
+	ASSERT_TRUE(mrx && mt);
+	dport_fte(&val, IPPROTO_UDP, 4701);
+	fl[0] = dv_flow_fa(mrx, &val, 1, &mset, qa.qp);
+	dport_fte(&val, IPPROTO_UDP, 4702);
+	fl[1] = dv_flow_fa(mrx, &val, 1, &madd, qa.qp);
+	dport_fte(&val, IPPROTO_UDP, 4789);
+	fl[2] = dv_flow_fa(mrx, &val, 1, &decap, qa.qp);
+	ASSERT_TRUE(fl[0] && fl[1] && fl[2]) TH_LOG("%d", errno);
+	/* A flow action of the other direction; two of a kind */
+	dport_fte(&val, IPPROTO_UDP, 4703);
+	errno = 0;
+	EXPECT_EQ(NULL, dv_flow_fa(mrx, &val, 1, &encap, qa.qp));
+	EXPECT_EQ(EINVAL, errno);
+	fa[0] = mset;
+	fa[1] = madd;
+	errno = 0;
+	EXPECT_EQ(NULL, dv_flow_fa(mrx, &val, 2, fa, qa.qp));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* In use */
+	EXPECT_EQ(EBUSY, ibv_destroy_flow_action(mset));
+
+	base_pkt(&p, self->mac, self->far_mac);
+	p.dport = 4701;
+	mkframe(&f, &p, true);
+	w = f;
+	w.b[22] = 5;
+	put16(w.b + 36, 7777);
+	fix_csums(w.b);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "verbs modify set"));
+	base_pkt(&p, self->mac, self->far_mac);
+	p.dport = 4702;
+	mkframe(&f, &p, true);
+	w = f;
+	w.b[22] = 63;
+	fix_csums(w.b);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "verbs modify add"));
+	base_pkt(&in, inner_a, inner_b);
+	in.dport = 4321;
+	base_pkt(&p, self->mac, self->far_mac);
+	p.vxlan = 1;
+	p.vni = 7;
+	p.inner = &in;
+	mkframe(&f, &p, false);
+	mkframe(&w, &in, false);
+	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
+	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "verbs decap"));
+
+	/* TX: a modify header then an encap, whatever the order given */
+	dport_fte(&val, IPPROTO_UDP, 4600);
+	fa[0] = encap;
+	fa[1] = mtx;
+	ftx = dv_flow_fa(mt, &val, 2, fa, NULL);
+	ASSERT_NE(NULL, ftx) TH_LOG("%d", errno);
+	farip = far_packet(ETH_P_IP, &ifi, mac);
+	ASSERT_LE(0, farip);
+	ASSERT_EQ(0, raw_udp(self, &qa, 4600, "verbs encap"));
+	ASSERT_EQ(0, send_done(&qa));
+	base_pkt(&p, self->far_mac, self->mac);
+	f.len = build(f.b, &p);
+	memcpy(f.b, qa.buf + NRECV * 2048, f.len);
+	f.b[22] = 9;
+	fix_csums(f.b);
+	encapped(&w, hdr, &f);
+	for (i = 0; i < 20; i++) {
+		n = recv(farip, g.b, sizeof(g.b), 0);
+		if (n < 0 || (n >= 38 && get16(g.b + 36) == 4789))
+			break;
+	}
+	ASSERT_EQ((ssize_t)w.len, n);
+	EXPECT_EQ(0, memcmp(g.b, w.b, w.len));
+	close(farip);
+
+	EXPECT_EQ(0, ibv_destroy_flow(ftx));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, ibv_destroy_flow(fl[i]));
+	EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(mrx));
+	EXPECT_EQ(0, mlx5dv_destroy_flow_matcher(mt));
+	EXPECT_EQ(0, ibv_destroy_flow_action(mset));
+	EXPECT_EQ(0, ibv_destroy_flow_action(madd));
+	EXPECT_EQ(0, ibv_destroy_flow_action(decap));
+	EXPECT_EQ(0, ibv_destroy_flow_action(encap));
+	EXPECT_EQ(0, ibv_destroy_flow_action(mtx));
+	rawqp_close(&qa);
 }
 
 /* errno of a modify header action made of @n actions; 0 if it was made */

@@ -192,22 +192,6 @@ mlx5dv_create_flow_action_esp(struct ibv_context *ctx,
 	SV_NOTSUP_NULL;
 }
 
-SV_EXPORT struct ibv_flow_action *
-mlx5dv_create_flow_action_modify_header(struct ibv_context *ctx,
-					size_t actions_sz, uint64_t actions[],
-					enum mlx5dv_flow_table_type ft_type)
-{
-	SV_NOTSUP_NULL;
-}
-
-SV_EXPORT struct ibv_flow_action *
-mlx5dv_create_flow_action_packet_reformat(struct ibv_context *ctx,
-					  size_t data_sz, void *data,
-					  enum mlx5dv_flow_action_packet_reformat_type reformat_type,
-					  enum mlx5dv_flow_table_type ft_type)
-{
-	SV_NOTSUP_NULL;
-}
 
 
 SV_EXPORT struct ibv_wq *mlx5dv_create_wq(struct ibv_context *context,

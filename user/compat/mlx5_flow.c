@@ -354,24 +354,154 @@ union sv_dv_flow_attr {
 		    (SV_FLOW_MAX_REWRITE + 1) * sizeof(struct sv_flow_spec_dest)];
 };
 
+/* ---- verbs-level flow actions: steering actions (../lib/flow.c) ---- */
+
+/*
+ * The table types of these flow actions: NIC receive and transmit; FDB
+ * and RDMA tables softverbs lacks (EOPNOTSUPP); anything else EINVAL, as
+ * mlx5_ib.
+ */
+static int sv_dv_ft_type(enum mlx5dv_flow_table_type ft_type, bool *egress)
+{
+	switch (ft_type) {
+	case MLX5DV_FLOW_TABLE_TYPE_NIC_RX:
+	case MLX5DV_FLOW_TABLE_TYPE_NIC_TX:
+		*egress = ft_type == MLX5DV_FLOW_TABLE_TYPE_NIC_TX;
+		return 0;
+	case MLX5DV_FLOW_TABLE_TYPE_FDB:
+	case MLX5DV_FLOW_TABLE_TYPE_RDMA_RX:
+	case MLX5DV_FLOW_TABLE_TYPE_RDMA_TX:
+		return EOPNOTSUPP;
+	default:
+		return EINVAL;
+	}
+}
+
+/*
+ * The modify-header actions of the PRM (set and add; kernel/steer/action.c
+ * checks each), as mlx5_ib takes them: a whole number of 8-byte actions,
+ * at least one (EINVAL).
+ */
+SV_EXPORT struct ibv_flow_action *
+mlx5dv_create_flow_action_modify_header(struct ibv_context *ctx,
+					size_t actions_sz, uint64_t actions[],
+					enum mlx5dv_flow_table_type ft_type)
+{
+	bool egress;
+	int ret;
+
+	if (!ctx || !sv_private_context_is_ours(ctx)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ret = sv_dv_ft_type(ft_type, &egress);
+	if (!ret && (!actions_sz || actions_sz % 8 || !actions))
+		ret = EINVAL;
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	return sv_private_create_flow_action(ctx, SV_STEER_ACT_MODIFY, egress,
+					     actions, actions_sz);
+}
+
+/*
+ * As mlx5_ib's: data and its size agree (EINVAL, rdma-core); an L2
+ * tunnel decap on NIC_RX, an L2 tunnel encap on NIC_TX; the L3 tunnel
+ * ones are not built, and any other pairing is EOPNOTSUPP.
+ */
+SV_EXPORT struct ibv_flow_action *
+mlx5dv_create_flow_action_packet_reformat(struct ibv_context *ctx,
+					  size_t data_sz, void *data,
+					  enum mlx5dv_flow_action_packet_reformat_type reformat_type,
+					  enum mlx5dv_flow_table_type ft_type)
+{
+	bool egress;
+	int ret;
+
+	if (!ctx || !sv_private_context_is_ours(ctx)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((!data && data_sz) || (data && !data_sz)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ret = sv_dv_ft_type(ft_type, &egress);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	if (reformat_type ==
+	    MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2 && !egress)
+		return sv_private_create_flow_action(ctx, SV_STEER_ACT_DECAP,
+						     false, data, data_sz);
+	if (reformat_type ==
+	    MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL && egress)
+		return sv_private_create_flow_action(ctx, SV_STEER_ACT_ENCAP,
+						     true, data, data_sz);
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+/*
+ * A flow action of a flow: a rewrite in its place of mlx5's order
+ * (decap, modify header, encap; one of each), in @slot.
+ */
+static int sv_dv_flow_action(struct ibv_flow_action *fa, uint32_t slot[3],
+			     bool *egress)
+{
+	uint32_t handle, ktype, i;
+
+	if (sv_private_flow_action_info(fa, &handle, &ktype, egress))
+		return EINVAL;
+	switch (ktype) {
+	case SV_STEER_ACT_DECAP:
+		i = 0;
+		break;
+	case SV_STEER_ACT_MODIFY:
+		i = 1;
+		break;
+	case SV_STEER_ACT_ENCAP:
+		i = 2;
+		break;
+	default:
+		return EINVAL;
+	}
+	if (slot[i])
+		return EOPNOTSUPP;
+	slot[i] = handle;
+	return 0;
+}
+
 /*
  * The actions, checked in rdma-core's order and with its errors (two
  * destinations: EOPNOTSUPP; two tags: EINVAL). softverbs has no DevX
- * objects and creates no flow action objects (packet reformat, modify
- * header, ESP): those are EOPNOTSUPP. IBV_COUNTER, which rdma-core's
- * libmlx5 refuses, counts into an ibv_counters object as
+ * objects (EOPNOTSUPP); an IBV_FLOW_ACTION is one of the flow actions
+ * above, in the matcher's direction (EINVAL). IBV_COUNTER, which
+ * rdma-core's libmlx5 refuses, counts into an ibv_counters object as
  * ibv_create_flow()'s ACTION_COUNT does.
  */
 static int sv_dv_actions(size_t n, const struct mlx5dv_flow_action_attr *a,
-			 struct sv_dv_actions *out)
+			 bool egress, struct sv_dv_actions *out)
 {
+	uint32_t slot[3] = {};
+	bool dir;
 	size_t i;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (n && !a)
 		return EINVAL;
 	for (i = 0; i < n; i++) {
 		switch (a[i].type) {
+		case MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION:
+			ret = sv_dv_flow_action(a[i].action, slot, &dir);
+			if (!ret && dir != egress)
+				ret = EINVAL;
+			if (ret)
+				return ret;
+			break;
 		case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
 			if (out->qp || out->miss || out->drop || !a[i].qp)
 				return out->qp || out->miss || out->drop ?
@@ -402,6 +532,9 @@ static int sv_dv_actions(size_t n, const struct mlx5dv_flow_action_attr *a,
 			return EOPNOTSUPP;
 		}
 	}
+	for (i = 0; i < 3; i++)
+		if (slot[i])
+			out->rw[out->nrw++] = slot[i];
 	return 0;
 }
 
@@ -552,7 +685,7 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		errno = EINVAL;
 		return NULL;
 	}
-	ret = sv_dv_actions(num_actions, actions_attr, &act);
+	ret = sv_dv_actions(num_actions, actions_attr, matcher->egress, &act);
 	if (ret) {
 		errno = ret;
 		return NULL;

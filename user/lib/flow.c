@@ -149,10 +149,85 @@ static int sv_destroy_flow(struct ibv_flow *flow)
 	return 0;
 }
 
+/* ---- flow actions that rewrite frames (libmlx5's verbs-level ones) ---- */
+
+struct sv_flow_action {
+	struct ibv_flow_action fa;	/* handed out */
+	uint32_t handle;		/* the kernel's steering action */
+	uint32_t ktype;			/* SV_STEER_ACT_* */
+	bool egress;
+};
+
+SV_EXPORT struct ibv_flow_action *
+sv_private_create_flow_action(struct ibv_context *ctx, uint32_t ktype,
+			      bool egress, const void *data, size_t len)
+{
+	struct sv_create_steer_action c = {
+		.size = sizeof(c), .type = ktype,
+		.flags = egress ? SV_FLOW_ATTR_FLAGS_EGRESS : 0,
+		.data = (uintptr_t)data, .data_len = len,
+	};
+	struct sv_flow_action *a;
+	int ret;
+
+	if (!ctx || !sv_private_context_is_ours(ctx) || len > UINT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = sv_cmd(ctx, SV_IOC_CREATE_STEER_ACTION, &c);
+	if (ret) {
+		free(a);
+		errno = ret;
+		return NULL;
+	}
+	a->fa.context = ctx;
+	a->handle = c.handle;
+	a->ktype = ktype;
+	a->egress = egress;
+	return &a->fa;
+}
+
+/* Every flow action of a softverbs context is one of these. */
+SV_EXPORT int sv_private_flow_action_info(struct ibv_flow_action *fa,
+					  uint32_t *handle, uint32_t *ktype,
+					  bool *egress)
+{
+	struct sv_flow_action *a;
+
+	if (!fa || !sv_private_context_is_ours(fa->context))
+		return EINVAL;
+	a = container_of(fa, struct sv_flow_action, fa);
+	*handle = a->handle;
+	*ktype = a->ktype;
+	*egress = a->egress;
+	return 0;
+}
+
+/* ibv_destroy_flow_action(): EBUSY while a flow uses it (the kernel). */
+static int sv_destroy_flow_action(struct ibv_flow_action *fa)
+{
+	struct sv_flow_action *a = container_of(fa, struct sv_flow_action, fa);
+	struct sv_destroy_steer_obj d = { .size = sizeof(d),
+					  .handle = a->handle };
+	int ret;
+
+	ret = sv_cmd(fa->context, SV_IOC_DESTROY_STEER_ACTION, &d);
+	if (ret)
+		return ret;
+	free(a);
+	return 0;
+}
+
 static int sv_flow_ctx_init(struct sv_context *ctx)
 {
 	ctx->vctx.ibv_create_flow = sv_create_flow;
 	ctx->vctx.ibv_destroy_flow = sv_destroy_flow;
+	ctx->vctx.destroy_flow_action = sv_destroy_flow_action;
 	return 0;
 }
 SV_CTX_PROVIDER(flow, sv_flow_ctx_init, NULL);

@@ -84,6 +84,22 @@ struct ibv_flow *sv_private_create_flow(struct ibv_context *ctx,
 					struct ibv_qp *qp,
 					struct ibv_flow_attr *attr);
 
+/*
+ * A verbs-level flow action (mlx5dv_create_flow_action_modify_header(),
+ * _packet_reformat()): a kernel steering action of @ktype
+ * (SV_STEER_ACT_*) for the receive or (@egress) transmit direction,
+ * which ibv_destroy_flow_action() destroys. NULL with errno.
+ */
+struct ibv_flow_action *sv_private_create_flow_action(struct ibv_context *ctx,
+						      uint32_t ktype,
+						      bool egress,
+						      const void *data,
+						      size_t len);
+
+/* What such an action is: 0, or EINVAL if it is not one of ours. */
+int sv_private_flow_action_info(struct ibv_flow_action *fa, uint32_t *handle,
+				uint32_t *ktype, bool *egress);
+
 /* One softverbs ioctl on @ctx's file (uapi): 0 or an errno value. */
 int sv_private_cmd(struct ibv_context *ctx, unsigned long req, void *arg);
 
