@@ -1560,6 +1560,36 @@ static void encapped(struct frame *out, const uint8_t *hdr,
 	fix_csums(out->b);
 }
 
+/* A VXLAN frame (VNI 7) from the far side, and the inner one it holds */
+static void vxlan_frames(SV_VETH_DATA *self, struct frame *outer,
+			 struct frame *inner)
+{
+	struct pkt p, in;
+
+	base_pkt(&in, inner_a, inner_b);
+	in.dport = 4321;
+	base_pkt(&p, self->mac, self->far_mac);
+	p.vxlan = 1;
+	p.vni = 7;
+	p.inner = &in;
+	mkframe(outer, &p, false);
+	mkframe(inner, &in, false);
+}
+
+/* The first VXLAN frame the far end's packet socket @fd gets; its size */
+static ssize_t far_recv_vxlan(int fd, struct frame *g)
+{
+	ssize_t n = -1;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		n = recv(fd, g->b, sizeof(g->b), 0);
+		if (n < 0 || (n >= 38 && get16(g->b + 36) == 4789))
+			break;
+	}
+	return n;
+}
+
 static struct mlx5dv_dr_rule *dr_rule(struct mlx5dv_dr_matcher *m,
 				      struct fte *val, size_t n,
 				      struct mlx5dv_dr_action **acts)
@@ -1593,7 +1623,7 @@ TEST_F_TIMEOUT(fl, dr_rewrite, FL_TIMEOUT)
 	uint8_t hdr[50], hdr_far[50];
 	int nr = 0, farip, ifi, i;
 	uint8_t mac[6];
-	struct pkt p, in;
+	struct pkt p;
 	__be64 mods[8];
 
 	ASSERT_EQ(0, rawqp_open(self->ctx, self->pd, &qa, IBV_QPT_RAW_PACKET,
@@ -1821,14 +1851,7 @@ TEST_F_TIMEOUT(fl, dr_rewrite, FL_TIMEOUT)
 	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "modify tcp + push"));
 
 	/* VXLAN decap: the inner frame arrives */
-	base_pkt(&in, inner_a, inner_b);
-	in.dport = 4321;
-	base_pkt(&p, self->mac, self->far_mac);
-	p.vxlan = 1;
-	p.vni = 7;
-	p.inner = &in;
-	mkframe(&f, &p, false);
-	mkframe(&w, &in, false);
+	vxlan_frames(self, &f, &w);
 	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "vxlan decap"));
 
@@ -1871,11 +1894,7 @@ TEST_F_TIMEOUT(fl, dr_rewrite, FL_TIMEOUT)
 		f.len = build(f.b, &p);
 		memcpy(f.b, sent, f.len);
 		encapped(&w, hdr_far, &f);
-		for (i = 0; i < 20; i++) {
-			n = recv(farip, g.b, sizeof(g.b), 0);
-			if (n < 0 || (n >= 38 && get16(g.b + 36) == 4789))
-				break;
-		}
+		n = far_recv_vxlan(farip, &g);
 		ASSERT_EQ((ssize_t)w.len, n);
 		EXPECT_EQ(0, memcmp(g.b, w.b, w.len));
 		/* Its IPv4 header checksum is right */
@@ -1949,7 +1968,7 @@ TEST_F_TIMEOUT(fl, verbs_flow_actions, FL_TIMEOUT)
 	struct fte mask, val;
 	struct frame f, w, g;
 	struct rawqp qa;
-	struct pkt p, in;
+	struct pkt p;
 	int farip, ifi, i;
 	ssize_t n;
 
@@ -2048,14 +2067,7 @@ TEST_F_TIMEOUT(fl, verbs_flow_actions, FL_TIMEOUT)
 	fix_csums(w.b);
 	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "verbs modify add"));
-	base_pkt(&in, inner_a, inner_b);
-	in.dport = 4321;
-	base_pkt(&p, self->mac, self->far_mac);
-	p.vxlan = 1;
-	p.vni = 7;
-	p.inner = &in;
-	mkframe(&f, &p, false);
-	mkframe(&w, &in, false);
+	vxlan_frames(self, &f, &w);
 	ASSERT_EQ(0, far_send(self->pkt, self->far_ifindex, f.b, f.len));
 	EXPECT_EQ(0, got_frame(_metadata, &qa, &w, 0, "verbs decap"));
 
@@ -2075,11 +2087,7 @@ TEST_F_TIMEOUT(fl, verbs_flow_actions, FL_TIMEOUT)
 	f.b[22] = 9;
 	fix_csums(f.b);
 	encapped(&w, hdr, &f);
-	for (i = 0; i < 20; i++) {
-		n = recv(farip, g.b, sizeof(g.b), 0);
-		if (n < 0 || (n >= 38 && get16(g.b + 36) == 4789))
-			break;
-	}
+	n = far_recv_vxlan(farip, &g);
 	ASSERT_EQ((ssize_t)w.len, n);
 	EXPECT_EQ(0, memcmp(g.b, w.b, w.len));
 	close(farip);

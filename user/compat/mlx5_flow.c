@@ -357,12 +357,15 @@ union sv_dv_flow_attr {
 /* ---- verbs-level flow actions: steering actions (../lib/flow.c) ---- */
 
 /*
- * The table types of these flow actions: NIC receive and transmit; FDB
- * and RDMA tables softverbs lacks (EOPNOTSUPP); anything else EINVAL, as
- * mlx5_ib.
+ * A flow action's context and table type: a context not ours EOPNOTSUPP
+ * (not an mlx5); NIC receive and transmit; FDB and RDMA tables softverbs
+ * lacks (EOPNOTSUPP); anything else EINVAL, as mlx5_ib.
  */
-static int sv_dv_ft_type(enum mlx5dv_flow_table_type ft_type, bool *egress)
+static int sv_dv_ft_type(struct ibv_context *ctx,
+			 enum mlx5dv_flow_table_type ft_type, bool *egress)
 {
+	if (!ctx || !sv_private_context_is_ours(ctx))
+		return EOPNOTSUPP;
 	switch (ft_type) {
 	case MLX5DV_FLOW_TABLE_TYPE_NIC_RX:
 	case MLX5DV_FLOW_TABLE_TYPE_NIC_TX:
@@ -390,11 +393,7 @@ mlx5dv_create_flow_action_modify_header(struct ibv_context *ctx,
 	bool egress;
 	int ret;
 
-	if (!ctx || !sv_private_context_is_ours(ctx)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	ret = sv_dv_ft_type(ft_type, &egress);
+	ret = sv_dv_ft_type(ctx, ft_type, &egress);
 	if (!ret && (!actions_sz || actions_sz % 8 || !actions))
 		ret = EINVAL;
 	if (ret) {
@@ -419,15 +418,12 @@ mlx5dv_create_flow_action_packet_reformat(struct ibv_context *ctx,
 	bool egress;
 	int ret;
 
-	if (!ctx || !sv_private_context_is_ours(ctx)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if ((!data && data_sz) || (data && !data_sz)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	ret = sv_dv_ft_type(ft_type, &egress);
+	/* rdma-core looks at the data first, mlx5_ib at the table type */
+	if (ctx && sv_private_context_is_ours(ctx) &&
+	    ((!data && data_sz) || (data && !data_sz)))
+		ret = EINVAL;
+	else
+		ret = sv_dv_ft_type(ctx, ft_type, &egress);
 	if (ret) {
 		errno = ret;
 		return NULL;

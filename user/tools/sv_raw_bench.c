@@ -21,6 +21,11 @@
  *     the first one; frames/s. Exits 3 if none came within -T seconds (30)
  *     of "ready".
  *
+ *     With -E, the receiver sleeps on a completion channel while its CQ
+ *     is empty (ibv_req_notify_cq, poll() of the channel's fd for up to
+ *     50 ms, ibv_get_cq_event), as the AF_PACKET side sleeps in poll();
+ *     without it, it polls the CQ without a break.
+ *
  *     With -L LEVELS (1..8), the rules are mlx5dv DR rules instead
  *     (libmlx5.so.1, loaded only then): the domain's root table sends
  *     every UDP frame on to a table of level 1, that one's to level 2, and
@@ -39,6 +44,8 @@
  * scripts/bench-guest.
  */
 #include <dlfcn.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 #include "sv_pkt.h"
@@ -77,7 +84,7 @@ static int usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sv_raw_bench rx -d DEV [-n RULES] [-k PROBES] [-t SECS] [-w SECS] [-T SECS]\n"
-		"                       [-r RQ] [-b BYTES] [-L LEVELS] [frame options]\n"
+		"                       [-r RQ] [-b BYTES] [-L LEVELS] [-E] [frame options]\n"
 		"       sv_raw_bench tx -d DEV [-t SECS] [-w SECS] [-q SQ] [-S N] [frame options]\n"
 		SV_PKT_USAGE);
 	return f == stdout ? 0 : 2;
@@ -301,15 +308,43 @@ static double probe_insert(struct ibv_qp *qp, const struct sv_pkt_cfg *c,
 	return spent > 0 ? probes / spent : 0;
 }
 
+/* -E: sleep on a completion channel when the receive CQ is empty. */
+static bool use_events;
+
 struct bench {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;	/* -E */
 	struct ibv_cq *scq, *rcq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	size_t buflen;
 };
+
+/*
+ * The CQ is empty: arm it, look once more, then sleep on the channel for
+ * at most 50 ms (as the AF_PACKET side sleeps in poll()); what is there.
+ */
+static int wait_cq(struct bench *b, struct ibv_wc *wc)
+{
+	struct pollfd p = { .fd = b->ch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	int n;
+
+	if (ibv_req_notify_cq(b->rcq, 0))
+		fail("ibv_req_notify_cq", errno);
+	n = ibv_poll_cq(b->rcq, POLL_BATCH, wc);
+	if (n)
+		return n;
+	if (poll(&p, 1, 50) > 0) {
+		if (ibv_get_cq_event(b->ch, &cq, &cq_ctx))
+			fail("ibv_get_cq_event", errno);
+		ibv_ack_cq_events(cq, 1);
+	}
+	return ibv_poll_cq(b->rcq, POLL_BATCH, wc);
+}
 
 static struct ibv_context *open_dev(const char *name)
 {
@@ -370,7 +405,12 @@ static void setup(struct bench *b, const char *dev, uint32_t sq, uint32_t rq,
 	b->scq = ibv_create_cq(b->ctx, (int)sq, NULL, NULL, 0);
 	if (!b->scq)
 		fail("ibv_create_cq", errno);
-	b->rcq = ibv_create_cq(b->ctx, (int)rq, NULL, NULL, 0);
+	if (use_events) {
+		b->ch = ibv_create_comp_channel(b->ctx);
+		if (!b->ch)
+			fail("ibv_create_comp_channel", errno);
+	}
+	b->rcq = ibv_create_cq(b->ctx, (int)rq, NULL, b->ch, 0);
 	if (!b->rcq)
 		fail("ibv_create_cq", errno);
 	ia.send_cq = b->scq;
@@ -403,6 +443,8 @@ static void teardown(struct bench *b)
 		fail("ibv_destroy_qp", ret);
 	ibv_destroy_cq(b->scq);
 	ibv_destroy_cq(b->rcq);
+	if (b->ch)
+		ibv_destroy_comp_channel(b->ch);
 	ibv_dereg_mr(b->mr);
 	ibv_dealloc_pd(b->pd);
 	ibv_close_device(b->ctx);
@@ -503,6 +545,8 @@ static int rx(const char *dev, struct sv_pkt_cfg *c, uint32_t rules,
 
 	for (;;) {
 		n = ibv_poll_cq(b.rcq, POLL_BATCH, wc);
+		if (!n && b.ch)
+			n = wait_cq(&b, wc);
 		if (n < 0)
 			fail("ibv_poll_cq", EIO);
 		now = sv_now();
@@ -682,7 +726,7 @@ int main(int argc, char **argv)
 		return usage(stderr);
 	sv_pkt_cfg_default(&c);
 	optind = 2;
-	while ((opt = getopt_long(argc, argv, "d:n:k:t:w:T:r:b:q:S:L:h", lo,
+	while ((opt = getopt_long(argc, argv, "d:n:k:t:w:T:r:b:q:S:L:Eh", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'd':
@@ -711,6 +755,9 @@ int main(int argc, char **argv)
 		case 'L':
 			if (sv_parse_u32(optarg, &dr.levels, DR_MAX_LEVELS))
 				return usage(stderr);
+			break;
+		case 'E':
+			use_events = true;
 			break;
 		case 'h':
 			return usage(stdout);
