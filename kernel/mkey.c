@@ -324,12 +324,14 @@ int sv_destroy_mkey(struct sv_file *f, void *arg)
 /* ---- UMR and LOCAL_INV, executed by the QP's engine ---- */
 
 /* Check a UMR's entries and fill mk's layout from them; 0 or a WC status. */
-static u32 sv_mkey_layout(struct sv_mkey *mk, const struct sv_send_umr *u,
-			  const struct sv_umr_ent *e)
+static u32 sv_mkey_entries(struct sv_mkey *mk, const struct sv_send_umr *u,
+			   const struct sv_umr_ent *e)
 {
 	u64 pattern = 0, stride, last, end, length;
 	u32 i;
 
+	if (!u->repeat_count)
+		return SV_WC_STATUS_LOC_QP_OP_ERR;
 	for (i = 0; i < u->num_ent; i++) {
 		if (e[i].reserved)
 			return SV_WC_STATUS_LOC_QP_OP_ERR;
@@ -353,8 +355,32 @@ static u32 sv_mkey_layout(struct sv_mkey *mk, const struct sv_send_umr *u,
 	mk->pattern = pattern;
 	mk->length = length;
 	mk->repeat = u->repeat_count;
-	mk->access = u->access;
-	mk->valid = length != 0;
+	return 0;
+}
+
+/* Apply a UMR to mk (the MR closed): its layout, its rights, or both. */
+static u32 sv_mkey_layout(struct sv_mkey *mk, const struct sv_send_umr *u,
+			  const struct sv_umr_ent *e)
+{
+	u32 status = 0;
+
+	if (u->flags & SV_UMR_KEEP_LAYOUT) {
+		if (u->num_ent)
+			status = SV_WC_STATUS_LOC_QP_OP_ERR;
+	} else {
+		status = sv_mkey_entries(mk, u, e);
+		/* Entries may be half written: no layout is left. */
+		if (status) {
+			mk->n = 0;
+			mk->pattern = 0;
+			mk->length = 0;
+		}
+	}
+	if (status)
+		return status;
+	if (!(u->flags & SV_UMR_KEEP_ACCESS))
+		mk->access = u->access;
+	mk->valid = mk->length != 0;
 	return 0;
 }
 
@@ -364,7 +390,8 @@ static u32 sv_mkey_layout(struct sv_mkey *mk, const struct sv_send_umr *u,
  * @w: the WQE, copied out of the ring with its slot's payload
  *
  * Returns the WC status: 0, LOC_QP_OP_ERR for a malformed UMR,
- * LOC_PROT_ERR for a key that is not an indirect key of qp's PD.
+ * LOC_PROT_ERR for a key that is not an indirect key of qp's PD. A
+ * failed UMR leaves the key free.
  */
 u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w)
 {
@@ -380,7 +407,8 @@ u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w)
 
 	if (w->num_sge || w->inline_len)
 		return SV_WC_STATUS_LOC_QP_OP_ERR;
-	if (umr && (room < sizeof(*u) || u->reserved || !u->repeat_count ||
+	if (umr && (room < sizeof(*u) ||
+		    (u->flags & ~(SV_UMR_KEEP_ACCESS | SV_UMR_KEEP_LAYOUT)) ||
 		    (u->access & ~SV_MKEY_RIGHTS) ||
 		    u->num_ent > (room - sizeof(*u)) / sizeof(struct sv_umr_ent)))
 		return SV_WC_STATUS_LOC_QP_OP_ERR;

@@ -132,7 +132,8 @@ FIXTURE_SETUP(mkey)
 
 	self->a = umr_qp(self->ctx, self->pd, self->cq, IBV_QPT_RC,
 			 MLX5DV_QP_EX_WITH_MR_INTERLEAVED |
-			 MLX5DV_QP_EX_WITH_MR_LIST);
+			 MLX5DV_QP_EX_WITH_MR_LIST |
+			 MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
 	ASSERT_NE(NULL, self->a);
 	self->ax = ibv_qp_to_qp_ex(self->a);
 	ASSERT_NE(NULL, self->ax);
@@ -288,7 +289,7 @@ TEST_F(mkey, qp_create_errors)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	errno = 0;
 	EXPECT_EQ(NULL, umr_qp(self->ctx, self->pd, self->cq, IBV_QPT_RC,
-			       MLX5DV_QP_EX_WITH_MKEY_CONFIGURE));
+			       MLX5DV_QP_EX_WITH_RAW_WQE));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	errno = 0;
 	EXPECT_EQ(NULL, umr_qp(self->ctx, self->pd, self->cq, IBV_QPT_RC,
@@ -308,6 +309,7 @@ TEST_F(mkey, qp_create_errors)
 	}
 	EXPECT_NE(NULL, self->adv->wr_mr_list);
 	EXPECT_NE(NULL, self->adv->wr_mr_interleaved);
+	EXPECT_NE(NULL, self->adv->wr_mkey_configure);
 }
 
 TEST_F(mkey, list_remote_and_local)
@@ -562,6 +564,102 @@ TEST_F(mkey, builder_errors)
 			       IBV_SEND_INLINE | IBV_SEND_SIGNALED));
 	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
 			       MLX5DV_WC_UMR));
+}
+
+/* mlx5dv_wr_mkey_configure() with @n setters: what ibv_wr_complete says */
+static int configure(FIXTURE_DATA(mkey) *self, uint8_t n, int access,
+		     bool list, struct mlx5dv_mkey_conf_attr *attr)
+{
+	struct ibv_sge sg[2] = {
+		{ (uintptr_t)self->buf1 + PIECE1, LEN1, self->mr1->lkey },
+		{ (uintptr_t)self->buf2 + PIECE2, LEN2, self->mr2->lkey },
+	};
+	struct mlx5dv_mkey_conf_attr none = {};
+
+	ibv_wr_start(self->ax);
+	self->ax->wr_id = 0x5555;
+	self->ax->wr_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	mlx5dv_wr_mkey_configure(self->adv, self->mkey, n,
+				 attr ? attr : &none);
+	if (access >= 0)
+		mlx5dv_wr_set_mkey_access_flags(self->adv, access);
+	if (list)
+		mlx5dv_wr_set_mkey_layout_list(self->adv, 2, sg);
+	return ibv_wr_complete(self->ax);
+}
+
+TEST_F(mkey, configure)
+{
+	struct mlx5dv_mkey_conf_attr bad = { .comp_mask = 1 };
+	struct ibv_send_wr inv = {
+		.wr_id = 0x3333, .opcode = IBV_WR_LOCAL_INV,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *badwr;
+	struct mlx5dv_sig_block_attr sig = {};
+
+	/* Rights and a layout */
+	ASSERT_EQ(0, configure(self, 2, IBV_ACCESS_REMOTE_READ, true, NULL));
+	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x5555, IBV_WC_SUCCESS,
+			       MLX5DV_WC_UMR));
+	EXPECT_EQ(IBV_WC_SUCCESS, rdma_via_key(self, IBV_WR_RDMA_READ, 990,
+					       20, self->mkey->rkey));
+	EXPECT_EQ(0, memcmp(self->lbuf, self->buf1 + PIECE1 + 990, 10));
+	EXPECT_EQ(0, memcmp(self->lbuf + 10, self->buf2 + PIECE2, 10));
+	/* Freed, then configured with no setter: the same layout, rights */
+	inv.invalidate_rkey = self->mkey->rkey;
+	ASSERT_EQ(0, ibv_post_send(self->a, &inv, &badwr));
+	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x3333, IBV_WC_SUCCESS,
+			       IBV_WC_LOCAL_INV));
+	ASSERT_EQ(0, configure(self, 0, -1, false, NULL));
+	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x5555, IBV_WC_SUCCESS,
+			       MLX5DV_WC_UMR));
+	EXPECT_EQ(IBV_WC_SUCCESS, rdma_via_key(self, IBV_WR_RDMA_READ, 0, 8,
+					       self->mkey->rkey));
+	/* New rights only: the layout stays, a write now lands */
+	ASSERT_EQ(0, configure(self, 1, IBV_ACCESS_LOCAL_WRITE |
+			       IBV_ACCESS_REMOTE_WRITE, false, NULL));
+	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x5555, IBV_WC_SUCCESS,
+			       MLX5DV_WC_UMR));
+	memset(self->lbuf, 0x5a, 16);
+	EXPECT_EQ(IBV_WC_SUCCESS, rdma_via_key(self, IBV_WR_RDMA_WRITE,
+					       LEN1 - 8, 16,
+					       self->mkey->rkey));
+	EXPECT_EQ(0x5a, self->buf1[PIECE1 + LEN1 - 1]);
+	EXPECT_EQ(0x5a, self->buf2[PIECE2 + 7]);
+	EXPECT_EQ(0x22, self->buf2[PIECE2 + 8]);
+
+	/* The builder's and setters' errors; nothing posted by them */
+	EXPECT_EQ(EOPNOTSUPP, configure(self, 0, -1, false, &bad));
+	EXPECT_EQ(EINVAL, configure(self, 2, IBV_ACCESS_REMOTE_READ, false,
+				    NULL));		/* a setter short */
+	EXPECT_EQ(EINVAL, configure(self, 1, IBV_ACCESS_MW_BIND, false,
+				    NULL));
+	ibv_wr_start(self->ax);
+	self->ax->wr_flags = IBV_SEND_INLINE;
+	mlx5dv_wr_set_mkey_access_flags(self->adv, 0);	/* no configure */
+	EXPECT_EQ(EINVAL, ibv_wr_complete(self->ax));
+	ibv_wr_start(self->ax);
+	self->ax->wr_flags = IBV_SEND_INLINE;
+	mlx5dv_wr_mkey_configure(self->adv, self->mkey, 2, &bad);
+	EXPECT_EQ(EOPNOTSUPP, ibv_wr_complete(self->ax));
+	ibv_wr_start(self->ax);
+	self->ax->wr_flags = IBV_SEND_INLINE;
+	bad.comp_mask = 0;
+	mlx5dv_wr_mkey_configure(self->adv, self->mkey, 2, &bad);
+	mlx5dv_wr_set_mkey_access_flags(self->adv, 0);
+	mlx5dv_wr_set_mkey_access_flags(self->adv, 0);	/* twice */
+	EXPECT_EQ(EINVAL, ibv_wr_complete(self->ax));
+	ibv_wr_start(self->ax);
+	self->ax->wr_flags = IBV_SEND_INLINE;
+	mlx5dv_wr_mkey_configure(self->adv, self->mkey, 1, &bad);
+	mlx5dv_wr_set_mkey_sig_block(self->adv, &sig);
+	EXPECT_EQ(EOPNOTSUPP, ibv_wr_complete(self->ax));
+	/* The key is as the last good configure left it */
+	EXPECT_EQ(IBV_WC_SUCCESS, rdma_via_key(self, IBV_WR_RDMA_WRITE, 0, 8,
+					       self->mkey->rkey));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  rdma_via_key(self, IBV_WR_RDMA_READ, 0, 8,
+			       self->mkey->rkey));
 }
 
 TEST_HARNESS_MAIN

@@ -1462,7 +1462,8 @@ FZ void fz_umr(struct fz *fz, int fdi, struct sv_send_wqe *w, uint32_t room)
 	u->repeat_count = FZ_PCT(fz, 80) ? FZ_N(fz, 4) + 1 :
 			  (uint32_t)fz_word(fz);
 	u->num_ent = FZ_PCT(fz, 95) ? n : (uint32_t)fz_word(fz);
-	u->reserved = FZ_PCT(fz, 97) ? 0 : 1;
+	u->flags = FZ_PCT(fz, 80) ? 0 : FZ_PCT(fz, 90) ? FZ_N(fz, 4) :
+		   (uint32_t)fz_word(fz);
 	for (i = 0; i < n; i++) {
 		fz_sge(fz, fdi, &s, 4096);
 		e[i].addr = s.addr;

@@ -1271,14 +1271,20 @@ struct sv_send_tso {
  * e.bytes_skip) of the MR e.lkey. A list is repeat_count 1. access:
  * SV_ACCESS_LOCAL_WRITE, _REMOTE_WRITE, _REMOTE_READ, _REMOTE_ATOMIC.
  * The key's length is at most SV_MAX_MR_SIZE. num_sge and inline_len
- * must be zero. A UMR over a laid-out key replaces its layout.
+ * must be zero. A UMR over a laid-out key replaces its layout. flags
+ * (mlx5dv_wr_mkey_configure()): SV_UMR_KEEP_ACCESS keeps the key's rights
+ * (access is ignored), SV_UMR_KEEP_LAYOUT its layout (num_ent must be 0):
+ * a key freed by LOCAL_INV is usable again with the layout it had.
  */
 struct sv_send_umr {
 	__u32 access;		/* SV_ACCESS_* */
 	__u32 repeat_count;	/* >= 1 */
 	__u32 num_ent;
-	__u32 reserved;		/* must be zero */
+	__u32 flags;		/* SV_UMR_* */
 };
+
+#define SV_UMR_KEEP_ACCESS	0x1U
+#define SV_UMR_KEEP_LAYOUT	0x2U
 
 struct sv_umr_ent {
 	__u64 addr;

@@ -21,8 +21,9 @@
  * checked here and change nothing: DISABLE_SCATTER_TO_CQE and
  * ALLOW_SCATTER_TO_CQE (softverbs never scatters to a CQE),
  * PACKET_BASED_CREDIT_MODE (it has no end-to-end credits). DC QPs
- * (DCI and DCT) are built, and of the mlx5 send_ops_flags the MR layouts
- * (MLX5DV_QP_EX_WITH_MR_INTERLEAVED, _MR_LIST) on RC QPs.
+ * (DCI and DCT) are built, and of the mlx5 send_ops_flags the mkey ones
+ * (MLX5DV_QP_EX_WITH_MR_INTERLEAVED, _MR_LIST, _MKEY_CONFIGURE) on RC
+ * QPs.
  */
 #include <stdint.h>
 #include <infiniband/mlx5dv.h>
@@ -37,7 +38,8 @@
 				 MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
 /* The mlx5 send ops built (../lib/post.c) */
 #define SV_DV_SEND_OPS		(MLX5DV_QP_EX_WITH_MR_INTERLEAVED |	\
-				 MLX5DV_QP_EX_WITH_MR_LIST)
+				 MLX5DV_QP_EX_WITH_MR_LIST |		\
+				 MLX5DV_QP_EX_WITH_MKEY_CONFIGURE)
 /* (MLX5DV_QP_CREATE_SUP_FLAGS) */
 #define SV_DV_QP_FLAGS_KNOWN	(MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |	\
 				 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC | \
@@ -148,8 +150,8 @@ SV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
 		}
 		/*
 		 * mlx5_qp_fill_wr_pfns(): unknown ops, and those softverbs
-		 * lacks (MKEY_CONFIGURE, RAW_WQE, MEMCPY), EOPNOTSUPP; the
-		 * MR layouts on RC QPs only, as mlx5.
+		 * lacks (RAW_WQE, MEMCPY), EOPNOTSUPP; the mkey ops on RC
+		 * QPs only, as mlx5.
 		 */
 		if (mlx5_qp_attr->comp_mask &
 		    MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) {

@@ -451,6 +451,9 @@ static void sv_wr_begin(struct ibv_qp_ex *q, enum ibv_wr_opcode op)
 	w->send_flags = q->wr_flags;
 	qp->wr_cur = w;
 	qp->sq.prod++;
+	/* A new WR ends an mkey configure that lacked setters. */
+	if (qp->umr)
+		qp->wr_err = EINVAL;
 }
 
 static struct sv_send_wqe *sv_wr_cur(struct ibv_qp_ex *q)
@@ -615,38 +618,33 @@ static void sv_dv_dc_addr(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah,
 }
 
 /*
- * mlx5dv_wr_mr_interleaved() and mlx5dv_wr_mr_list(): a UMR WQE that
- * lays out an indirect key (uapi struct sv_send_umr). As mlx5: the WR
- * must be inline (EOPNOTSUPP), the rights the four of an mkey (EINVAL),
- * the entries fit the key and the QP's slot (ENOMEM).
+ * mlx5dv_wr_mr_interleaved(), mlx5dv_wr_mr_list() and
+ * mlx5dv_wr_mkey_configure() with its setters: a UMR WQE that lays out
+ * an indirect key (uapi struct sv_send_umr). As mlx5: the WR must be
+ * inline (EOPNOTSUPP), the rights the four of an mkey (EINVAL), the
+ * entries fit the key and the QP's slot (ENOMEM); a setter without a
+ * configure, or twice, is EINVAL.
  */
 #define SV_UMR_RIGHTS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
-static struct sv_umr_ent *sv_umr_begin(struct sv_qp *qp,
-				       struct mlx5dv_mkey *mkey,
-				       uint32_t access, uint32_t repeat,
-				       uint16_t n)
+static struct sv_qp *dv_qp(struct mlx5dv_qp_ex *mqp)
 {
-	struct sv_mkey *mk = container_of(mkey, struct sv_mkey, dv);
+	return container_of(mqp, struct sv_qp, dv);
+}
+
+/* Start a UMR WQE for mkey that keeps its rights and its layout. */
+static struct sv_send_umr *sv_umr_start(struct sv_qp *qp,
+					struct mlx5dv_mkey *mkey)
+{
 	struct ibv_qp_ex *q = &qp->qpx;
 	struct sv_send_umr *u;
 	struct sv_send_wqe *w;
-	size_t room;
 
-	if (qp->wr_err)
-		return NULL;
-	room = qp->sq.max_sge * sizeof(struct sv_sge);
-	if (room < qp->max_inline)
-		room = qp->max_inline;
-	room = room < sizeof(*u) ? 0 : (room - sizeof(*u)) /
-				       sizeof(struct sv_umr_ent);
-	if (!(q->wr_flags & IBV_SEND_INLINE))
+	if (!qp->wr_err && !(q->wr_flags & IBV_SEND_INLINE))
 		qp->wr_err = EOPNOTSUPP;
-	else if (!mkey || (access & ~(uint32_t)SV_UMR_RIGHTS))
+	else if (!qp->wr_err && !mkey)
 		qp->wr_err = EINVAL;
-	else if (n > room || n > mk->max_entries)
-		qp->wr_err = ENOMEM;
 	sv_wr_begin(q, IBV_WR_DRIVER1);
 	w = sv_wr_cur(q);
 	if (!w)
@@ -654,20 +652,66 @@ static struct sv_umr_ent *sv_umr_begin(struct sv_qp *qp,
 	w->send_flags &= ~IBV_SEND_INLINE;
 	w->rkey = mkey->lkey;
 	u = (struct sv_send_umr *)(w + 1);
+	u->flags = SV_UMR_KEEP_ACCESS | SV_UMR_KEEP_LAYOUT;
+	qp->umr = u;
+	qp->umr_mkey = container_of(mkey, struct sv_mkey, dv);
+	return u;
+}
+
+/* The UMR being built by a configure, or NULL (wr_err set: EINVAL). */
+static struct sv_send_umr *sv_umr_cur(struct sv_qp *qp)
+{
+	if (qp->wr_err)
+		return NULL;
+	if (!qp->umr || !sv_wr_cur(&qp->qpx)) {
+		qp->wr_err = EINVAL;
+		return NULL;
+	}
+	return qp->umr;
+}
+
+static void sv_umr_access(struct sv_qp *qp, struct sv_send_umr *u,
+			  uint32_t access)
+{
+	if (!(u->flags & SV_UMR_KEEP_ACCESS) ||
+	    (access & ~(uint32_t)SV_UMR_RIGHTS)) {
+		qp->wr_err = EINVAL;
+		return;
+	}
 	u->access = access;
+	u->flags &= ~SV_UMR_KEEP_ACCESS;
+}
+
+/* The layout's entries, n of them (ENOMEM: more than fit), or NULL. */
+static struct sv_umr_ent *sv_umr_layout(struct sv_qp *qp,
+					struct sv_send_umr *u,
+					uint32_t repeat, uint16_t n)
+{
+	size_t room = qp->sq.max_sge * sizeof(struct sv_sge);
+
+	if (room < qp->max_inline)
+		room = qp->max_inline;
+	room = room < sizeof(*u) ? 0 : (room - sizeof(*u)) /
+				       sizeof(struct sv_umr_ent);
+	if (n > room || n > qp->umr_mkey->max_entries) {
+		qp->wr_err = ENOMEM;
+		return NULL;
+	}
+	if (!(u->flags & SV_UMR_KEEP_LAYOUT)) {
+		qp->wr_err = EINVAL;
+		return NULL;
+	}
+	u->flags &= ~SV_UMR_KEEP_LAYOUT;
 	u->repeat_count = repeat;
 	u->num_ent = n;
-	u->reserved = 0;
 	return (struct sv_umr_ent *)(u + 1);
 }
 
-static void sv_dv_mr_interleaved(struct mlx5dv_qp_ex *mqp,
-				 struct mlx5dv_mkey *mkey, uint32_t access,
-				 uint32_t repeat, uint16_t n,
-				 struct mlx5dv_mr_interleaved *data)
+static void sv_umr_interleaved(struct sv_qp *qp, struct sv_send_umr *u,
+			       uint32_t repeat, uint16_t n,
+			       const struct mlx5dv_mr_interleaved *data)
 {
-	struct sv_qp *qp = container_of(mqp, struct sv_qp, dv);
-	struct sv_umr_ent *e = sv_umr_begin(qp, mkey, access, repeat, n);
+	struct sv_umr_ent *e = sv_umr_layout(qp, u, repeat, n);
 	uint16_t i;
 
 	for (i = 0; e && i < n; i++) {
@@ -679,11 +723,10 @@ static void sv_dv_mr_interleaved(struct mlx5dv_qp_ex *mqp,
 	}
 }
 
-static void sv_dv_mr_list(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
-			  uint32_t access, uint16_t n, struct ibv_sge *sge)
+static void sv_umr_list(struct sv_qp *qp, struct sv_send_umr *u, uint16_t n,
+			const struct ibv_sge *sge)
 {
-	struct sv_qp *qp = container_of(mqp, struct sv_qp, dv);
-	struct sv_umr_ent *e = sv_umr_begin(qp, mkey, access, 1, n);
+	struct sv_umr_ent *e = sv_umr_layout(qp, u, 1, n);
 	uint16_t i;
 
 	for (i = 0; e && i < n; i++) {
@@ -693,6 +736,117 @@ static void sv_dv_mr_list(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
 		e[i].lkey = sge[i].lkey;
 		e[i].reserved = 0;
 	}
+}
+
+static void sv_dv_mr_interleaved(struct mlx5dv_qp_ex *mqp,
+				 struct mlx5dv_mkey *mkey, uint32_t access,
+				 uint32_t repeat, uint16_t n,
+				 struct mlx5dv_mr_interleaved *data)
+{
+	struct sv_qp *qp = dv_qp(mqp);
+	struct sv_send_umr *u = sv_umr_start(qp, mkey);
+
+	if (u)
+		sv_umr_access(qp, u, access);
+	if (u && !qp->wr_err)
+		sv_umr_interleaved(qp, u, repeat, n, data);
+	qp->umr = NULL;
+}
+
+static void sv_dv_mr_list(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
+			  uint32_t access, uint16_t n, struct ibv_sge *sge)
+{
+	struct sv_qp *qp = dv_qp(mqp);
+	struct sv_send_umr *u = sv_umr_start(qp, mkey);
+
+	if (u)
+		sv_umr_access(qp, u, access);
+	if (u && !qp->wr_err)
+		sv_umr_list(qp, u, n, sge);
+	qp->umr = NULL;
+}
+
+/*
+ * mlx5dv_wr_mkey_configure(): a UMR that keeps what no setter changes;
+ * num_setters of them must follow before ibv_wr_complete() (EINVAL).
+ * attr: comp_mask 0, conf_flags no more than RESET_SIG_ATTR (a key has
+ * no signature attributes to reset), else EOPNOTSUPP, as mlx5.
+ */
+static void sv_dv_mkey_configure(struct mlx5dv_qp_ex *mqp,
+				 struct mlx5dv_mkey *mkey, uint8_t num_setters,
+				 struct mlx5dv_mkey_conf_attr *attr)
+{
+	struct sv_qp *qp = dv_qp(mqp);
+
+	if (!qp->wr_err && qp->qpx.wr_flags & IBV_SEND_INLINE &&
+	    (!attr || attr->comp_mask ||
+	     (attr->conf_flags & ~(uint32_t)MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR)))
+		qp->wr_err = EOPNOTSUPP;
+	if (sv_umr_start(qp, mkey))
+		qp->umr_setters = num_setters;
+	if (!num_setters)
+		qp->umr = NULL;
+}
+
+/* One setter done; the WR is whole after the last. */
+static void sv_umr_setter_done(struct sv_qp *qp)
+{
+	if (!qp->wr_err && !--qp->umr_setters)
+		qp->umr = NULL;
+}
+
+static void sv_dv_mkey_access(struct mlx5dv_qp_ex *mqp, uint32_t access)
+{
+	struct sv_qp *qp = dv_qp(mqp);
+	struct sv_send_umr *u = sv_umr_cur(qp);
+
+	if (u)
+		sv_umr_access(qp, u, access);
+	sv_umr_setter_done(qp);
+}
+
+static void sv_dv_mkey_list(struct mlx5dv_qp_ex *mqp, uint16_t n,
+			    const struct ibv_sge *sge)
+{
+	struct sv_qp *qp = dv_qp(mqp);
+	struct sv_send_umr *u = sv_umr_cur(qp);
+
+	if (u)
+		sv_umr_list(qp, u, n, sge);
+	sv_umr_setter_done(qp);
+}
+
+static void sv_dv_mkey_interleaved(struct mlx5dv_qp_ex *mqp, uint32_t repeat,
+				   uint16_t n,
+				   const struct mlx5dv_mr_interleaved *data)
+{
+	struct sv_qp *qp = dv_qp(mqp);
+	struct sv_send_umr *u = sv_umr_cur(qp);
+
+	if (u)
+		sv_umr_interleaved(qp, u, repeat, n, data);
+	sv_umr_setter_done(qp);
+}
+
+/* Signature and crypto mkeys are not built. */
+static void sv_dv_mkey_sig(struct mlx5dv_qp_ex *mqp,
+			   const struct mlx5dv_sig_block_attr *attr)
+{
+	struct sv_qp *qp = dv_qp(mqp);
+
+	(void)attr;
+	if (sv_umr_cur(qp))
+		qp->wr_err = EOPNOTSUPP;
+}
+
+static void sv_dv_mkey_crypto(struct mlx5dv_qp_ex *mqp,
+			      const struct mlx5dv_crypto_attr *attr)
+{
+	struct sv_qp *qp = dv_qp(mqp);
+
+	(void)attr;
+	if (sv_umr_cur(qp))
+		qp->wr_err = EOPNOTSUPP;
 }
 
 static void sv_x_sge_list(struct ibv_qp_ex *q, size_t n,
@@ -778,6 +932,11 @@ static int sv_x_complete(struct ibv_qp_ex *q)
 	struct sv_qp *qp = qpx_qp(q);
 	int ret = qp->wr_err;
 
+	/* An mkey configure still waiting for setters is not whole. */
+	if (!ret && qp->umr)
+		ret = EINVAL;
+	qp->umr = NULL;
+
 	if (ret)
 		qp->sq.prod = qp->wr_start_prod;	/* nothing is posted */
 	else
@@ -793,6 +952,7 @@ static void sv_x_abort(struct ibv_qp_ex *q)
 {
 	struct sv_qp *qp = qpx_qp(q);
 
+	qp->umr = NULL;
 	qp->sq.prod = qp->wr_start_prod;
 	qp->wr_err = 0;
 	pthread_spin_unlock(&qp->sq.lock);
@@ -825,6 +985,12 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp)
 	if (qp->dv_send_ops) {
 		qp->dv.wr_mr_interleaved = sv_dv_mr_interleaved;
 		qp->dv.wr_mr_list = sv_dv_mr_list;
+		qp->dv.wr_mkey_configure = sv_dv_mkey_configure;
+		qp->dv.wr_set_mkey_access_flags = sv_dv_mkey_access;
+		qp->dv.wr_set_mkey_layout_list = sv_dv_mkey_list;
+		qp->dv.wr_set_mkey_layout_interleaved = sv_dv_mkey_interleaved;
+		qp->dv.wr_set_mkey_sig_block = sv_dv_mkey_sig;
+		qp->dv.wr_set_mkey_crypto = sv_dv_mkey_crypto;
 	}
 	if (qp->kqp_type == SV_QPT_DCI) {
 		qp->dv.wr_set_dc_addr = sv_dv_dc_addr;

@@ -405,7 +405,8 @@ sv_private_create_qp(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 	    (o->dc_type && o->dc_type != SV_QPT_DCI &&
 	     o->dc_type != SV_QPT_DCT) ||
 	    (o->dv_send_ops & ~(uint64_t)(MLX5DV_QP_EX_WITH_MR_INTERLEAVED |
-					  MLX5DV_QP_EX_WITH_MR_LIST)) ||
+					  MLX5DV_QP_EX_WITH_MR_LIST |
+					  MLX5DV_QP_EX_WITH_MKEY_CONFIGURE)) ||
 	    (o->dv_send_ops && (attr->qp_type != IBV_QPT_RC || o->dc_type))) {
 		errno = EINVAL;
 		return NULL;

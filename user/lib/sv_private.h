@@ -43,7 +43,8 @@ struct sv_private_qp_opts {
 	uint8_t log_errored;	/* DCI: streams in error before ERR (log2) */
 	/*
 	 * RC: the mlx5dv_qp_ex builders to give it, MLX5DV_QP_EX_WITH_MR_*
-	 * (mlx5dv_wr_mr_interleaved(), mlx5dv_wr_mr_list()).
+	 * and _MKEY_CONFIGURE (mlx5dv_wr_mr_interleaved(),
+	 * mlx5dv_wr_mr_list(), mlx5dv_wr_mkey_configure() and its setters).
 	 */
 	uint64_t dv_send_ops;
 };

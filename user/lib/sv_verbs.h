@@ -242,6 +242,10 @@ struct sv_qp {
 	uint32_t max_tso_header;	/* RAW_PACKET: IBV_WR_TSO headers */
 	uint32_t wr_start_prod;		/* ibv_wr_start(): first WR's index */
 	void *wr_cur;			/* ibv_wr_*: the WQE being built */
+	/* mlx5dv_wr_mkey_configure(): its UMR until the last setter */
+	struct sv_send_umr *umr;
+	struct sv_mkey *umr_mkey;
+	uint8_t umr_setters;		/* setters still to come */
 };
 
 /* mkey.c: an indirect key (mlx5dv_create_mkey), laid out by UMR WQEs */
