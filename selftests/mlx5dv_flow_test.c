@@ -2105,6 +2105,126 @@ TEST_F_TIMEOUT(fl, verbs_flow_actions, FL_TIMEOUT)
 	rawqp_close(&qa);
 }
 
+/*
+ * One child of dr_churn: a DR pipeline (root -> level 1 -> the QP, with
+ * a tag and a modify header) made and taken down @rounds times while
+ * frames flow; with @leave, the last one is left for the close. Exit
+ * status 0 if it worked and a frame arrived.
+ */
+static int dr_churn_child(SV_VETH_DATA *self, int rounds, bool leave)
+{
+	struct ibv_context *ctx = sv_open_named(self->list, DEV);
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	struct mlx5dv_dr_action *a[3], *to_l1;
+	struct mlx5dv_dr_matcher *m0, *m1;
+	struct mlx5dv_dr_rule *r0, *r1;
+	struct mlx5dv_dr_table *root, *l1;
+	struct mlx5dv_dr_domain *dmn;
+	struct fte mask, val;
+	struct rawqp r;
+	struct ibv_wc wc;
+	__be64 mod;
+	int n, k, got = 0;
+
+	if (!pd || rawqp_open(ctx, pd, &r, IBV_QPT_RAW_PACKET, 0))
+		return 2;
+	dport_fte(&mask, 0xff, 0xffff);
+	dport_fte(&val, IPPROTO_UDP, 4800);
+	mod = mod_set(F_TTL, 0, 8, 7);
+	for (n = 0; n < rounds; n++) {
+		dmn = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+		root = dmn ? mlx5dv_dr_table_create(dmn, 0) : NULL;
+		l1 = dmn ? mlx5dv_dr_table_create(dmn, 1) : NULL;
+		if (!root || !l1)
+			return 3;
+		m0 = mlx5dv_dr_matcher_create(root, n % 4, CRIT(OUTER),
+				(struct mlx5dv_flow_match_parameters *)&mask);
+		m1 = mlx5dv_dr_matcher_create(l1, 0, CRIT(OUTER),
+				(struct mlx5dv_flow_match_parameters *)&mask);
+		to_l1 = mlx5dv_dr_action_create_dest_table(l1);
+		a[0] = mlx5dv_dr_action_create_tag(n + 1);
+		a[1] = mlx5dv_dr_action_create_modify_header(dmn, 0, 8, &mod);
+		a[2] = mlx5dv_dr_action_create_dest_ibv_qp(r.qp);
+		if (!m0 || !m1 || !to_l1 || !a[0] || !a[1] || !a[2])
+			return 4;
+		r0 = dr_rule(m0, &val, 1, &to_l1);
+		r1 = dr_rule(m1, &val, 3, a);
+		if (!r0 || !r1)
+			return 5;
+		/* What came meanwhile (bounded: the sender floods) */
+		for (k = 0; k < 64 && rx_poll(&r, &wc, NULL, n ? 0 : 100);
+		     k++) {
+			got++;
+			post_rq(&r, wc.wr_id);
+		}
+		if (leave && n == rounds - 1)
+			break;
+		if (mlx5dv_dr_rule_destroy(r0) || mlx5dv_dr_rule_destroy(r1) ||
+		    mlx5dv_dr_matcher_destroy(m0) ||
+		    mlx5dv_dr_matcher_destroy(m1) ||
+		    mlx5dv_dr_action_destroy(to_l1) ||
+		    mlx5dv_dr_action_destroy(a[0]) ||
+		    mlx5dv_dr_action_destroy(a[1]) ||
+		    mlx5dv_dr_action_destroy(a[2]) ||
+		    mlx5dv_dr_table_destroy(l1) ||
+		    mlx5dv_dr_table_destroy(root) ||
+		    mlx5dv_dr_domain_destroy(dmn))
+			return 6;
+	}
+	/* A loaded host may not have run the sender: wait for one frame. */
+	if (!got && leave && rx_poll(&r, &wc, NULL, 5000 * sv_slow()))
+		got++;
+	return got || !leave ? 0 : 7;
+}
+
+/*
+ * Processes making and destroying DR pipelines while frames flow; half
+ * of them exit with theirs in place: no splat, every object back.
+ */
+TEST_F_TIMEOUT(fl, dr_churn_under_traffic, FL_TIMEOUT)
+{
+	static const char *const types[] = { "flow", "flow_matcher",
+					     "steer_table", "steer_action",
+					     "qp" };
+	long before[5];
+	pid_t kids[4], sender;
+	struct frame f;
+	struct pkt p;
+	int i, st, ok = 0;
+
+	for (i = 0; i < 5; i++)
+		before[i] = sv_dev_obj_count(DEV, types[i]);
+	base_pkt(&p, self->mac, self->far_mac);
+	p.dport = 4800;
+	mkframe(&f, &p, true);
+	sender = fork();
+	ASSERT_LE(0, sender);
+	if (!sender) {
+		for (;;)
+			far_send(self->pkt, self->far_ifindex, f.b, f.len);
+	}
+	for (i = 0; i < 4; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (!kids[i])
+			_exit(dr_churn_child(self, 15, i & 1));
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(kids[i], waitpid(kids[i], &st, 0));
+		if (WIFEXITED(st) && !WEXITSTATUS(st))
+			ok++;
+		else
+			TH_LOG("child %d: status 0x%x", i, st);
+	}
+	kill(sender, SIGKILL);
+	waitpid(sender, &st, 0);
+	EXPECT_EQ(4, ok);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(before[i], sv_dev_obj_count(DEV, types[i]))
+			TH_LOG("object type %d of flow, flow_matcher, steer_table, steer_action, qp",
+			       i);
+}
+
 /* errno of a modify header action made of @n actions; 0 if it was made */
 static int mod_err(struct mlx5dv_dr_domain *d, uint32_t flags, size_t sz,
 		   __be64 *m)
