@@ -468,8 +468,14 @@ TEST_F(mkey, local_inv)
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
 
+	/*
+	 * A UMR on a is not ordered with b's work: wait for its completion
+	 * before b uses the key, as on mlx5.
+	 */
 	ASSERT_EQ(0, post_list(self, self->mkey, IBV_ACCESS_REMOTE_READ,
-			       IBV_SEND_INLINE));
+			       IBV_SEND_INLINE | IBV_SEND_SIGNALED));
+	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
+			       MLX5DV_WC_UMR));
 	EXPECT_EQ(IBV_WC_SUCCESS, rdma_via_key(self, IBV_WR_RDMA_READ, 0, 64,
 					       self->mkey->rkey));
 	/* ibv_post_send's LOCAL_INV frees it */
@@ -479,7 +485,9 @@ TEST_F(mkey, local_inv)
 			       IBV_WC_LOCAL_INV));
 	/* ... and it can be laid out again, then freed by ibv_wr_local_inv */
 	ASSERT_EQ(0, post_list(self, self->mkey, IBV_ACCESS_REMOTE_READ,
-			       IBV_SEND_INLINE));
+			       IBV_SEND_INLINE | IBV_SEND_SIGNALED));
+	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
+			       MLX5DV_WC_UMR));
 	EXPECT_EQ(IBV_WC_SUCCESS, rdma_via_key(self, IBV_WR_RDMA_READ, 64, 64,
 					       self->mkey->rkey));
 	ibv_wr_start(self->ax);
@@ -505,7 +513,9 @@ TEST_F(mkey, free_key)
 TEST_F(mkey, dereg_under_key)
 {
 	ASSERT_EQ(0, post_list(self, self->mkey, IBV_ACCESS_REMOTE_READ,
-			       IBV_SEND_INLINE));
+			       IBV_SEND_INLINE | IBV_SEND_SIGNALED));
+	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
+			       MLX5DV_WC_UMR));
 	/* mr1 goes: the bytes in mr2 still read, those in mr1 do not */
 	ASSERT_EQ(0, ibv_dereg_mr(self->mr1));
 	self->mr1 = NULL;
