@@ -213,6 +213,21 @@ static int expect_wc(struct __test_metadata *_metadata, struct ibv_cq *cq,
 	return wc.status == status && wc.wr_id == id ? 0 : -1;
 }
 
+/*
+ * Lay the key out read-only as post_list() does, signaled, and wait for
+ * the UMR's completion: a UMR on QP a is not ordered with QP b's work,
+ * so b may use the key only then (as on mlx5).
+ */
+static int lay_out_read(struct __test_metadata *_metadata,
+			FIXTURE_DATA(mkey) *self)
+{
+	if (post_list(self, self->mkey, IBV_ACCESS_REMOTE_READ,
+		      IBV_SEND_INLINE | IBV_SEND_SIGNALED))
+		return -1;
+	return expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
+			 MLX5DV_WC_UMR);
+}
+
 /* b's RDMA op on the key at offset off, from/to lbuf; its status. */
 static enum ibv_wc_status rdma_via_key(FIXTURE_DATA(mkey) *self,
 				       enum ibv_wr_opcode op, uint64_t off,
@@ -447,10 +462,7 @@ TEST_F(mkey, interleaved)
 
 TEST_F(mkey, rights)
 {
-	ASSERT_EQ(0, post_list(self, self->mkey, IBV_ACCESS_REMOTE_READ,
-			       IBV_SEND_INLINE | IBV_SEND_SIGNALED));
-	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
-			       MLX5DV_WC_UMR));
+	ASSERT_EQ(0, lay_out_read(_metadata, self));
 	EXPECT_EQ(IBV_WC_SUCCESS, rdma_via_key(self, IBV_WR_RDMA_READ, 0, 64,
 					       self->mkey->rkey));
 	/* Read-only: a write is refused, nothing lands */
@@ -468,14 +480,7 @@ TEST_F(mkey, local_inv)
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
 
-	/*
-	 * A UMR on a is not ordered with b's work: wait for its completion
-	 * before b uses the key, as on mlx5.
-	 */
-	ASSERT_EQ(0, post_list(self, self->mkey, IBV_ACCESS_REMOTE_READ,
-			       IBV_SEND_INLINE | IBV_SEND_SIGNALED));
-	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
-			       MLX5DV_WC_UMR));
+	ASSERT_EQ(0, lay_out_read(_metadata, self));
 	EXPECT_EQ(IBV_WC_SUCCESS, rdma_via_key(self, IBV_WR_RDMA_READ, 0, 64,
 					       self->mkey->rkey));
 	/* ibv_post_send's LOCAL_INV frees it */
@@ -484,10 +489,7 @@ TEST_F(mkey, local_inv)
 	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x3333, IBV_WC_SUCCESS,
 			       IBV_WC_LOCAL_INV));
 	/* ... and it can be laid out again, then freed by ibv_wr_local_inv */
-	ASSERT_EQ(0, post_list(self, self->mkey, IBV_ACCESS_REMOTE_READ,
-			       IBV_SEND_INLINE | IBV_SEND_SIGNALED));
-	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
-			       MLX5DV_WC_UMR));
+	ASSERT_EQ(0, lay_out_read(_metadata, self));
 	EXPECT_EQ(IBV_WC_SUCCESS, rdma_via_key(self, IBV_WR_RDMA_READ, 64, 64,
 					       self->mkey->rkey));
 	ibv_wr_start(self->ax);
@@ -512,10 +514,7 @@ TEST_F(mkey, free_key)
 
 TEST_F(mkey, dereg_under_key)
 {
-	ASSERT_EQ(0, post_list(self, self->mkey, IBV_ACCESS_REMOTE_READ,
-			       IBV_SEND_INLINE | IBV_SEND_SIGNALED));
-	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
-			       MLX5DV_WC_UMR));
+	ASSERT_EQ(0, lay_out_read(_metadata, self));
 	/* mr1 goes: the bytes in mr2 still read, those in mr1 do not */
 	ASSERT_EQ(0, ibv_dereg_mr(self->mr1));
 	self->mr1 = NULL;
@@ -570,10 +569,7 @@ TEST_F(mkey, builder_errors)
 	mlx5dv_wr_mr_list(self->adv, self->mkey, 0, 5, sg);
 	EXPECT_EQ(ENOMEM, ibv_wr_complete(self->ax));
 	/* Nothing was posted: the QP still works */
-	ASSERT_EQ(0, post_list(self, self->mkey, IBV_ACCESS_REMOTE_READ,
-			       IBV_SEND_INLINE | IBV_SEND_SIGNALED));
-	ASSERT_EQ(0, expect_wc(_metadata, self->cq, 0x1111, IBV_WC_SUCCESS,
-			       MLX5DV_WC_UMR));
+	ASSERT_EQ(0, lay_out_read(_metadata, self));
 }
 
 /* mlx5dv_wr_mkey_configure() with @n setters: what ibv_wr_complete says */

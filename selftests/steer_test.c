@@ -718,13 +718,7 @@ TEST_F(steer, churn_under_traffic)
 			_exit(got ? 0 : 5);
 		}
 	}
-	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(kids[i], waitpid(kids[i], &st, 0));
-		if (WIFEXITED(st) && !WEXITSTATUS(st))
-			ok++;
-		else
-			TH_LOG("child %d: status 0x%x", i, st);
-	}
+	ok = sv_wait_kids(_metadata, kids, 4);
 	kill(sender, SIGKILL);
 	waitpid(sender, &st, 0);
 	EXPECT_EQ(4, ok);

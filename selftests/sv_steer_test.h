@@ -139,6 +139,23 @@ static inline void set_timeout(int s, int ms)
 }
 
 /* Send a frame through packet socket @s out of @ifindex: 0 if it went. */
+/* Wait for @n children; how many exited with status 0 (others logged). */
+static inline int sv_wait_kids(struct __test_metadata *_metadata,
+			       const pid_t *kids, int n)
+{
+	int i, st, ok = 0;
+
+	for (i = 0; i < n; i++) {
+		if (waitpid(kids[i], &st, 0) != kids[i])
+			TH_LOG("child %d: waitpid failed", i);
+		else if (WIFEXITED(st) && !WEXITSTATUS(st))
+			ok++;
+		else
+			TH_LOG("child %d: status 0x%x", i, st);
+	}
+	return ok;
+}
+
 static inline int far_send(int s, int ifindex, const void *frame, size_t len)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
