@@ -392,7 +392,13 @@ static int tx_wait(struct rawqp *r, uint64_t id)
 	for (i = 0; i < 5000 * sv_slow(); i++) {
 		if (!rx_poll(r, &wc, NULL, 1))
 			continue;
-		if (wc.opcode & IBV_WC_RECV) {
+		/*
+		 * A RAW_PACKET QP's receives complete as IBV_WC_RECV; an error
+		 * completion's opcode is unspecified (ibv_poll_cq(3)), and
+		 * a scribbled UMR opcode is MLX5DV_WC_UMR, which has the
+		 * IBV_WC_RECV bit: compare, do not mask.
+		 */
+		if (wc.opcode == IBV_WC_RECV) {
 			if (wc.status == IBV_WC_SUCCESS)
 				post_rq(r, wc.wr_id);
 			continue;
