@@ -52,7 +52,6 @@ struct sv_mkey {
 	/* The layout: changed under lock while the MR is closed. */
 	bool valid;
 	u32 access;
-	u32 repeat;
 	u32 n;
 	u64 pattern;			/* bytes of one repetition */
 	u64 length;			/* repeat * pattern */
@@ -272,9 +271,7 @@ int sv_create_mkey(struct sv_file *f, void *arg)
 	mutex_init(&mk->lock);
 	mk->max_entries = max;
 	mr->mkey = mk;
-	mr->sdev = f->sdev;
-	atomic_set(&mr->active, 1);
-	init_completion(&mr->idle);
+	sv_mr_init(mr, f->sdev);
 	/* An mkey is an MR to the device's limits, as on mlx5. */
 	ret = sv_charge(f, SV_OBJ_MR, &mr->uobj.charge);
 	if (ret)
@@ -354,19 +351,22 @@ static u32 sv_mkey_entries(struct sv_mkey *mk, const struct sv_send_umr *u,
 	mk->n = u->num_ent;
 	mk->pattern = pattern;
 	mk->length = length;
-	mk->repeat = u->repeat_count;
 	return 0;
 }
 
-/* Apply a UMR to mk (the MR closed): its layout, its rights, or both. */
+/*
+ * Apply a UMR to mk (the MR closed): its layout, its rights, or both. A
+ * UMR that fails leaves the key free.
+ */
 static u32 sv_mkey_layout(struct sv_mkey *mk, const struct sv_send_umr *u,
 			  const struct sv_umr_ent *e)
 {
-	u32 status = 0;
+	u32 status;
 
+	mk->valid = false;
 	if (u->flags & SV_UMR_KEEP_LAYOUT) {
 		if (u->num_ent)
-			status = SV_WC_STATUS_LOC_QP_OP_ERR;
+			return SV_WC_STATUS_LOC_QP_OP_ERR;
 	} else {
 		status = sv_mkey_entries(mk, u, e);
 		/* Entries may be half written: no layout is left. */
@@ -374,10 +374,9 @@ static u32 sv_mkey_layout(struct sv_mkey *mk, const struct sv_send_umr *u,
 			mk->n = 0;
 			mk->pattern = 0;
 			mk->length = 0;
+			return status;
 		}
 	}
-	if (status)
-		return status;
 	if (!(u->flags & SV_UMR_KEEP_ACCESS))
 		mk->access = u->access;
 	mk->valid = mk->length != 0;
@@ -390,8 +389,7 @@ static u32 sv_mkey_layout(struct sv_mkey *mk, const struct sv_send_umr *u,
  * @w: the WQE, copied out of the ring with its slot's payload
  *
  * Returns the WC status: 0, LOC_QP_OP_ERR for a malformed UMR,
- * LOC_PROT_ERR for a key that is not an indirect key of qp's PD. A
- * failed UMR leaves the key free.
+ * LOC_PROT_ERR for a key that is not an indirect key of qp's PD.
  */
 u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w)
 {
@@ -433,8 +431,6 @@ u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w)
 			status = sv_mkey_layout(mk, u,
 						(const struct sv_umr_ent *)(u + 1));
 		else
-			mk->valid = false;
-		if (status)
 			mk->valid = false;
 		sv_mr_open(mr);
 	}

@@ -270,7 +270,7 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-void sv_mr_exit(struct sv_mr *mr)
+static void sv_mr_exit(struct sv_mr *mr)
 {
 	if (atomic_dec_and_test(&mr->active))
 		complete(&mr->idle);
@@ -280,7 +280,7 @@ void sv_mr_exit(struct sv_mr *mr)
  * A copy may use the MR until sv_mr_exit(); false if it is closed or
  * closing (so a stream of copies cannot hold off rereg or dereg).
  */
-bool sv_mr_enter(struct sv_mr *mr)
+static bool sv_mr_enter(struct sv_mr *mr)
 {
 	if (!atomic_inc_not_zero(&mr->active))
 		return false;
@@ -363,6 +363,14 @@ int sv_mr_alloc_index(struct sv_mr *mr)
 	/* The index is never 0, so neither is the key. */
 	mr->key = mr->index << 8 | (get_random_u32() & SV_MR_KEY_VARIANT_MASK);
 	return 0;
+}
+
+/* A new MR (or indirect key) of sdev: open to copies once published. */
+void sv_mr_init(struct sv_mr *mr, struct sv_device *sdev)
+{
+	mr->sdev = sdev;
+	atomic_set(&mr->active, 1);
+	init_completion(&mr->idle);
 }
 
 /* Make a complete MR (or indirect key) findable by its key. */
@@ -609,9 +617,7 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 		kfree(mr);
 		return ret;
 	}
-	atomic_set(&mr->active, 1);
-	init_completion(&mr->idle);
-	mr->sdev = f->sdev;
+	sv_mr_init(mr, f->sdev);
 	mr->access = cmd->access;
 	mr->iova = cmd->iova;
 	/* Reserve the key index; the MR is published when complete. */

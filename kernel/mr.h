@@ -33,8 +33,7 @@ struct sv_mr {
 };
 
 /* mr.c */
-bool sv_mr_enter(struct sv_mr *mr);
-void sv_mr_exit(struct sv_mr *mr);
+void sv_mr_init(struct sv_mr *mr, struct sv_device *sdev);
 void sv_mr_close(struct sv_mr *mr);
 void sv_mr_open(struct sv_mr *mr);
 int sv_mr_alloc_index(struct sv_mr *mr);

@@ -2197,12 +2197,8 @@ TEST_F_TIMEOUT(fl, dr_churn_under_traffic, FL_TIMEOUT)
 	base_pkt(&p, self->mac, self->far_mac);
 	p.dport = 4800;
 	mkframe(&f, &p, true);
-	sender = fork();
+	sender = sv_far_flood(self->pkt, self->far_ifindex, f.b, f.len);
 	ASSERT_LE(0, sender);
-	if (!sender) {
-		for (;;)
-			far_send(self->pkt, self->far_ifindex, f.b, f.len);
-	}
 	for (i = 0; i < 4; i++) {
 		kids[i] = fork();
 		ASSERT_LE(0, kids[i]);

@@ -165,6 +165,19 @@ static inline int far_send(int s, int ifindex, const void *frame, size_t len)
 		      sizeof(sll)) == (ssize_t)len ? 0 : -1;
 }
 
+/* A child sending @frame from the far end until killed; its pid. */
+static inline pid_t sv_far_flood(int s, int ifindex, const void *frame,
+				 size_t len)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		for (;;)
+			far_send(s, ifindex, frame, len);
+	}
+	return pid;
+}
+
 /* ---- the verbs side ---- */
 
 struct rawqp {

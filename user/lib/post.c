@@ -738,17 +738,31 @@ static void sv_umr_list(struct sv_qp *qp, struct sv_send_umr *u, uint16_t n,
 	}
 }
 
+/*
+ * The UMR of mlx5dv_wr_mr_interleaved() and _list(): whole in one call,
+ * rights included; NULL (wr_err set) if it cannot be. The caller adds
+ * the layout and ends the UMR (qp->umr = NULL).
+ */
+static struct sv_send_umr *sv_umr_start_rights(struct sv_qp *qp,
+					       struct mlx5dv_mkey *mkey,
+					       uint32_t access)
+{
+	struct sv_send_umr *u = sv_umr_start(qp, mkey);
+
+	if (u)
+		sv_umr_access(qp, u, access);
+	return qp->wr_err ? NULL : u;
+}
+
 static void sv_dv_mr_interleaved(struct mlx5dv_qp_ex *mqp,
 				 struct mlx5dv_mkey *mkey, uint32_t access,
 				 uint32_t repeat, uint16_t n,
 				 struct mlx5dv_mr_interleaved *data)
 {
 	struct sv_qp *qp = dv_qp(mqp);
-	struct sv_send_umr *u = sv_umr_start(qp, mkey);
+	struct sv_send_umr *u = sv_umr_start_rights(qp, mkey, access);
 
 	if (u)
-		sv_umr_access(qp, u, access);
-	if (u && !qp->wr_err)
 		sv_umr_interleaved(qp, u, repeat, n, data);
 	qp->umr = NULL;
 }
@@ -757,11 +771,9 @@ static void sv_dv_mr_list(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
 			  uint32_t access, uint16_t n, struct ibv_sge *sge)
 {
 	struct sv_qp *qp = dv_qp(mqp);
-	struct sv_send_umr *u = sv_umr_start(qp, mkey);
+	struct sv_send_umr *u = sv_umr_start_rights(qp, mkey, access);
 
 	if (u)
-		sv_umr_access(qp, u, access);
-	if (u && !qp->wr_err)
 		sv_umr_list(qp, u, n, sge);
 	qp->umr = NULL;
 }
@@ -829,24 +841,26 @@ static void sv_dv_mkey_interleaved(struct mlx5dv_qp_ex *mqp, uint32_t repeat,
 }
 
 /* Signature and crypto mkeys are not built. */
-static void sv_dv_mkey_sig(struct mlx5dv_qp_ex *mqp,
-			   const struct mlx5dv_sig_block_attr *attr)
+static void sv_dv_mkey_notsup(struct mlx5dv_qp_ex *mqp)
 {
 	struct sv_qp *qp = dv_qp(mqp);
 
-	(void)attr;
 	if (sv_umr_cur(qp))
 		qp->wr_err = EOPNOTSUPP;
+}
+
+static void sv_dv_mkey_sig(struct mlx5dv_qp_ex *mqp,
+			   const struct mlx5dv_sig_block_attr *attr)
+{
+	(void)attr;
+	sv_dv_mkey_notsup(mqp);
 }
 
 static void sv_dv_mkey_crypto(struct mlx5dv_qp_ex *mqp,
 			      const struct mlx5dv_crypto_attr *attr)
 {
-	struct sv_qp *qp = dv_qp(mqp);
-
 	(void)attr;
-	if (sv_umr_cur(qp))
-		qp->wr_err = EOPNOTSUPP;
+	sv_dv_mkey_notsup(mqp);
 }
 
 static void sv_x_sge_list(struct ibv_qp_ex *q, size_t n,
