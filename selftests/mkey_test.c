@@ -14,12 +14,15 @@
  *     the skipped bytes untouched;
  *   - the key's rights, its bounds, IBV_WR_LOCAL_INV, a free key, a
  *     deregistered MR under it, a key of another PD: the exact statuses;
- *   - the builders' errors (not inline, bad rights, too many entries).
+ *   - the builders' errors (not inline, bad rights, too many entries);
+ *   - the kernel's errnos for bad create and destroy arguments.
  */
 #include <errno.h>
+#include <sys/ioctl.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
+#include "softverbs-abi.h"
 #include "sv_harness.h"
 #include "sv_dp_test.h"
 
@@ -293,6 +296,53 @@ TEST(create_errors)
 					   &ca));
 	EXPECT_EQ(EINVAL, errno);
 	ibv_free_device_list(list);
+}
+
+/* The kernel's own checks of SV_IOC_CREATE_MKEY and _DESTROY_MKEY. */
+TEST_F(mkey, ioctl_errors)
+{
+	int fd = self->ctx->cmd_fd;
+	struct sv_create_mkey c = { .size = sizeof(c),
+				    .pd_handle = self->pd->handle };
+	struct sv_destroy_mkey d = { .size = sizeof(d) };
+
+	c.flags = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_CREATE_MKEY, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.flags = 0;
+	c.reserved = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_CREATE_MKEY, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.reserved = 0;
+	c.max_entries = SV_MAX_MKEY_ENTRIES + 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_CREATE_MKEY, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.max_entries = 1;
+	c.pd_handle = 0x7fffffff;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_CREATE_MKEY, &c));
+	EXPECT_EQ(ENOENT, errno);
+	/* Another object type's handle: EINVAL, as for every handle */
+	c.pd_handle = self->cq->handle;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_CREATE_MKEY, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.pd_handle = self->pd->handle;
+	ASSERT_EQ(0, ioctl(fd, SV_IOC_CREATE_MKEY, &c));
+	EXPECT_EQ(4, c.max_entries);
+	/* An MR is not an mkey, nor an mkey an MR */
+	d.mkey_handle = self->mr1->handle;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DESTROY_MKEY, &d));
+	EXPECT_EQ(EINVAL, errno);
+	{
+		struct sv_dereg_mr dr = { .size = sizeof(dr),
+					  .mr_handle = c.mkey_handle };
+
+		EXPECT_EQ(-1, ioctl(fd, SV_IOC_DEREG_MR, &dr));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	d.mkey_handle = c.mkey_handle;
+	EXPECT_EQ(0, ioctl(fd, SV_IOC_DESTROY_MKEY, &d));
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DESTROY_MKEY, &d));
+	EXPECT_EQ(ENOENT, errno);
 }
 
 TEST_F(mkey, qp_create_errors)
