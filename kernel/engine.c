@@ -818,6 +818,13 @@ static int sv_engine_thread(void *arg)
 			wait_event_interruptible_hrtimeout(e->wait,
 							   sv_engine_woken(e),
 							   ns_to_ktime(wake - now));
+		else
+			/*
+			 * Work it cannot take yet: a file whose doorbell holds
+			 * it (that poster may be waiting for this CPU), a
+			 * back-off ending. Never spin past the scheduler.
+			 */
+			cond_resched();
 		sv_engine_set_asleep(e, false);
 		spin_lock_bh(&e->lock);
 		e->kicked = false;

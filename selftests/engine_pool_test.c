@@ -363,9 +363,11 @@ TEST_F(pool, busy_file_does_not_starve_another)
 
 /*
  * Every engine set to the last CPU, a poster there too (the engine
- * shares its CPU and would like to move): each stays there. Then back.
+ * shares its CPU and would like to move): each stays there, and every
+ * write completes. Then back.
  */
-TEST_F(pool, engines_keep_admin_affinity)
+static void share_last_cpu(struct __test_metadata *_metadata,
+			   struct ibv_device **list)
 {
 	char was[MAX_TID][128], now[128];
 	pid_t tids[MAX_TID];
@@ -378,7 +380,7 @@ TEST_F(pool, engines_keep_admin_affinity)
 	last = sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	if (last < 1)
 		SKIP(return, "one CPU");
-	ASSERT_EQ(0, pf_open(self->list, &p, 1, 4096));
+	ASSERT_EQ(0, pf_open(list, &p, 1, 4096));
 	n = engine_tids(tids, MAX_TID);
 	ASSERT_LE(1, n);
 	CPU_ZERO(&set);
@@ -407,6 +409,27 @@ TEST_F(pool, engines_keep_admin_affinity)
 		ASSERT_EQ(0, cpu_list_parse(was[i], &set)) TH_LOG("%s", was[i]);
 		EXPECT_EQ(0, sched_setaffinity(tids[i], sizeof(set), &set));
 	}
+}
+
+TEST_F(pool, engines_keep_admin_affinity)
+{
+	share_last_cpu(_metadata, self->list);
+}
+
+/*
+ * The same with idle_us 0: every write is run by the poster's doorbell
+ * and the engine, on the poster's CPU, finds a file whose doorbell pass
+ * it must wait for (the engine once spun there past the scheduler, the
+ * poster never got the CPU back: a soft lockup).
+ */
+TEST_F(pool, doorbell_shares_engine_cpu)
+{
+	char cmd[sizeof(self->svctl) + 64];
+
+	snprintf(cmd, sizeof(cmd), "%s dev set " DEV " idle_us 0",
+		 self->svctl);
+	ASSERT_EQ(0, system(cmd));
+	share_last_cpu(_metadata, self->list);
 }
 
 /*
