@@ -47,12 +47,14 @@
  *
  * An engine keeps polling while there is work and, while it has its CPU
  * to itself, for the longest idle_us of its files' devices after the
- * last. Then it sets SV_DB_NEED_WAKEUP in the doorbell page of every file
- * it serves, issues a full barrier, looks once more at every file's
- * queues and sleeps until SV_IOC_DOORBELL, a state change, a retry time
- * or kthread_stop(). A file attached to a sleeping engine starts with the
- * flag set. The ring and doorbell memory-ordering contract is in
- * uapi/softverbs-abi.h.
+ * last (steered frames that woke it start no such window: it drains
+ * them and sleeps, and their next one wakes it, unless it executes send
+ * work or something else wakes it meanwhile). Then it sets SV_DB_NEED_WAKEUP
+ * in the doorbell page of every file it serves, issues a full barrier,
+ * looks once more at every file's queues and sleeps until
+ * SV_IOC_DOORBELL, a state change, a retry time or kthread_stop(). A
+ * file attached to a sleeping engine starts with the flag set. The ring
+ * and doorbell memory-ordering contract is in uapi/softverbs-abi.h.
  *
  * SV_IOC_DOORBELL runs one pass over the poster's own file in the
  * poster's context (charged to the poster: its CPU time, its cgroups),
@@ -167,6 +169,8 @@ struct sv_engine {
 	u32 nfiles;			/* on all its users' lists */
 	wait_queue_head_t wait;
 	bool kicked;
+	/* Since it last slept: kicked by steered frames only (no polling) */
+	bool rx_only;
 	bool asleep;			/* the doorbell pages ask for a ring */
 	u64 idle_ns;			/* its files' longest idle_us */
 	u64 move_after;			/* the kthread may change CPU after */
@@ -610,11 +614,15 @@ static void sv_engine_file_release(struct kref *ref)
 	kfree(ef);
 }
 
-/* What one pass of the kthread found: its files' longest idle time. */
+/*
+ * What one pass of the kthread found: its files' longest idle time, and
+ * whether it executed send WQEs (a poster may follow them up).
+ */
 struct sv_pass {
 	u64 wake;
 	u64 idle_ns;
 	bool seen;
+	bool sent;
 };
 
 /*
@@ -656,6 +664,7 @@ static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
 							    &p->wake);
 					WRITE_ONCE(u->executed, u->executed +
 						   ef->executed - executed);
+					p->sent |= ef->executed != executed;
 					p->idle_ns = max_t(u64, p->idle_ns,
 							   (u64)READ_ONCE(ef->sdev->idle_us) *
 							   NSEC_PER_USEC);
@@ -676,7 +685,7 @@ static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
  * budget: a user with many files takes no more of the engine than one
  * with a single busy file.
  */
-static bool sv_engine_pass(struct sv_engine *e, u64 *wake)
+static bool sv_engine_pass(struct sv_engine *e, u64 *wake, bool *sent)
 {
 	struct sv_pass p = { .wake = *wake };
 	struct sv_engine_user *u;
@@ -702,6 +711,7 @@ static bool sv_engine_pass(struct sv_engine *e, u64 *wake)
 	if (p.seen || !n)
 		WRITE_ONCE(e->idle_ns, p.idle_ns);
 	*wake = p.wake;
+	*sent = p.sent;
 	return did;
 }
 
@@ -789,13 +799,19 @@ static int sv_engine_thread(void *arg)
 {
 	struct sv_engine *e = arg;
 	u64 idle_start = ktime_get_ns(), wake, now;
-	bool pending;
+	bool pending, sent, rx_only;
 
 	sv_engine_init_affinity(e);
 	while (!kthread_should_stop()) {
 		wake = SV_NO_WAKE;
-		if (sv_engine_pass(e, &wake)) {
-			idle_start = ktime_get_ns();
+		if (sv_engine_pass(e, &wake, &sent)) {
+			/*
+			 * Steered frames alone start no polling window:
+			 * they kick the engine themselves
+			 * (sv_engine_kick_rx()).
+			 */
+			if (sent || idle_start)
+				idle_start = ktime_get_ns();
 			cond_resched();
 			continue;
 		}
@@ -828,8 +844,11 @@ static int sv_engine_thread(void *arg)
 		sv_engine_set_asleep(e, false);
 		spin_lock_bh(&e->lock);
 		e->kicked = false;
+		rx_only = e->rx_only;
+		e->rx_only = false;
 		spin_unlock_bh(&e->lock);
-		idle_start = ktime_get_ns();
+		/* Woken by frames alone: no polling window after them. */
+		idle_start = rx_only ? 0 : ktime_get_ns();
 	}
 	return 0;
 }
@@ -979,12 +998,19 @@ err_scratch:
 	return ERR_PTR(ret);
 }
 
-static void sv_engine_wake(struct sv_engine *e)
+static void sv_engine_wake_poll(struct sv_engine *e, bool rx)
 {
 	spin_lock_bh(&e->lock);
+	/* The first kick since it slept says; any other kick clears it. */
+	e->rx_only = rx && (e->rx_only || !e->kicked);
 	e->kicked = true;
 	spin_unlock_bh(&e->lock);
 	wake_up(&e->wait);
+}
+
+static void sv_engine_wake(struct sv_engine *e)
+{
+	sv_engine_wake_poll(e, false);
 }
 
 /*
@@ -998,6 +1024,21 @@ void sv_engine_kick(struct sv_file *f)
 
 	if (ef)
 		sv_engine_wake(ef->e);
+}
+
+/*
+ * The same for steered frames in a QP's queue: the engine takes them and
+ * sleeps again, without the polling window a post gets (idle_us): the
+ * next frame kicks it again, and a poller would only take the CPU the
+ * frames' sender and their receiver need.
+ */
+void sv_engine_kick_rx(struct sv_file *f)
+{
+	/* Pairs with the release store in sv_engine_file_get(). */
+	struct sv_engine_file *ef = smp_load_acquire(&f->ef);
+
+	if (ef)
+		sv_engine_wake_poll(ef->e, true);
 }
 
 /*

@@ -549,6 +549,7 @@ void sv_dp_qp_free(struct sv_qp *qp);
 void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state);
 void sv_dp_qp_dest_changed(struct sv_qp *qp);
 void sv_engine_kick(struct sv_file *f);
+void sv_engine_kick_rx(struct sv_file *f);
 void sv_engine_detach(struct sv_file *f);
 int sv_engines_init(void);
 void sv_engines_exit(void);
