@@ -9,6 +9,9 @@
 #   make checkpatch      kernel coding style (linux-source-6.1's checkpatch.pl)
 #   make check           run every test in a VM, for every installed kernel
 #   make bench           softverbs vs Soft-RoCE vs memcpy in one VM boot (scripts/bench)
+#   make install         library, tools, man pages, udev rule, module via DKMS
+#                        (DESTDIR, PREFIX, LIBDIR ...: scripts/install)
+#   make uninstall       remove exactly what make install put there
 #   make clean
 #
 # Kbuild is in ./Kbuild and kernel/Kbuild; this file only drives it.
@@ -18,7 +21,8 @@ KDIR ?= /lib/modules/$(KVER)/build
 BUILD := $(CURDIR)/build
 export KVER BUILD
 
-.PHONY: all module user selftests sparse checkpatch check clean ksft-headers bench
+.PHONY: all module user selftests sparse checkpatch check clean ksft-headers bench \
+	install uninstall
 
 all: module user selftests
 
@@ -32,6 +36,17 @@ module:
 		echo "$(KDIR)" > kernel/.kdir; \
 	fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+# The module is built by DKMS, for every kernel, from the installed source.
+install: user
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
+		BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" SV_DKMS="$(SV_DKMS)" \
+		$(CURDIR)/scripts/install
+
+uninstall:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
+		BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" SV_DKMS="$(SV_DKMS)" \
+		$(CURDIR)/scripts/install --uninstall
 
 sparse:
 	@rm -f kernel/*.o kernel/steer/*.o
