@@ -37,37 +37,11 @@ static const char *const perftest[] = {
 	"ib_write_lat", "ib_send_lat", "ib_read_lat", "ib_atomic_lat",
 };
 
-/* build/compat, from build/selftests/compat_test. */
-static const char *compat_dir(void)
-{
-	static char dir[PATH_MAX + 16];
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
-	if (dir[0])
-		return dir;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = 0;
-	snprintf(dir, sizeof(dir), "%s/compat", exe);
-	return dir;
-}
-
 static void *compat_open(const char *lib)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 64];
 
-	snprintf(path, sizeof(path), "%s/%s", compat_dir(), lib);
+	snprintf(path, sizeof(path), "%s/%s", sv_compat_dir(), lib);
 	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
 
@@ -370,7 +344,7 @@ TEST(perftest_links)
 
 	if (!have_perftest())
 		SKIP(return, "perftest is not installed");
-	snprintf(lib_path, sizeof(lib_path), "LD_LIBRARY_PATH=%s", compat_dir());
+	snprintf(lib_path, sizeof(lib_path), "LD_LIBRARY_PATH=%s", sv_compat_dir());
 	for (i = 0; i < sizeof(perftest) / sizeof(perftest[0]); i++) {
 		char bin[64];
 		char *const argv[] = { bin, NULL };
@@ -390,7 +364,7 @@ TEST(perftest_links)
 		EXPECT_EQ(NULL, strstr(out, "symbol lookup error"));
 		for (j = 0; j < sizeof(libs) / sizeof(libs[0]); j++) {
 			snprintf(want, sizeof(want), "%s => %s/%s", libs[j],
-				 compat_dir(), libs[j]);
+				 sv_compat_dir(), libs[j]);
 			EXPECT_NE(NULL, strstr(out, want))
 				TH_LOG("%s: no \"%s\" in\n%s", bin, want, out);
 		}
@@ -408,7 +382,7 @@ TEST(perftest_runs)
 
 	if (!have_perftest())
 		SKIP(return, "perftest is not installed");
-	snprintf(lib_path, sizeof(lib_path), "LD_LIBRARY_PATH=%s", compat_dir());
+	snprintf(lib_path, sizeof(lib_path), "LD_LIBRARY_PATH=%s", sv_compat_dir());
 	for (i = 0; i < sizeof(perftest) / sizeof(perftest[0]); i++) {
 		char *const argv[] = { (char *)perftest[i], "--help", NULL };
 		char *const env[] = { lib_path, NULL };
@@ -431,7 +405,7 @@ TEST(perftest_finds_device)
 
 	if (!have_perftest())
 		SKIP(return, "perftest is not installed");
-	snprintf(lib_path, sizeof(lib_path), "LD_LIBRARY_PATH=%s", compat_dir());
+	snprintf(lib_path, sizeof(lib_path), "LD_LIBRARY_PATH=%s", sv_compat_dir());
 	status = run(argv, env, out, sizeof(out), 60);
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("%s", out);
 	EXPECT_EQ(1, WEXITSTATUS(status));
@@ -491,7 +465,7 @@ TEST_F_TIMEOUT(pair, perftest_pair, 240)
 
 	if (!have_perftest())
 		SKIP(return, "perftest is not installed");
-	snprintf(lib_path, sizeof(lib_path), "LD_LIBRARY_PATH=%s", compat_dir());
+	snprintf(lib_path, sizeof(lib_path), "LD_LIBRARY_PATH=%s", sv_compat_dir());
 	ASSERT_FALSE(tcp_listening(18733));
 	srv = fork();
 	ASSERT_LE(0, srv);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,32 @@ static inline int svt_dereg_mr(int fd, __u32 mr)
 	struct sv_dereg_mr c = { .size = sizeof(c), .mr_handle = mr };
 
 	return ioctl(fd, SV_IOC_DEREG_MR, &c) ? -errno : 0;
+}
+
+/* build/compat, from the test's own path (build/selftests/X). */
+static inline const char *sv_compat_dir(void)
+{
+	static char dir[PATH_MAX + 16];
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = 0;
+	snprintf(dir, sizeof(dir), "%s/compat", exe);
+	return dir;
 }
 
 #endif /* SV_TEST_H */

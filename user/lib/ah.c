@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 				       struct ibv_ah_attr *attr)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_create_ah, pd, attr);
 	struct sv_create_ah c = { .size = sizeof(c) };
 	struct sv_ah *ah;
 	int ret;
@@ -53,6 +55,7 @@ SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 
 SV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 {
+	SV_SYSTEM_FORWARD(ah->context, ibv_destroy_ah, ah);
 	struct sv_destroy_ah d = { .size = sizeof(d), .handle = ah->handle };
 	int ret;
 
@@ -135,6 +138,8 @@ SV_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context,
 				  struct ibv_grh *grh,
 				  struct ibv_ah_attr *ah_attr)
 {
+	SV_SYSTEM_FORWARD(context, ibv_init_ah_from_wc, context, port_num, wc,
+	                  grh, ah_attr);
 	const struct sv_grh_ipv4 *ip4 = (const void *)grh;
 	uint8_t local[16];
 	bool v4;
@@ -183,6 +188,8 @@ SV_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
 					       struct ibv_grh *grh,
 					       uint8_t port_num)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_create_ah_from_wc, pd, wc, grh,
+	                  port_num);
 	struct ibv_ah_attr attr;
 
 	if (!pd) {

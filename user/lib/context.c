@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 /* The providers every file registered, collected by the linker. */
 extern const struct sv_ctx_provider __start_sv_ctx_providers[]
@@ -455,6 +456,7 @@ static void sv_providers_fini(struct sv_context *ctx,
  */
 SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
+	SV_SYSTEM_FORWARD_DEV(device, ibv_open_device, device);
 	struct sv_device *dev = to_svdev(device);
 	struct sv_query_abi abi = { .size = sizeof(abi) };
 	const struct sv_ctx_provider *p;
@@ -513,6 +515,7 @@ err_free:
 
 SV_EXPORT int ibv_close_device(struct ibv_context *context)
 {
+	SV_SYSTEM_FORWARD(context, ibv_close_device, context);
 	struct sv_context *ctx = to_svctx(context);
 	struct sv_device *dev = to_svdev(context->device);
 
@@ -525,9 +528,26 @@ SV_EXPORT int ibv_close_device(struct ibv_context *context)
 }
 
 /* Importing another process's context needs fd passing: not supported. */
+/* A file descriptor of one of our devices, by the node it opened. */
+static bool sv_fd_is_ours(int fd)
+{
+	char link[64], path[128];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return false;
+	path[n] = 0;
+	return !strncmp(path, SV_DEV_DIR "/" SV_CLASS_NAME,
+			strlen(SV_DEV_DIR "/" SV_CLASS_NAME));
+}
+
+/* Importing a softverbs context is not built; the system's devices' is. */
 SV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 {
-	(void)cmd_fd;
+	if (!sv_fd_is_ours(cmd_fd) && sv_system_load())
+		return SV_SYSTEM_CALL(ibv_import_device, cmd_fd);
 	errno = EOPNOTSUPP;
 	return NULL;
 }

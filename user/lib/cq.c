@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 /* What the CQE carries (IBV_WC_EX_WITH_*): everything but TM_INFO. */
 #define SV_CQ_WC_FLAGS	(IBV_WC_STANDARD_FLAGS |			\
@@ -344,6 +345,8 @@ SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 				       struct ibv_comp_channel *channel,
 				       int comp_vector)
 {
+	SV_SYSTEM_FORWARD(context, ibv_create_cq, context, cqe, cq_context,
+	                  channel, comp_vector);
 	struct ibv_cq_init_attr_ex attr = {
 		.cqe = cqe,
 		.cq_context = cq_context,
@@ -384,6 +387,7 @@ static struct ibv_cq_ex *sv_create_cq_ex(struct ibv_context *context,
  */
 SV_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
+	SV_SYSTEM_FORWARD(ibcq->context, ibv_resize_cq, ibcq, cqe);
 	struct sv_resize_cq r = { .size = sizeof(r) };
 	struct sv_cq *cq = to_svcq(ibcq);
 	void *map;
@@ -421,6 +425,7 @@ out:
  */
 SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 {
+	SV_SYSTEM_FORWARD(ibcq->context, ibv_destroy_cq, ibcq);
 	struct sv_cq *cq = to_svcq(ibcq);
 	struct sv_destroy_cq d = { .size = sizeof(d), .handle = ibcq->handle };
 	struct ibv_comp_channel *channel = ibcq->channel;

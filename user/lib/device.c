@@ -15,6 +15,7 @@
 #include <endian.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 #include "sv_private.h"
 
 #define SV_SYSFS_CLASS	"/class/" SV_CLASS_NAME
@@ -179,7 +180,8 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 {
 	struct sv_device **devs = NULL, **tmp;
 	char class_dir[IBV_SYSFS_PATH_MAX];
-	struct ibv_device **list;
+	struct ibv_device **list, **sys;
+	int nsys;
 	struct dirent *de;
 	size_t n = 0, cap = 0, i;
 	DIR *dir;
@@ -216,15 +218,22 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	if (n)
 		qsort(devs, n, sizeof(*devs), sv_device_cmp);
 
-	list = calloc(n + 1, sizeof(*list));
-	if (!list)
+	/* The system library's devices after ours; its list in slot 0. */
+	sys = sv_system_device_list(&nsys);
+	list = calloc(n + nsys + 2, sizeof(*list));
+	if (!list) {
+		sv_system_free_device_list(sys);
 		goto nomem;
+	}
+	list[0] = (struct ibv_device *)sys;
 	for (i = 0; i < n; i++)
-		list[i] = &devs[i]->ibdev;
+		list[1 + i] = &devs[i]->ibdev;
+	for (i = 0; i < (size_t)nsys; i++)
+		list[1 + n + i] = sys[i];
 	free(devs);
 	if (num_devices)
-		*num_devices = n;
-	return list;
+		*num_devices = n + nsys;
+	return list + 1;
 
 nomem:
 	if (dir)
@@ -243,8 +252,10 @@ SV_EXPORT void ibv_free_device_list(struct ibv_device **list)
 	if (!list)
 		return;
 	for (p = list; *p; p++)
-		sv_device_put(to_svdev(*p));
-	free(list);
+		if (sv_private_device_is_ours(*p))
+			sv_device_put(to_svdev(*p));
+	sv_system_free_device_list((struct ibv_device **)list[-1]);
+	free(list - 1);
 }
 
 SV_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
@@ -255,9 +266,12 @@ SV_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
 /* The node GUID in network byte order, read afresh like libibverbs. */
 SV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 {
-	struct sv_device *dev = to_svdev(device);
+	struct sv_device *dev;
 	__be64 guid;
 	char buf[64];
+
+	SV_SYSTEM_FORWARD_DEV(device, ibv_get_device_guid, device);
+	dev = to_svdev(device);
 
 	if (ibv_read_sysfs_file(device->ibdev_path, "node_guid", buf,
 				sizeof(buf)) > 0 && !sv_parse_guid(buf, &guid))
@@ -268,6 +282,7 @@ SV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 /* The kernel's index of the device (sysfs dev_index). */
 SV_EXPORT int ibv_get_device_index(struct ibv_device *device)
 {
+	SV_SYSTEM_FORWARD_DEV(device, ibv_get_device_index, device);
 	return to_svdev(device)->index;
 }
 

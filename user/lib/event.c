@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 static int sv_event_ctx_init(struct sv_context *ctx)
 {
@@ -39,6 +40,7 @@ SV_CTX_PROVIDER(event, sv_event_ctx_init, sv_event_ctx_fini);
 SV_EXPORT struct ibv_comp_channel *
 ibv_create_comp_channel(struct ibv_context *context)
 {
+	SV_SYSTEM_FORWARD(context, ibv_create_comp_channel, context);
 	struct sv_create_comp_channel c = { .size = sizeof(c) };
 	struct sv_comp_channel *ch;
 	int ret;
@@ -64,6 +66,7 @@ ibv_create_comp_channel(struct ibv_context *context)
 /* Returns 0 or an errno value: EBUSY while CQs use the channel. */
 SV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
+	SV_SYSTEM_FORWARD(channel->context, ibv_destroy_comp_channel, channel);
 	struct sv_comp_channel *ch = to_svchan(channel);
 	struct sv_destroy_comp_channel d = { .size = sizeof(d),
 					     .handle = ch->handle };
@@ -100,6 +103,8 @@ static int sv_read_event(int fd, void *rec, size_t len)
 SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 			       struct ibv_cq **cq, void **cq_context)
 {
+	SV_SYSTEM_FORWARD(channel->context, ibv_get_cq_event, channel, cq,
+	                  cq_context);
 	struct sv_comp_event ev;
 	struct ibv_cq *ibcq;
 
@@ -113,6 +118,10 @@ SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 
 SV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
+	if (sv_system_context(cq->context)) {
+		SV_SYSTEM_CALL_VOID(ibv_ack_cq_events, cq, nevents);
+		return;
+	}
 	pthread_mutex_lock(&cq->mutex);
 	cq->comp_events_completed += nevents;
 	pthread_cond_signal(&cq->cond);
@@ -158,6 +167,7 @@ static enum sv_event_kind sv_event_kind(enum ibv_event_type type)
 SV_EXPORT int ibv_get_async_event(struct ibv_context *context,
 				  struct ibv_async_event *event)
 {
+	SV_SYSTEM_FORWARD(context, ibv_get_async_event, context, event);
 	struct sv_async_event ev;
 	void *obj;
 
@@ -198,8 +208,37 @@ static void sv_ack_one(pthread_mutex_t *mutex, pthread_cond_t *cond,
 	pthread_mutex_unlock(mutex);
 }
 
+/* The context an async event's object belongs to; NULL for a port's. */
+static struct ibv_context *sv_event_context(struct ibv_async_event *event)
+{
+	switch (event->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		return event->element.cq->context;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return event->element.qp->context;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return event->element.srq->context;
+	case IBV_EVENT_WQ_FATAL:
+		return event->element.wq->context;
+	default:
+		return NULL;
+	}
+}
+
 SV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 {
+	if (sv_system_context(sv_event_context(event))) {
+		SV_SYSTEM_CALL_VOID(ibv_ack_async_event, event);
+		return;
+	}
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_srq *srq;

@@ -9,31 +9,40 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 /*
  * softverbs pins registered memory with FOLL_LONGTERM, so a fork() child
  * never makes the parent's registered pages copy-on-write: nothing to set
- * up, and ibv_is_fork_initialized() says fork is handled without it.
+ * up, and ibv_is_fork_initialized() says fork is handled without it. The
+ * system library (sv_system.h), which serves the machine's other devices,
+ * gets the calls too: its answer is the one for those devices' memory.
  */
 SV_EXPORT int ibv_fork_init(void)
 {
+	if (sv_system_load())
+		return SV_SYSTEM_CALL(ibv_fork_init);
 	return 0;
 }
 
 SV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
 {
+	if (sv_system_load())
+		return SV_SYSTEM_CALL(ibv_is_fork_initialized);
 	return IBV_FORK_UNNEEDED;
 }
 
 SV_EXPORT int ibv_dontfork_range(void *base, size_t size)
 {
-	(void)base; (void)size;
+	if (sv_system_load())
+		return SV_SYSTEM_CALL(ibv_dontfork_range, base, size);
 	return 0;
 }
 
 SV_EXPORT int ibv_dofork_range(void *base, size_t size)
 {
-	(void)base; (void)size;
+	if (sv_system_load())
+		return SV_SYSTEM_CALL(ibv_dofork_range, base, size);
 	return 0;
 }
 

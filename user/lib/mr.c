@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
@@ -21,6 +22,8 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 					  size_t length, uint64_t iova,
 					  unsigned int access)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_reg_mr_iova2, pd, addr, length, iova,
+	                  access);
 	struct sv_reg_mr cmd = {
 		.size = sizeof(cmd),
 		.pd_handle = pd->handle,
@@ -56,6 +59,7 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 SV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr,
 				    size_t length, int access)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_reg_mr, pd, addr, length, access);
 	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access);
 }
 
@@ -63,6 +67,8 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
 					 size_t length, uint64_t iova,
 					 int access)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_reg_mr_iova, pd, addr, length, iova,
+	                  access);
 	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
 }
 
@@ -70,6 +76,8 @@ SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 					   size_t length, uint64_t iova,
 					   int fd, int access)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_reg_dmabuf_mr, pd, offset, length,
+	                  iova, fd, access);
 	(void)pd, (void)offset, (void)length, (void)iova, (void)fd;
 	(void)access;
 	errno = EOPNOTSUPP;
@@ -86,6 +94,8 @@ SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
 {
+	SV_SYSTEM_FORWARD(mr->context, ibv_rereg_mr, mr, flags, pd, addr,
+	                  length, access);
 	struct sv_rereg_mr cmd = {
 		.size = sizeof(cmd),
 		.mr_handle = mr->handle,
@@ -129,6 +139,7 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 /* 0, or an errno value. */
 SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
+	SV_SYSTEM_FORWARD(mr->context, ibv_dereg_mr, mr);
 	struct sv_dereg_mr cmd = {
 		.size = sizeof(cmd),
 		.mr_handle = mr->handle,

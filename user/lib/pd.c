@@ -3,9 +3,11 @@
 #include <stdlib.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
+	SV_SYSTEM_FORWARD(context, ibv_alloc_pd, context);
 	struct sv_alloc_pd cmd = { .size = sizeof(cmd) };
 	struct sv_pd *pd;
 	int ret;
@@ -29,6 +31,7 @@ SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 /* 0, or an errno value (EBUSY while MRs, QPs, ... use the PD). */
 SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_dealloc_pd, pd);
 	struct sv_dealloc_pd cmd = {
 		.size = sizeof(cmd),
 		.pd_handle = pd->handle,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 #include "sv_private.h"
 
 static struct sv_qp *qpx_to_svqp(struct ibv_qp_ex *qpx)
@@ -369,6 +370,7 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 				       struct ibv_qp_init_attr *attr)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_create_qp, pd, attr);
 	struct ibv_qp_init_attr_ex ex;
 	struct ibv_qp *qp;
 
@@ -416,6 +418,7 @@ sv_private_create_qp(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 
 SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
+	SV_SYSTEM_FORWARD(qp->context, ibv_qp_to_qp_ex, qp);
 	struct sv_qp *sqp = to_svqp(qp);
 
 	return sqp->has_qpx ? &sqp->qpx : NULL;
@@ -460,6 +463,7 @@ static void sv_ah_attr_from_abi(struct ibv_ah_attr *d,
 SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			    int attr_mask)
 {
+	SV_SYSTEM_FORWARD(qp->context, ibv_modify_qp, qp, attr, attr_mask);
 	struct sv_modify_qp m = { .size = sizeof(m) };
 	struct sv_qp_attr *a = &m.attr;
 	int ret;
@@ -499,6 +503,8 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 SV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			   int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
+	SV_SYSTEM_FORWARD(qp->context, ibv_query_qp, qp, attr, attr_mask,
+	                  init_attr);
 	struct sv_query_qp q = { .size = sizeof(q) };
 	const struct sv_qp_attr *a = &q.attr;
 	int ret;
@@ -558,6 +564,7 @@ SV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 {
+	SV_SYSTEM_FORWARD(qp->context, ibv_destroy_qp, qp);
 	struct sv_destroy_qp d = { .size = sizeof(d), .handle = qp->handle };
 	int ret;
 
@@ -591,12 +598,14 @@ static int sv_mcast_cmd(struct ibv_qp *qp, unsigned long req,
 SV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)
 {
+	SV_SYSTEM_FORWARD(qp->context, ibv_attach_mcast, qp, gid, lid);
 	return sv_mcast_cmd(qp, SV_IOC_ATTACH_MCAST, gid, lid);
 }
 
 SV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)
 {
+	SV_SYSTEM_FORWARD(qp->context, ibv_detach_mcast, qp, gid, lid);
 	return sv_mcast_cmd(qp, SV_IOC_DETACH_MCAST, gid, lid);
 }
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 /* uapi encodings equal <infiniband/verbs.h>'s. */
 _Static_assert(SV_DEVICE_SYS_IMAGE_GUID == IBV_DEVICE_SYS_IMAGE_GUID, "");
@@ -129,6 +130,7 @@ static int sv_compat_query_device(struct ibv_context *context,
 SV_EXPORT int ibv_query_device(struct ibv_context *context,
 			       struct ibv_device_attr *device_attr)
 {
+	SV_SYSTEM_FORWARD(context, ibv_query_device, context, device_attr);
 	return sv_compat_query_device(context, device_attr);
 }
 
@@ -180,6 +182,7 @@ static int sv_query_port(struct ibv_context *context, uint8_t port_num,
 SV_EXPORT int (ibv_query_port)(struct ibv_context *context, uint8_t port_num,
 			       struct _compat_ibv_port_attr *port_attr)
 {
+	SV_SYSTEM_FORWARD(context, ibv_query_port, context, port_num, port_attr);
 	return sv_query_port(context, port_num,
 			     (struct ibv_port_attr *)port_attr,
 			     offsetof(struct ibv_port_attr, flags));
@@ -210,6 +213,8 @@ SV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
 				uint32_t gid_index, struct ibv_gid_entry *entry,
 				uint32_t flags, size_t entry_size)
 {
+	SV_SYSTEM_FORWARD(context, _ibv_query_gid_ex, context, port_num,
+			  gid_index, entry, flags, entry_size);
 	struct ibv_gid_entry e;
 	int ret;
 
@@ -229,6 +234,8 @@ SV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 				       size_t max_entries, uint32_t flags,
 				       size_t entry_size)
 {
+	SV_SYSTEM_FORWARD(context, _ibv_query_gid_table, context, entries,
+	                  max_entries, flags, entry_size);
 	struct ibv_device_attr attr;
 	struct ibv_port_attr pattr;
 	size_t n = 0;
@@ -266,6 +273,7 @@ SV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 			    int index, union ibv_gid *gid)
 {
+	SV_SYSTEM_FORWARD(context, ibv_query_gid, context, port_num, index, gid);
 	struct ibv_gid_entry e;
 	int ret;
 
@@ -309,6 +317,8 @@ SV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 SV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
 			     int index, __be16 *pkey)
 {
+	SV_SYSTEM_FORWARD(context, ibv_query_pkey, context, port_num, index,
+	                  pkey);
 	struct sv_query_pkey q = {
 		.size = sizeof(q), .port_num = port_num, .index = index,
 	};
@@ -327,6 +337,7 @@ SV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
 SV_EXPORT int ibv_get_pkey_index(struct ibv_context *context,
 				 uint8_t port_num, __be16 pkey)
 {
+	SV_SYSTEM_FORWARD(context, ibv_get_pkey_index, context, port_num, pkey);
 	struct ibv_port_attr pattr;
 	__be16 p;
 	int i, ret;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
 				     struct ibv_srq_attr *attr)
@@ -60,6 +61,7 @@ static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
 SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 					 struct ibv_srq_init_attr *attr)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_create_srq, pd, attr);
 	if (!pd || !attr) {
 		errno = EINVAL;
 		return NULL;
@@ -100,6 +102,7 @@ static struct ibv_srq *sv_create_srq_ex(struct ibv_context *ctx,
 SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 			     int attr_mask)
 {
+	SV_SYSTEM_FORWARD(srq->context, ibv_modify_srq, srq, attr, attr_mask);
 	struct sv_modify_srq m = { .size = sizeof(m) };
 
 	m.handle = srq->handle;
@@ -111,6 +114,7 @@ SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 
 SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
+	SV_SYSTEM_FORWARD(srq->context, ibv_query_srq, srq, attr);
 	struct sv_query_srq q = { .size = sizeof(q), .handle = srq->handle };
 	int ret;
 
@@ -125,6 +129,7 @@ SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 
 SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 {
+	SV_SYSTEM_FORWARD(srq->context, ibv_destroy_srq, srq);
 	struct sv_destroy_srq d = { .size = sizeof(d), .handle = srq->handle };
 	int ret;
 

@@ -7,6 +7,7 @@
  * replaces the weak one here at link time. See sv_verbs.h.
  */
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 #define SV_STUB		SV_EXPORT __attribute__((weak))
 #define SV_NOTSUP_NULL	do { errno = EOPNOTSUPP; return NULL; } while (0)
@@ -86,12 +87,17 @@ SV_STUB int ibv_dealloc_pd(struct ibv_pd *pd)
 
 SV_STUB struct ibv_pd *ibv_import_pd(struct ibv_context *c, uint32_t handle)
 {
+	SV_SYSTEM_FORWARD(c, ibv_import_pd, c, handle);
 	(void)c; (void)handle;
 	SV_NOTSUP_NULL;
 }
 
 SV_STUB void ibv_unimport_pd(struct ibv_pd *pd)
 {
+	if (sv_system_context(pd->context)) {
+		SV_SYSTEM_CALL_VOID(ibv_unimport_pd, pd);
+		return;
+	}
 	(void)pd;
 }
 
@@ -146,24 +152,34 @@ SV_STUB int ibv_dereg_mr(struct ibv_mr *mr)
 
 SV_STUB struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t handle)
 {
+	SV_SYSTEM_FORWARD(pd->context, ibv_import_mr, pd, handle);
 	(void)pd; (void)handle;
 	SV_NOTSUP_NULL;
 }
 
 SV_STUB void ibv_unimport_mr(struct ibv_mr *mr)
 {
+	if (sv_system_context(mr->context)) {
+		SV_SYSTEM_CALL_VOID(ibv_unimport_mr, mr);
+		return;
+	}
 	(void)mr;
 }
 
 /* Device memory: softverbs has none. */
 SV_STUB struct ibv_dm *ibv_import_dm(struct ibv_context *c, uint32_t handle)
 {
+	SV_SYSTEM_FORWARD(c, ibv_import_dm, c, handle);
 	(void)c; (void)handle;
 	SV_NOTSUP_NULL;
 }
 
 SV_STUB void ibv_unimport_dm(struct ibv_dm *dm)
 {
+	if (sv_system_context(dm->context)) {
+		SV_SYSTEM_CALL_VOID(ibv_unimport_dm, dm);
+		return;
+	}
 	(void)dm;
 }
 
@@ -203,12 +219,14 @@ SV_STUB struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 
 SV_STUB int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
+	SV_SYSTEM_FORWARD(qp->context, ibv_query_ece, qp, ece);
 	(void)qp; (void)ece;
 	return EOPNOTSUPP;
 }
 
 SV_STUB int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
+	SV_SYSTEM_FORWARD(qp->context, ibv_set_ece, qp, ece);
 	(void)qp; (void)ece;
 	return EOPNOTSUPP;
 }
@@ -217,6 +235,8 @@ SV_STUB int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 SV_STUB int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 				       enum ibv_wr_opcode op, uint32_t flags)
 {
+	SV_SYSTEM_FORWARD(qp->context, ibv_query_qp_data_in_order, qp, op,
+	                  flags);
 	(void)qp; (void)op; (void)flags;
 	return 0;
 }
@@ -284,6 +304,7 @@ SV_STUB int ibv_resolve_eth_l2_from_gid(struct ibv_context *c,
 					uint8_t eth_mac[ETHERNET_LL_SIZE],
 					uint16_t *vid)
 {
+	SV_SYSTEM_FORWARD(c, ibv_resolve_eth_l2_from_gid, c, attr, eth_mac, vid);
 	(void)c; (void)attr; (void)eth_mac; (void)vid;
 	return EOPNOTSUPP;
 }

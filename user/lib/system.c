@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The system's libibverbs beside ours: see sv_system.h.
+ *
+ * Which one: $SOFTVERBS_SYSTEM_LIBIBVERBS if set ("" or "none": no system
+ * library, softverbs devices only), else SV_SYSTEM_LIBIBVERBS, the path
+ * rdma-core's package installs it at (the Makefile's). A path that is this
+ * very file (the drop-in installed in its place) is not loaded.
+ *
+ * Why a namespace of its own: loaded with dlopen(), rdma-core's library and
+ * its providers (libmlx5-rdmav34.so ...) would bind their libibverbs.so.1
+ * symbols to the first definition in the global scope, ours. With
+ * dlmopen(LM_ID_NEWLM) they have a scope of their own, with its own libc:
+ * memory either library allocates is freed by the same one, and objects
+ * never cross (an object is the system's when its device is not ours).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sv_verbs.h"
+#include "sv_private.h"
+#include "sv_system.h"
+
+#ifndef SV_SYSTEM_LIBIBVERBS
+#define SV_SYSTEM_LIBIBVERBS "/usr/lib/x86_64-linux-gnu/libibverbs.so.1"
+#endif
+
+static pthread_once_t sv_system_once = PTHREAD_ONCE_INIT;
+static void *sv_system_handle;
+/* The errno of that namespace's libc, for the calling thread. */
+static int *(*sv_system_errno_location)(void);
+
+/* Is path this library's own file? */
+static bool sv_system_is_self(const char *path)
+{
+	struct stat a, b;
+	Dl_info info;
+
+	if (!dladdr((void *)sv_system_load, &info) || !info.dli_fname)
+		return false;
+	if (stat(path, &a) || stat(info.dli_fname, &b))
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static void sv_system_open(void)
+{
+	const char *path = getenv("SOFTVERBS_SYSTEM_LIBIBVERBS");
+
+	if (!path)
+		path = SV_SYSTEM_LIBIBVERBS;
+	if (!*path || !strcmp(path, "none") || access(path, R_OK) ||
+	    sv_system_is_self(path))
+		return;
+	sv_system_handle = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
+	/* Not usable (no rdma-core, another ABI): softverbs devices only. */
+	if (!sv_system_handle)
+		return;
+	sv_system_errno_location = (__typeof__(sv_system_errno_location))
+		dlsym(sv_system_handle, "__errno_location");
+	if (!dlsym(sv_system_handle, "ibv_get_device_list") ||
+	    !sv_system_errno_location) {
+		dlclose(sv_system_handle);
+		sv_system_handle = NULL;
+	}
+}
+
+void sv_system_errno(void)
+{
+	errno = *sv_system_errno_location();
+}
+
+bool sv_system_load(void)
+{
+	pthread_once(&sv_system_once, sv_system_open);
+	return sv_system_handle;
+}
+
+/* Only the system library hands out devices that are not ours. */
+bool sv_system_device(struct ibv_device *dev)
+{
+	return dev && sv_system_handle && !sv_private_device_is_ours(dev);
+}
+
+bool sv_system_context(struct ibv_context *ctx)
+{
+	return ctx && sv_system_device(ctx->device);
+}
+
+void *sv_system_sym(const char *name)
+{
+	void *p = dlsym(sv_system_handle, name);
+
+	if (!p) {
+		fprintf(stderr, "softverbs: the system libibverbs has no %s\n",
+			name);
+		abort();
+	}
+	return p;
+}
+
+struct ibv_device **sv_system_device_list(int *num)
+{
+	struct ibv_device **(*get)(int *), **list;
+
+	*num = 0;
+	if (!sv_system_load())
+		return NULL;
+	get = (__typeof__(get))sv_system_sym("ibv_get_device_list");
+	list = get(num);
+	sv_system_errno();
+	if (!list)
+		*num = 0;
+	return list;
+}
+
+void sv_system_free_device_list(struct ibv_device **list)
+{
+	if (list)
+		SV_SYSTEM_CALL_VOID(ibv_free_device_list, list);
+}
