@@ -18,6 +18,7 @@
 #include <infiniband/verbs.h>
 
 #include "sv_harness.h"
+#include "sv_dp_test.h"
 #include "sv_test.h"
 
 #define NET0	"svcx0"
@@ -84,48 +85,6 @@ static int pick_gid(struct ibv_context *ctx, union ibv_gid *gid)
 	return -1;
 }
 
-/* 0 or an errno value, as ibv_modify_qp(). */
-static int connect_qp(struct ibv_qp *qp, uint32_t dqpn,
-		      const union ibv_gid *gid, int gidx)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_LOCAL_WRITE,
-	};
-	int ret;
-
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 /* Everything one device needs for an RC write and send between two QPs. */
 struct cx {
 	struct ibv_context *ctx;
@@ -171,7 +130,9 @@ static int cx_open(struct cx *c, struct ibv_device *dev)
 	if (gidx < 0)
 		return -1;
 	for (i = 0; i < 2; i++) {
-		errno = connect_qp(c->qp[i], c->qp[!i]->qp_num, &gid, gidx);
+		errno = rc_connect_gid(c->qp[i], c->qp[!i]->qp_num, &gid,
+				       gidx, IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_LOCAL_WRITE, 0, 0);
 		if (errno) {
 			fprintf(stderr, "# connect QP %u, GID index %d: %s\n",
 				c->qp[i]->qp_num, gidx, strerror(errno));

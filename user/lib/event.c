@@ -211,22 +211,14 @@ static void sv_ack_one(pthread_mutex_t *mutex, pthread_cond_t *cond,
 /* The context an async event's object belongs to; NULL for a port's. */
 static struct ibv_context *sv_event_context(struct ibv_async_event *event)
 {
-	switch (event->event_type) {
-	case IBV_EVENT_CQ_ERR:
+	switch (sv_event_kind(event->event_type)) {
+	case SV_EV_CQ:
 		return event->element.cq->context;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case SV_EV_QP:
 		return event->element.qp->context;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case SV_EV_SRQ:
 		return event->element.srq->context;
-	case IBV_EVENT_WQ_FATAL:
+	case SV_EV_WQ:
 		return event->element.wq->context;
 	default:
 		return NULL;
