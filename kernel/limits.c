@@ -8,10 +8,15 @@
  *
  * 1. The device's count of the type, sdev->nobjs[type], against the
  *    device limit query_device reports (max_pd, max_mr, max_cq, max_qp,
- *    max_srq, max_ah; completion channels have SV_MAX_COMP_CHANNEL, which
- *    verbs has no attribute for). The count is raised with a compare-and-
- *    exchange that never passes the limit, so racing creates in any
- *    number of files end at exactly the limit. Beyond it: ENOMEM.
+ *    max_srq, max_ah; completion channels have max_cq's, which verbs has
+ *    no attribute for). The count is raised with a compare-and-exchange
+ *    that never passes the limit, so racing creates in any number of
+ *    files end at exactly the limit. Beyond it: ENOMEM. Those six limits
+ *    are the device's: a new device takes the module parameters max_pd
+ *    ... max_ah, and svctl dev set changes them at run time (a limit set
+ *    below what the device holds stops new creates until enough are
+ *    gone; nothing is destroyed). Memory bounds them otherwise: every
+ *    object is charged to its creator's memory cgroup.
  * 2. The creating user's share of that limit: a real uid may hold at most
  *    user_share percent (module parameter, default 50) of each type on a
  *    device, so that one user cannot take a device from everybody else.
@@ -40,8 +45,9 @@
 
 #include "sv.h"
 
-/* Per device: the users that hold objects on it. */
+/* Per device: its limits, the users that hold objects on it. */
 struct sv_dev_limits {
+	u32 max[SV_OBJ_MAX];		/* 0: none; READ_ONCE, set below */
 	struct mutex lock;		/* users and their counts */
 	struct xarray users;		/* uid -> struct sv_user_objs */
 #if IS_ENABLED(CONFIG_CGROUP_RDMA)
@@ -81,15 +87,60 @@ module_param_cb(user_share, &sv_user_share_ops, &user_share, 0644);
 MODULE_PARM_DESC(user_share,
 		 "Percent of each per-device object limit one uid may hold, 1-100 (default 50; 100: no per-user limit; CAP_SYS_RESOURCE is exempt)");
 
-/* The device limit of each type; 0: none of its own. */
-static const u32 sv_obj_max[SV_OBJ_MAX] = {
-	[SV_OBJ_PD] = SV_MAX_PD,
-	[SV_OBJ_MR] = SV_MAX_MR,
-	[SV_OBJ_CQ] = SV_MAX_CQ,
-	[SV_OBJ_QP] = SV_MAX_QP,
-	[SV_OBJ_SRQ] = SV_MAX_SRQ,
-	[SV_OBJ_AH] = SV_MAX_AH,
-	[SV_OBJ_COMP_CHANNEL] = SV_MAX_COMP_CHANNEL,
+/*
+ * A new device's limits of the six verbs reports (module parameters, as
+ * large as a ConnectX's or larger: memory bounds them first).
+ */
+static unsigned int sv_obj_default[SV_OBJ_MAX] = {
+	[SV_OBJ_PD] = 262144,
+	[SV_OBJ_MR] = 1048576,
+	[SV_OBJ_CQ] = 262144,
+	[SV_OBJ_QP] = 262144,
+	[SV_OBJ_SRQ] = 262144,
+	[SV_OBJ_AH] = 262144,
+};
+
+static int sv_obj_default_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n < 1 || n > SV_NL_OBJ_LIMIT_MAX)
+		return -ERANGE;
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static const struct kernel_param_ops sv_obj_default_ops = {
+	.set = sv_obj_default_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_pd, &sv_obj_default_ops, &sv_obj_default[SV_OBJ_PD],
+		0644);
+MODULE_PARM_DESC(max_pd, "A new device's max_pd (default 262144)");
+module_param_cb(max_mr, &sv_obj_default_ops, &sv_obj_default[SV_OBJ_MR],
+		0644);
+MODULE_PARM_DESC(max_mr, "A new device's max_mr (default 1048576)");
+module_param_cb(max_cq, &sv_obj_default_ops, &sv_obj_default[SV_OBJ_CQ],
+		0644);
+MODULE_PARM_DESC(max_cq, "A new device's max_cq (default 262144)");
+module_param_cb(max_qp, &sv_obj_default_ops, &sv_obj_default[SV_OBJ_QP],
+		0644);
+MODULE_PARM_DESC(max_qp, "A new device's max_qp (default 262144)");
+module_param_cb(max_srq, &sv_obj_default_ops, &sv_obj_default[SV_OBJ_SRQ],
+		0644);
+MODULE_PARM_DESC(max_srq, "A new device's max_srq (default 262144)");
+module_param_cb(max_ah, &sv_obj_default_ops, &sv_obj_default[SV_OBJ_AH],
+		0644);
+MODULE_PARM_DESC(max_ah,
+		 "A new device's max_ah (default 262144; each 1-16777213, svctl dev set changes a device's)");
+
+/* The fixed limits of the other types; 0: none of its own. */
+static const u32 sv_obj_fixed[SV_OBJ_MAX] = {
 	[SV_OBJ_FLOW] = SV_MAX_FLOW,
 	[SV_OBJ_COUNTERS] = SV_MAX_COUNTERS,
 	[SV_OBJ_FLOW_MATCHER] = SV_MAX_FLOW_MATCHER,
@@ -100,11 +151,30 @@ static const u32 sv_obj_max[SV_OBJ_MAX] = {
 	[SV_OBJ_RWQ_IND_TBL] = SV_MAX_RWQ_IND_TBL,
 };
 
-u32 sv_obj_limit(enum sv_obj_type type)
+u32 sv_obj_limit(struct sv_device *sdev, enum sv_obj_type type)
 {
 	if (type <= SV_OBJ_NONE || type >= SV_OBJ_MAX)
 		return 0;
-	return sv_obj_max[type];
+	return READ_ONCE(sdev->limits->max[type]);
+}
+
+/*
+ * Change one of the device's six limits (svctl dev set). Completion
+ * channels follow max_cq. -EINVAL for another type; -ERANGE out of
+ * 1..SV_NL_OBJ_LIMIT_MAX.
+ */
+int sv_obj_limit_set(struct sv_device *sdev, enum sv_obj_type type, u32 n)
+{
+	struct sv_dev_limits *l = sdev->limits;
+
+	if (type <= SV_OBJ_NONE || type >= SV_OBJ_MAX || !sv_obj_default[type])
+		return -EINVAL;
+	if (n < 1 || n > SV_NL_OBJ_LIMIT_MAX)
+		return -ERANGE;
+	WRITE_ONCE(l->max[type], n);
+	if (type == SV_OBJ_CQ)
+		WRITE_ONCE(l->max[SV_OBJ_COMP_CHANNEL], n);
+	return 0;
 }
 
 /* Raise *v unless that would pass max. */
@@ -119,9 +189,9 @@ static bool sv_atomic_inc_below(atomic_t *v, int max)
 	return true;
 }
 
-static u32 sv_user_max(enum sv_obj_type type)
+static u32 sv_user_max(struct sv_dev_limits *l, enum sv_obj_type type)
 {
-	u32 max = sv_obj_limit(type);
+	u32 max = READ_ONCE(l->max[type]);
 	u32 share = READ_ONCE(user_share);
 
 	if (!max || share >= 100)
@@ -133,7 +203,7 @@ static u32 sv_user_max(enum sv_obj_type type)
 static struct sv_user_objs *sv_user_charge(struct sv_dev_limits *l,
 					   enum sv_obj_type type)
 {
-	u32 max = sv_user_max(type);
+	u32 max = sv_user_max(l, type);
 	kuid_t uid = current_uid();
 	struct sv_user_objs *u;
 	int ret;
@@ -206,7 +276,7 @@ int sv_charge(struct sv_file *f, enum sv_obj_type type, struct sv_charge *c)
 	struct sv_device *sdev = f->sdev;
 	struct sv_dev_limits *l = sdev->limits;
 	struct sv_user_objs *user;
-	u32 max = sv_obj_limit(type);
+	u32 max = sv_obj_limit(sdev, type);
 
 	lockdep_assert_held(&f->lock);
 	if (WARN_ON_ONCE(c->sdev || type <= SV_OBJ_NONE || type >= SV_OBJ_MAX))
@@ -286,10 +356,14 @@ void sv_limits_file_release(struct sv_file *f)
 int sv_limits_device_init(struct sv_device *sdev)
 {
 	struct sv_dev_limits *l;
+	int t;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
+	for (t = 0; t < SV_OBJ_MAX; t++)
+		l->max[t] = READ_ONCE(sv_obj_default[t]) ?: sv_obj_fixed[t];
+	l->max[SV_OBJ_COMP_CHANNEL] = l->max[SV_OBJ_CQ];
 	mutex_init(&l->lock);
 	xa_init(&l->users);
 #if IS_ENABLED(CONFIG_CGROUP_RDMA)

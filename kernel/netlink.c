@@ -42,6 +42,24 @@
 #include "steer/rss.h"
 
 /* Not const: 6.1 policies point at a non-const range. */
+static struct netlink_range_validation sv_limit_range = {
+	.min = 1,
+	.max = SV_NL_OBJ_LIMIT_MAX,
+};
+
+/* The device limits dev set changes, and dev show reports. */
+static const struct {
+	int attr;
+	enum sv_obj_type type;
+} sv_nl_limits[] = {
+	{ SV_NL_ATTR_MAX_PD, SV_OBJ_PD },
+	{ SV_NL_ATTR_MAX_MR, SV_OBJ_MR },
+	{ SV_NL_ATTR_MAX_CQ, SV_OBJ_CQ },
+	{ SV_NL_ATTR_MAX_QP, SV_OBJ_QP },
+	{ SV_NL_ATTR_MAX_SRQ, SV_OBJ_SRQ },
+	{ SV_NL_ATTR_MAX_AH, SV_OBJ_AH },
+};
+
 static struct netlink_range_validation sv_idle_range = {
 	.min = 0,
 	.max = SV_IDLE_US_MAX,
@@ -62,6 +80,12 @@ static const struct nla_policy sv_nl_policy[SV_NL_ATTR_MAX + 1] = {
 	[SV_NL_ATTR_MAC] = NLA_POLICY_EXACT_LEN(ETH_ALEN),
 	[SV_NL_ATTR_IDLE_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_idle_range),
 	[SV_NL_ATTR_PART_ID] = { .type = NLA_U32 },
+	[SV_NL_ATTR_MAX_PD] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
+	[SV_NL_ATTR_MAX_MR] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
+	[SV_NL_ATTR_MAX_CQ] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
+	[SV_NL_ATTR_MAX_QP] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
+	[SV_NL_ATTR_MAX_SRQ] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
+	[SV_NL_ATTR_MAX_AH] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
 	[SV_NL_ATTR_RES_TYPE] = NLA_POLICY_RANGE(NLA_U8, SV_NL_RES_PD,
 						 SV_NL_RES_MAX),
 	[SV_NL_ATTR_RES_HANDLE] = { .type = NLA_U32 },
@@ -215,6 +239,7 @@ static int sv_nl_fill_link(struct sk_buff *msg, struct sv_device *sdev,
 {
 	struct net_device *ndev = sdev->ndev;
 	void *hdr;
+	size_t i;
 
 	hdr = sv_nl_put_hdr(msg, cb, info, SV_NL_CMD_LINK_GET);
 	if (!hdr)
@@ -231,6 +256,10 @@ static int sv_nl_fill_link(struct sk_buff *msg, struct sv_device *sdev,
 	    nla_put_u32(msg, SV_NL_ATTR_IDLE_US, READ_ONCE(sdev->idle_us)) ||
 	    nla_put_u32(msg, SV_NL_ATTR_PART_ID, READ_ONCE(sdev->part_id)))
 		goto err;
+	for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
+		if (nla_put_u32(msg, sv_nl_limits[i].attr,
+				sv_obj_limit(sdev, sv_nl_limits[i].type)))
+			goto err;
 	if (ndev &&
 	    (nla_put_u32(msg, SV_NL_ATTR_NDEV_INDEX, ndev->ifindex) ||
 	     nla_put_string(msg, SV_NL_ATTR_NDEV_NAME, ndev->name) ||
@@ -447,14 +476,18 @@ static int sv_nl_link_del(struct sk_buff *skb, struct genl_info *info)
 static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sv_device *sdev;
+	bool any = false;
+	size_t i;
 	int ret = 0;
 
 	if (!sv_nl_admin(skb, info))
 		return -EPERM;
 	if (SV_NL_REQUIRE(info, SV_NL_ATTR_DEV_NAME, "Device name missing"))
 		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
+		any |= !!info->attrs[sv_nl_limits[i].attr];
 	if (!info->attrs[SV_NL_ATTR_IDLE_US] &&
-	    !info->attrs[SV_NL_ATTR_PART_ID]) {
+	    !info->attrs[SV_NL_ATTR_PART_ID] && !any) {
 		NL_SET_ERR_MSG(info->extack, "Nothing to set");
 		return -EINVAL;
 	}
@@ -469,6 +502,11 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 		if (info->attrs[SV_NL_ATTR_PART_ID])
 			WRITE_ONCE(sdev->part_id,
 				   nla_get_u32(info->attrs[SV_NL_ATTR_PART_ID]));
+		/* In range (the policy): it cannot fail. */
+		for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
+			if (info->attrs[sv_nl_limits[i].attr])
+				sv_obj_limit_set(sdev, sv_nl_limits[i].type,
+						 nla_get_u32(info->attrs[sv_nl_limits[i].attr]));
 	}
 	mutex_unlock(&sv_devices_lock);
 	return ret;

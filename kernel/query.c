@@ -31,7 +31,7 @@ int sv_query_device(struct sv_file *f, void *arg)
 	q->vendor_id = SV_VENDOR_ID;
 	q->vendor_part_id = READ_ONCE(sdev->part_id);
 	q->hw_ver = SV_HW_VER;
-	q->max_qp = SV_MAX_QP;
+	q->max_qp = sv_obj_limit(sdev, SV_OBJ_QP);
 	q->max_qp_wr = SV_MAX_QP_WR;
 	q->device_cap_flags = SV_DEVICE_CAP_FLAGS;
 	/* RAW_PACKET QPs and their TX offloads (steer/tx.c) need a netdev. */
@@ -39,19 +39,19 @@ int sv_query_device(struct sv_file *f, void *arg)
 		      SV_RAW_CAP_IP_CSUM | SV_RAW_CAP_TSO : 0;
 	q->max_sge = SV_MAX_SGE;
 	q->max_sge_rd = SV_MAX_SGE_RD;
-	q->max_cq = SV_MAX_CQ;
+	q->max_cq = sv_obj_limit(sdev, SV_OBJ_CQ);
 	q->max_cqe = SV_MAX_CQE;
-	q->max_mr = SV_MAX_MR;
-	q->max_pd = SV_MAX_PD;
+	q->max_mr = sv_obj_limit(sdev, SV_OBJ_MR);
+	q->max_pd = sv_obj_limit(sdev, SV_OBJ_PD);
 	q->max_qp_rd_atom = SV_MAX_QP_RD_ATOM;
-	q->max_res_rd_atom = SV_MAX_RES_RD_ATOM;
+	q->max_res_rd_atom = q->max_qp * SV_MAX_QP_RD_ATOM;
 	q->max_qp_init_rd_atom = SV_MAX_QP_INIT_RD_ATOM;
 	q->atomic_cap = SV_ATOMIC_HCA;
 	q->max_mcast_grp = SV_MAX_MCAST_GRP;
 	q->max_mcast_qp_attach = SV_MAX_MCAST_QP_ATTACH;
 	q->max_total_mcast_qp_attach = SV_MAX_TOTAL_MCAST_QP_ATTACH;
-	q->max_ah = SV_MAX_AH;
-	q->max_srq = SV_MAX_SRQ;
+	q->max_ah = sv_obj_limit(sdev, SV_OBJ_AH);
+	q->max_srq = sv_obj_limit(sdev, SV_OBJ_SRQ);
 	q->max_srq_wr = SV_MAX_SRQ_WR;
 	q->max_srq_sge = SV_MAX_SRQ_SGE;
 	q->max_pkeys = SV_MAX_PKEYS;

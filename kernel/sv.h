@@ -23,7 +23,6 @@
 
 #define SV_MAX_DEVICES	64
 /* Completion channels per device (limits.c); verbs does not report it. */
-#define SV_MAX_COMP_CHANNEL	SV_MAX_CQ
 
 enum sv_obj_type {
 	SV_OBJ_NONE,
@@ -191,7 +190,8 @@ int sv_uobj_destroy(struct sv_file *f, u32 handle, enum sv_obj_type type);
 void sv_uobj_destroy_all(struct sv_file *f);
 
 /* limits.c */
-u32 sv_obj_limit(enum sv_obj_type type);
+u32 sv_obj_limit(struct sv_device *sdev, enum sv_obj_type type);
+int sv_obj_limit_set(struct sv_device *sdev, enum sv_obj_type type, u32 n);
 int sv_charge(struct sv_file *f, enum sv_obj_type type, struct sv_charge *c);
 void sv_uncharge(struct sv_charge *c);
 int sv_pinned_charge(struct mm_struct *mm, unsigned long npages);

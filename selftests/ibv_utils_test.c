@@ -139,7 +139,7 @@ TEST_F(utils, ibv_devinfo_v)
 	EXPECT_NE(NULL, strstr(out, want));
 	snprintf(want, sizeof(want), "vendor_id:\t\t\t0x%04x", SV_VENDOR_ID);
 	EXPECT_NE(NULL, strstr(out, want));
-	snprintf(want, sizeof(want), "max_qp:\t\t\t\t%d", SV_MAX_QP);
+	snprintf(want, sizeof(want), "max_qp:\t\t\t\t%u", sv_param("max_qp"));
 	EXPECT_NE(NULL, strstr(out, want));
 	snprintf(want, sizeof(want), "max_cqe:\t\t\t%d", SV_MAX_CQE);
 	EXPECT_NE(NULL, strstr(out, want));

@@ -17,6 +17,18 @@
 #include "sv_qp_test.h"
 
 #define SHARE_PARAM	"/sys/module/softverbs/parameters/user_share"
+/*
+ * The device limits these tests fill: lower than a new device's (the
+ * module parameters max_pd ... max_ah), so that filling one takes seconds.
+ * Set on softverbs0 for a test, set back after (sv_dev_limits_reset()).
+ */
+#define T_MAX_PD	65536
+#define T_MAX_CQ	16384
+#define T_MAX_QP	16384
+#define T_MAX_SRQ	16384
+#define T_MAX_AH	65536
+#define T_LIMITS	"max_pd 65536 max_cq 16384 max_qp 16384 " \
+			"max_srq 16384 max_ah 65536"
 
 static int query_device(int fd, struct sv_query_device *q)
 {
@@ -113,8 +125,9 @@ TEST(max_cq_enforced)
 		SKIP(return, "needs root (CAP_SYS_RESOURCE, CAP_IPC_LOCK)");
 	ASSERT_LE(0, fd1);
 	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, sv_dev_set("softverbs0", T_LIMITS));
 	ASSERT_EQ(0, query_device(fd1, &q));
-	ASSERT_EQ(SV_MAX_CQ, q.max_cq);
+	ASSERT_EQ(T_MAX_CQ, q.max_cq);
 	for (i = 0; i < q.max_cq; i++)
 		ASSERT_EQ(0, create_cq(i & 1 ? fd2 : fd1, 0, &last))
 			TH_LOG("CQ %u: %s", i, strerror(errno));
@@ -129,6 +142,72 @@ TEST(max_cq_enforced)
 	ASSERT_EQ(0, close(fd1));
 	ASSERT_EQ(0, close(fd2));
 	EXPECT_EQ(0, sv_obj_count("cq"));
+	EXPECT_EQ(0, sv_dev_limits_reset("softverbs0"));
+}
+
+/*
+ * A device's limits change at run time (svctl dev set): query_device
+ * reports each new value at once; a limit below what the device holds
+ * stops creates (ENOMEM) and destroys nothing; raised, creates go on.
+ * Out of 1..16777213: svctl fails and nothing changes.
+ */
+TEST(limits_at_run_time)
+{
+	struct sv_query_device q;
+	int fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	uint32_t pd, cq, qp[12], pd_qp_spare;
+	int i;
+
+	if (geteuid())
+		SKIP(return, "needs root (CAP_NET_ADMIN, CAP_SYS_RESOURCE)");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sv_dev_set("softverbs0", "max_qp 8 max_cq 3"));
+	ASSERT_EQ(0, query_device(fd, &q));
+	ASSERT_EQ(8, q.max_qp);
+	ASSERT_EQ(3, q.max_cq);
+	ASSERT_EQ(8 * SV_MAX_QP_RD_ATOM, q.max_res_rd_atom);
+	ASSERT_NE(0, pd = sv_alloc_pd(fd));
+	ASSERT_EQ(0, create_cq(fd, 0, &cq));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, create_qp(fd, pd, cq, &qp[i])) TH_LOG("QP %d", i);
+	EXPECT_EQ(ENOMEM, create_qp(fd, pd, cq, &qp[8]));
+	/* Below what it holds: the 8 stay, creates fail until under 4. */
+	ASSERT_EQ(0, sv_dev_set("softverbs0", "max_qp 4"));
+	ASSERT_EQ(0, query_device(fd, &q));
+	ASSERT_EQ(4, q.max_qp);
+	EXPECT_EQ(8, sv_obj_count("qp"));
+	for (i = 7; i >= 4; i--)
+		ASSERT_EQ(0, sv_destroy_qp(fd, qp[i]));
+	EXPECT_EQ(ENOMEM, create_qp(fd, pd, cq, &qp[4]));
+	ASSERT_EQ(0, sv_destroy_qp(fd, qp[3]));
+	ASSERT_EQ(0, create_qp(fd, pd, cq, &qp[3]));
+	/* Raised: up to the new limit, exactly. */
+	ASSERT_EQ(0, sv_dev_set("softverbs0", "max_qp 12"));
+	for (i = 4; i < 12; i++)
+		ASSERT_EQ(0, create_qp(fd, pd, cq, &qp[i])) TH_LOG("QP %d", i);
+	EXPECT_EQ(ENOMEM, create_qp(fd, pd, cq, &pd_qp_spare));
+	/* Completion channels follow max_cq; CQs stop at 3. */
+	ASSERT_EQ(0, create_cq(fd, 0, &cq));
+	ASSERT_EQ(0, create_cq(fd, 0, &cq));
+	EXPECT_EQ(ENOMEM, create_cq(fd, 0, &cq));
+	/* Out of range: refused, nothing changed. */
+	EXPECT_NE(0, sv_dev_set("softverbs0", "max_qp 0"));
+	EXPECT_NE(0, sv_dev_set("softverbs0", "max_qp 16777214"));
+	EXPECT_NE(0, sv_dev_set("softverbs0", "max_mr 4294967295"));
+	ASSERT_EQ(0, query_device(fd, &q));
+	EXPECT_EQ(12, q.max_qp);
+	EXPECT_EQ(0, sv_dev_set("softverbs0", "max_qp 16777213"));
+	ASSERT_EQ(0, query_device(fd, &q));
+	EXPECT_EQ(16777213, q.max_qp);
+	ASSERT_EQ(0, close(fd));
+	EXPECT_EQ(0, sv_obj_count("qp"));
+	ASSERT_EQ(0, sv_dev_limits_reset("softverbs0"));
+	fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, query_device(fd, &q));
+	EXPECT_EQ(sv_param("max_qp"), q.max_qp);
+	EXPECT_EQ(sv_param("max_mr"), q.max_mr);
+	close(fd);
 }
 
 #define RACERS	4
@@ -236,10 +315,12 @@ FIXTURE(race) {
 
 FIXTURE_SETUP(race)
 {
+	ASSERT_EQ(0, sv_dev_set("softverbs0", T_LIMITS));
 }
 
 FIXTURE_TEARDOWN(race)
 {
+	EXPECT_EQ(0, sv_dev_limits_reset("softverbs0"));
 }
 
 /* Four processes racing for the last SRQ slots end with exactly max_srq. */
@@ -253,7 +334,7 @@ TEST_F_TIMEOUT(race, last_srq_slots, 120)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, query_device(fd, &q));
 	close(fd);
-	ASSERT_EQ(SV_MAX_SRQ, q.max_srq);
+	ASSERT_EQ(T_MAX_SRQ, q.max_srq);
 	race(_metadata, OBJ_SRQ, q.max_srq);
 }
 
@@ -267,7 +348,7 @@ TEST_F_TIMEOUT(race, last_ah_slots, 120)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, query_device(fd, &q));
 	close(fd);
-	ASSERT_EQ(SV_MAX_AH, q.max_ah);
+	ASSERT_EQ(T_MAX_AH, q.max_ah);
 	race(_metadata, OBJ_AH, q.max_ah);
 }
 
@@ -326,19 +407,19 @@ static int share_child(uid_t uid, int ready, int done)
 	pd = sv_alloc_pd(fd2);
 	if (!pd)
 		return 3;
-	for (i = 1; i < SV_MAX_PD / 100; i++)
+	for (i = 1; i < T_MAX_PD / 100; i++)
 		if (alloc_pd_err(i & 1 ? fd2 : fd))
 			return 4;
 	if (alloc_pd_err(fd) != EAGAIN)
 		return 5;
 	if (alloc_pd_err(fd2) != EAGAIN)
 		return 6;
-	for (i = 0; i < SV_MAX_CQ / 100; i++)
+	for (i = 0; i < T_MAX_CQ / 100; i++)
 		if (create_cq(fd2, 0, &cq))
 			return 8;
 	if (create_cq(fd, 0, &h) != EAGAIN)
 		return 9;
-	for (i = 0; i < SV_MAX_QP / 100; i++)
+	for (i = 0; i < T_MAX_QP / 100; i++)
 		if (create_qp(fd2, pd, cq, &h))
 			return 10;
 	if (create_qp(fd2, pd, cq, &h) != EAGAIN)
@@ -363,6 +444,7 @@ TEST(per_uid_share)
 	ASSERT_EQ(-EINVAL, write_share("0"));
 	ASSERT_EQ(-EINVAL, write_share("101"));
 	ASSERT_EQ(0, write_share("1"));
+	ASSERT_EQ(0, sv_dev_set("softverbs0", T_LIMITS));
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(done));
 
@@ -377,10 +459,11 @@ TEST(per_uid_share)
 	if (read(ready[0], &c, 1) != 1) {
 		waitpid(a, &status, 0);
 		write_share("50");
+		sv_dev_limits_reset("softverbs0");
 		ASSERT_TRUE(0) TH_LOG("uid 65534 failed step %d",
 				      WEXITSTATUS(status));
 	}
-	EXPECT_EQ(SV_MAX_PD / 100, sv_obj_count("pd"));
+	EXPECT_EQ(T_MAX_PD / 100, sv_obj_count("pd"));
 	/* ...and uid 65533 gets the same, */
 	b = fork();
 	ASSERT_LE(0, b);
@@ -392,15 +475,16 @@ TEST(per_uid_share)
 	if (read(ready[0], &c, 1) != 1) {
 		waitpid(b, &status, 0);
 		write_share("50");
+		sv_dev_limits_reset("softverbs0");
 		ASSERT_TRUE(0) TH_LOG("uid 65533 failed step %d",
 				      WEXITSTATUS(status));
 	}
-	EXPECT_EQ(2 * (SV_MAX_PD / 100), sv_obj_count("pd"));
-	EXPECT_EQ(2 * (SV_MAX_QP / 100), sv_obj_count("qp"));
+	EXPECT_EQ(2 * (T_MAX_PD / 100), sv_obj_count("pd"));
+	EXPECT_EQ(2 * (T_MAX_QP / 100), sv_obj_count("qp"));
 	/* ...while root (CAP_SYS_RESOURCE) is not limited by a share. */
 	fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	for (i = 0; i < SV_MAX_PD / 100 + 10; i++)
+	for (i = 0; i < T_MAX_PD / 100 + 10; i++)
 		ASSERT_NE(0, pd = sv_alloc_pd(fd));
 	close(fd);
 	close(done[1]);
@@ -411,6 +495,7 @@ TEST(per_uid_share)
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("uid 65533: step %d", WEXITSTATUS(status));
 	EXPECT_EQ(0, write_share("50"));
+	EXPECT_EQ(0, sv_dev_limits_reset("softverbs0"));
 	EXPECT_EQ(0, sv_obj_count("pd"));
 	EXPECT_EQ(0, sv_obj_count("cq"));
 	EXPECT_EQ(0, sv_obj_count("qp"));

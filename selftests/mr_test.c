@@ -676,8 +676,10 @@ TEST_F_TIMEOUT(mr, max_mr_enforced, 90)
 
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, svt_alloc_pd(fd2, &pd2));
+	/* 65,536 of them: a new device holds more (limits_test). */
+	ASSERT_EQ(0, sv_dev_set("softverbs0", "max_mr 65536"));
 	ASSERT_EQ(0, ioctl(self->fd, SV_IOC_QUERY_DEVICE, &q));
-	ASSERT_EQ(SV_MAX_MR, q.max_mr);
+	ASSERT_EQ(65536, q.max_mr);
 	for (i = 0; i < q.max_mr; i++) {
 		if (i & 1) {
 			ASSERT_EQ(0, svt_reg_mr(fd2, pd2, self->buf, 1, 0,
@@ -697,6 +699,7 @@ TEST_F_TIMEOUT(mr, max_mr_enforced, 90)
 				&mr, &key));
 	ASSERT_EQ(0, close(fd2));
 	EXPECT_EQ(q.max_mr / 2 + 1, sv_obj_count("mr"));
+	EXPECT_EQ(0, sv_dev_limits_reset("softverbs0"));
 }
 
 /*

@@ -260,8 +260,10 @@ TEST(max_pd_enforced)
 
 	ASSERT_LE(0, fd1);
 	ASSERT_LE(0, fd2);
+	/* 65,536 of them: a new device holds more (limits_test). */
+	ASSERT_EQ(0, sv_dev_set("softverbs0", "max_pd 65536"));
 	ASSERT_EQ(0, ioctl(fd1, SV_IOC_QUERY_DEVICE, &q));
-	ASSERT_EQ(SV_MAX_PD, q.max_pd);
+	ASSERT_EQ(65536, q.max_pd);
 	for (i = 0; i < q.max_pd; i++)
 		ASSERT_EQ(0, svt_alloc_pd(i & 1 ? fd2 : fd1, &last));
 	EXPECT_EQ(q.max_pd, sv_obj_count("pd"));
@@ -275,6 +277,7 @@ TEST(max_pd_enforced)
 	ASSERT_EQ(0, close(fd1));
 	ASSERT_EQ(0, close(fd2));
 	EXPECT_EQ(0, sv_obj_count("pd"));
+	EXPECT_EQ(0, sv_dev_limits_reset("softverbs0"));
 }
 
 TEST_HARNESS_MAIN

@@ -1837,8 +1837,10 @@ FZ void fz_nl_attr(struct fz *fz, struct nlmsghdr *nlh, int depth)
 
 	if (FZ_PCT(fz, 25) || type > SV_NL_ATTR_MAX) {
 		len = FZ_N(fz, sizeof(junk) + 1);
-		/* Never a valid-looking idle time for a real device. */
-		if (type == SV_NL_ATTR_IDLE_US && len == 4)
+		/* Never a valid-looking idle time or limit for a real device. */
+		if ((type == SV_NL_ATTR_IDLE_US ||
+		     (type >= SV_NL_ATTR_MAX_PD && type <= SV_NL_ATTR_MAX_AH)) &&
+		    len == 4)
 			len = 3;
 		mnl_attr_put(nlh, type, len, junk);
 		return;
@@ -1857,6 +1859,19 @@ FZ void fz_nl_attr(struct fz *fz, struct nlmsghdr *nlh, int depth)
 	case SV_NL_ATTR_IDLE_US: {
 		static const uint32_t v[] = { 0, 1, 500, 1000, 2000,
 			SV_NL_IDLE_US_MAX + 1, UINT32_MAX };
+
+		mnl_attr_put_u32(nlh, type, v[FZ_N(fz, FZ_ARRAY_SIZE(v))]);
+		break;
+	}
+	case SV_NL_ATTR_MAX_PD:
+	case SV_NL_ATTR_MAX_MR:
+	case SV_NL_ATTR_MAX_CQ:
+	case SV_NL_ATTR_MAX_QP:
+	case SV_NL_ATTR_MAX_SRQ:
+	case SV_NL_ATTR_MAX_AH: {
+		/* Out of range only: a real device keeps its limits. */
+		static const uint32_t v[] = { 0, SV_NL_OBJ_LIMIT_MAX + 1,
+			UINT32_MAX };
 
 		mnl_attr_put_u32(nlh, type, v[FZ_N(fz, FZ_ARRAY_SIZE(v))]);
 		break;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "softverbs-abi.h"
@@ -188,6 +189,57 @@ static inline const char *sv_compat_dir(void)
 	*slash = 0;
 	snprintf(dir, sizeof(dir), "%s/compat", exe);
 	return dir;
+}
+
+
+/* A softverbs module parameter's value; 0 if it cannot be read. */
+static inline unsigned int sv_param(const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/softverbs/parameters/%s",
+		 name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strtoul(buf, NULL, 0);
+}
+
+/*
+ * svctl dev set DEV SETTINGS ("max_cq 64 max_qp 32"), svctl being the
+ * build's (build/bin, beside build/compat). svctl's exit status.
+ */
+static inline int sv_dev_set(const char *dev, const char *settings)
+{
+	const char *compat = sv_compat_dir();
+	char cmd[PATH_MAX + 256];
+	int st;
+
+	if (!compat)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s/../bin/svctl dev set %s %s", compat,
+		 dev, settings);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* DEV's six object limits back to a new device's (module parameters). */
+static inline int sv_dev_limits_reset(const char *dev)
+{
+	char s[256];
+
+	snprintf(s, sizeof(s),
+		 "max_pd %u max_mr %u max_cq %u max_qp %u max_srq %u max_ah %u",
+		 sv_param("max_pd"), sv_param("max_mr"), sv_param("max_cq"),
+		 sv_param("max_qp"), sv_param("max_srq"), sv_param("max_ah"));
+	return sv_dev_set(dev, s);
 }
 
 #endif /* SV_TEST_H */

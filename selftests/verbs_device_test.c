@@ -249,19 +249,19 @@ TEST_F(ctx, query_device)
 	EXPECT_EQ(SV_VENDOR_ID, a.vendor_id);
 	EXPECT_EQ(SV_VENDOR_PART_ID, a.vendor_part_id);
 	EXPECT_EQ(SV_HW_VER, a.hw_ver);
-	EXPECT_EQ(SV_MAX_QP, a.max_qp);
+	EXPECT_EQ(sv_param("max_qp"), (unsigned int)a.max_qp);
 	EXPECT_EQ(SV_MAX_QP_WR, a.max_qp_wr);
 	EXPECT_EQ(IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SYS_IMAGE_GUID,
 		  a.device_cap_flags);
 	EXPECT_EQ(SV_MAX_SGE, a.max_sge);
 	EXPECT_EQ(SV_MAX_SGE_RD, a.max_sge_rd);
-	EXPECT_EQ(SV_MAX_CQ, a.max_cq);
+	EXPECT_EQ(sv_param("max_cq"), (unsigned int)a.max_cq);
 	EXPECT_EQ(SV_MAX_CQE, a.max_cqe);
-	EXPECT_EQ(SV_MAX_MR, a.max_mr);
-	EXPECT_EQ(SV_MAX_PD, a.max_pd);
+	EXPECT_EQ(sv_param("max_mr"), (unsigned int)a.max_mr);
+	EXPECT_EQ(sv_param("max_pd"), (unsigned int)a.max_pd);
 	EXPECT_EQ(SV_MAX_QP_RD_ATOM, a.max_qp_rd_atom);
 	EXPECT_EQ(0, a.max_ee_rd_atom);
-	EXPECT_EQ(SV_MAX_RES_RD_ATOM, a.max_res_rd_atom);
+	EXPECT_EQ(a.max_qp * SV_MAX_QP_RD_ATOM, a.max_res_rd_atom);
 	EXPECT_EQ(SV_MAX_QP_INIT_RD_ATOM, a.max_qp_init_rd_atom);
 	EXPECT_EQ(0, a.max_ee_init_rd_atom);
 	EXPECT_EQ(IBV_ATOMIC_HCA, a.atomic_cap);
@@ -273,10 +273,10 @@ TEST_F(ctx, query_device)
 	EXPECT_EQ(SV_MAX_MCAST_GRP, a.max_mcast_grp);
 	EXPECT_EQ(SV_MAX_MCAST_QP_ATTACH, a.max_mcast_qp_attach);
 	EXPECT_EQ(SV_MAX_TOTAL_MCAST_QP_ATTACH, a.max_total_mcast_qp_attach);
-	EXPECT_EQ(SV_MAX_AH, a.max_ah);
+	EXPECT_EQ(sv_param("max_ah"), (unsigned int)a.max_ah);
 	EXPECT_EQ(0, a.max_fmr);
 	EXPECT_EQ(0, a.max_map_per_fmr);
-	EXPECT_EQ(SV_MAX_SRQ, a.max_srq);
+	EXPECT_EQ(sv_param("max_srq"), (unsigned int)a.max_srq);
 	EXPECT_EQ(SV_MAX_SRQ_WR, a.max_srq_wr);
 	EXPECT_EQ(SV_MAX_SRQ_SGE, a.max_srq_sge);
 	EXPECT_EQ(1, a.max_pkeys);
@@ -320,7 +320,7 @@ TEST_F(ctx, query_device_ex)
 	memset(&ex, 0xa5, sizeof(ex));
 	ASSERT_EQ(0, v->query_device_ex(self->ctx, NULL, &ex,
 					sizeof(ex.orig_attr)));
-	EXPECT_EQ(SV_MAX_QP, ex.orig_attr.max_qp);
+	EXPECT_EQ(sv_param("max_qp"), (unsigned int)ex.orig_attr.max_qp);
 	/* Nothing written past the size given. */
 	EXPECT_EQ(0xa5a5a5a5, ex.comp_mask);
 }

@@ -77,24 +77,20 @@ struct sv_query_abi {
 /*
  * Device limits. The kernel enforces these numbers on every create/modify
  * call and SV_IOC_QUERY_DEVICE reports exactly them, so userspace sees
- * what the kernel enforces.
+ * what the kernel enforces. How many PDs, MRs, CQs, QPs, SRQs and AHs a
+ * device holds is the device's own (module parameters max_pd ... max_ah
+ * for new devices, SV_NL_ATTR_MAX_* in svctl dev set at run time, up to
+ * SV_NL_OBJ_LIMIT_MAX): SV_IOC_QUERY_DEVICE reports the current values.
  */
-#define SV_MAX_QP		16384		/* queue pairs per device */
 #define SV_MAX_QP_WR		16384		/* work requests per SQ or RQ */
 #define SV_MAX_SGE		32		/* SGEs per send/recv WR */
 #define SV_MAX_SGE_RD		32		/* SGEs per RDMA read WR */
-#define SV_MAX_CQ		16384
 #define SV_MAX_CQE		65536		/* entries per CQ */
-#define SV_MAX_MR		65536
 #define SV_MAX_MR_SIZE		0x10000000000ULL /* bytes per MR (1 TiB) */
-#define SV_MAX_PD		65536
 #define SV_MAX_QP_RD_ATOM	16		/* responder RDMA read/atomic depth */
 #define SV_MAX_QP_INIT_RD_ATOM	16		/* initiator RDMA read/atomic depth */
-#define SV_MAX_RES_RD_ATOM	(SV_MAX_QP * SV_MAX_QP_RD_ATOM)
-#define SV_MAX_SRQ		16384
 #define SV_MAX_SRQ_WR		16384
 #define SV_MAX_SRQ_SGE		32
-#define SV_MAX_AH		65536
 #define SV_MAX_MCAST_GRP	8192
 #define SV_MAX_MCAST_QP_ATTACH	56		/* QPs per multicast group */
 #define SV_MAX_TOTAL_MCAST_QP_ATTACH (SV_MAX_MCAST_GRP * SV_MAX_MCAST_QP_ATTACH)

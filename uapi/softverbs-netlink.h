@@ -13,7 +13,8 @@
  *                        bound to a netdev of the caller's namespace
  *   SV_NL_CMD_LINK_DEL   DEV_NAME: unregister a device made by LINK_ADD
  *   SV_NL_CMD_LINK_GET   DEV_NAME (doit) or dump: one message per device
- *   SV_NL_CMD_DEV_SET    DEV_NAME and tunables (IDLE_US, PART_ID)
+ *   SV_NL_CMD_DEV_SET    DEV_NAME and tunables (IDLE_US, PART_ID, MAX_PD ..
+ *                        MAX_AH)
  *   SV_NL_CMD_RES_GET    dump; RES_TYPE, optional DEV_NAME: one message
  *                        per object (PD, MR, CQ, QP, flow, WQ, receive
  *                        WQ indirection table, counters object)
@@ -90,6 +91,13 @@ enum sv_nl_attr {
 	SV_NL_ATTR_RES_DEST_TABLE,	/* u32: the table a flow sends to */
 	SV_NL_ATTR_RES_DEST_ANCHOR,	/* u32: the anchor a flow sends to */
 	SV_NL_ATTR_PART_ID,		/* u32: the device's vendor_part_id */
+	/* u32: how many of each a device holds (1..SV_NL_OBJ_LIMIT_MAX) */
+	SV_NL_ATTR_MAX_PD,
+	SV_NL_ATTR_MAX_MR,
+	SV_NL_ATTR_MAX_CQ,
+	SV_NL_ATTR_MAX_QP,
+	SV_NL_ATTR_MAX_SRQ,
+	SV_NL_ATTR_MAX_AH,
 	__SV_NL_ATTR_MAX,
 	SV_NL_ATTR_MAX = __SV_NL_ATTR_MAX - 1
 };
@@ -102,6 +110,12 @@ enum sv_nl_attr {
  */
 #define SV_NL_IDLE_US_DEFAULT	1000
 #define SV_NL_IDLE_US_MAX	10000000	/* 10 s */
+
+/*
+ * The largest object limit of a device: QP numbers have 24 bits (0 and 1
+ * are special, 0xffffff is multicast), and so do memory key indexes.
+ */
+#define SV_NL_OBJ_LIMIT_MAX	0xfffffd
 
 enum sv_nl_res_type {
 	SV_NL_RES_PD = 1,

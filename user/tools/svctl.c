@@ -4,7 +4,8 @@
  * family (uapi/softverbs-netlink.h), on libmnl.
  *
  *   svctl [-j] [-p] link add NAME netdev DEV | link del NAME | link show [NAME]
- *   svctl [-j] [-p] dev set NAME {idle_us N | part_id N}... | dev show [NAME]
+ *   svctl [-j] [-p] dev set NAME {idle_us N | part_id N | max_qp N ...}... |
+ *                   dev show [NAME]
  *   svctl [-j] [-p] res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher|
  *                                steer_table|steer_anchor]
  *                            [dev NAME]
@@ -66,6 +67,7 @@ static int usage(FILE *out)
 		"  svctl link del NAME\n"
 		"  svctl link show [[dev] NAME]\n"
 		"  svctl dev set NAME [idle_us MICROSECONDS] [part_id ID]\n"
+		"                [max_pd|max_mr|max_cq|max_qp|max_srq|max_ah N]\n"
 		"  svctl dev show [[dev] NAME]\n"
 		"  svctl res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher|\n"
 		"                 steer_table|steer_anchor] [dev NAME]\n"
@@ -583,11 +585,36 @@ static void flags_str(char *s, size_t len, uint32_t v,
 
 /* ---- link / dev ---- */
 
+/* The device limits dev set changes and dev show reports. */
+static const struct {
+	const char *name;
+	int attr;
+} limit_names[] = {
+	{ "max_pd", SV_NL_ATTR_MAX_PD },
+	{ "max_mr", SV_NL_ATTR_MAX_MR },
+	{ "max_cq", SV_NL_ATTR_MAX_CQ },
+	{ "max_qp", SV_NL_ATTR_MAX_QP },
+	{ "max_srq", SV_NL_ATTR_MAX_SRQ },
+	{ "max_ah", SV_NL_ATTR_MAX_AH },
+};
+
+/* The attribute of a limit's name; -1 if it is none. */
+static int limit_attr(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(limit_names) / sizeof(limit_names[0]); i++)
+		if (!strcmp(name, limit_names[i].name))
+			return limit_names[i].attr;
+	return -1;
+}
+
 static int cb_link(const struct nlmsghdr *nlh, void *data)
 {
 	struct record r;
 	char s[64];
 	uint64_t g;
+	size_t i;
 
 	(void)data;
 	r.n = 0;	/* fields are written before they are read */
@@ -618,6 +645,10 @@ static int cb_link(const struct nlmsghdr *nlh, void *data)
 	rec_num(&r, "idle_us", get_num(SV_NL_ATTR_IDLE_US));
 	if (tb[SV_NL_ATTR_PART_ID])
 		rec_num(&r, "part_id", get_num(SV_NL_ATTR_PART_ID));
+	for (i = 0; i < sizeof(limit_names) / sizeof(limit_names[0]); i++)
+		if (tb[limit_names[i].attr])
+			rec_num(&r, limit_names[i].name,
+				get_num(limit_names[i].attr));
 	rec_print(&r);
 	return MNL_CB_OK;
 }
@@ -696,7 +727,7 @@ static int cmd_dev(int argc, char **argv)
 		return 1;
 	}
 	if (argc < 4 || argc % 2) {
-		error_msg("usage: svctl dev set NAME [idle_us MICROSECONDS] [part_id ID]");
+		error_msg("usage: svctl dev set NAME [idle_us MICROSECONDS] [part_id ID] [max_qp N] ...");
 		return 1;
 	}
 	nlh = msg_start(family_id, 0, SV_NL_CMD_DEV_SET);
@@ -708,7 +739,7 @@ static int cmd_dev(int argc, char **argv)
 			attr = SV_NL_ATTR_IDLE_US;
 		} else if (!strcmp(argv[i], "part_id")) {
 			attr = SV_NL_ATTR_PART_ID;
-		} else {
+		} else if ((attr = limit_attr(argv[i])) < 0) {
 			error_msg("unknown device attribute \"%s\"", argv[i]);
 			return 1;
 		}
