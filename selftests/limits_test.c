@@ -112,6 +112,24 @@ static int create(int fd, enum obj k, uint32_t pd)
 	return EINVAL;
 }
 
+/* Write a module parameter: 0 or -errno. */
+static int write_param(const char *name, const char *val)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/softverbs/parameters/%s",
+		 name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
 /* max_cq, as query_device reports it, holds across files. */
 TEST(max_cq_enforced)
 {
@@ -208,6 +226,12 @@ TEST(limits_at_run_time)
 	EXPECT_EQ(sv_param("max_qp"), q.max_qp);
 	EXPECT_EQ(sv_param("max_mr"), q.max_mr);
 	close(fd);
+	/* The module parameters take the same range (ERANGE), or junk. */
+	EXPECT_EQ(-ERANGE, write_param("max_qp", "0"));
+	EXPECT_EQ(-ERANGE, write_param("max_qp", "16777214"));
+	EXPECT_EQ(-EINVAL, write_param("max_mr", "lots"));
+	EXPECT_EQ(262144, sv_param("max_qp"));
+	EXPECT_EQ(1048576, sv_param("max_mr"));
 }
 
 #define RACERS	4
@@ -363,15 +387,7 @@ static int read_share(void)
 
 static int write_share(const char *val)
 {
-	int fd = open(SHARE_PARAM, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
+	return write_param("user_share", val);
 }
 
 /* As uid, without privileges, ring memory unlimited. */
