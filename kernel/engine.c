@@ -1013,17 +1013,23 @@ static void sv_engine_wake(struct sv_engine *e)
 	sv_engine_wake_poll(e, false);
 }
 
+/* The file's engine, if it has one yet: wake it (rx: for frames alone). */
+static void sv_engine_kick_file(struct sv_file *f, bool rx)
+{
+	/* Pairs with the release store in sv_engine_file_get(). */
+	struct sv_engine_file *ef = smp_load_acquire(&f->ef);
+
+	if (ef)
+		sv_engine_wake_poll(ef->e, rx);
+}
+
 /*
  * Wake the file's engine. The caller keeps the file alive: its own
  * syscall, or a QP of the file found not dead under qp->lock.
  */
 void sv_engine_kick(struct sv_file *f)
 {
-	/* Pairs with the release store in sv_engine_file_get(). */
-	struct sv_engine_file *ef = smp_load_acquire(&f->ef);
-
-	if (ef)
-		sv_engine_wake(ef->e);
+	sv_engine_kick_file(f, false);
 }
 
 /*
@@ -1034,11 +1040,7 @@ void sv_engine_kick(struct sv_file *f)
  */
 void sv_engine_kick_rx(struct sv_file *f)
 {
-	/* Pairs with the release store in sv_engine_file_get(). */
-	struct sv_engine_file *ef = smp_load_acquire(&f->ef);
-
-	if (ef)
-		sv_engine_wake_poll(ef->e, true);
+	sv_engine_kick_file(f, true);
 }
 
 /*

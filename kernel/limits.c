@@ -47,7 +47,7 @@
 
 /* Per device: its limits, the users that hold objects on it. */
 struct sv_dev_limits {
-	u32 max[SV_OBJ_MAX];		/* 0: none; READ_ONCE, set below */
+	u32 max[SV_OBJ_MAX];		/* 0: none; READ_ONCE (sv_limit_of()) */
 	struct mutex lock;		/* users and their counts */
 	struct xarray users;		/* uid -> struct sv_user_objs */
 #if IS_ENABLED(CONFIG_CGROUP_RDMA)
@@ -151,30 +151,30 @@ static const u32 sv_obj_fixed[SV_OBJ_MAX] = {
 	[SV_OBJ_RWQ_IND_TBL] = SV_MAX_RWQ_IND_TBL,
 };
 
+/* A type's limit on the device; completion channels have max_cq's. */
+static u32 sv_limit_of(struct sv_dev_limits *l, enum sv_obj_type type)
+{
+	if (type == SV_OBJ_COMP_CHANNEL)
+		type = SV_OBJ_CQ;
+	return READ_ONCE(l->max[type]);
+}
+
 u32 sv_obj_limit(struct sv_device *sdev, enum sv_obj_type type)
 {
 	if (type <= SV_OBJ_NONE || type >= SV_OBJ_MAX)
 		return 0;
-	return READ_ONCE(sdev->limits->max[type]);
+	return sv_limit_of(sdev->limits, type);
 }
 
 /*
- * Change one of the device's six limits (svctl dev set). Completion
- * channels follow max_cq. -EINVAL for another type; -ERANGE out of
- * 1..SV_NL_OBJ_LIMIT_MAX.
+ * Change one of the device's six limits (svctl dev set: the netlink
+ * policy has checked n is in 1..SV_NL_OBJ_LIMIT_MAX).
  */
-int sv_obj_limit_set(struct sv_device *sdev, enum sv_obj_type type, u32 n)
+void sv_obj_limit_set(struct sv_device *sdev, enum sv_obj_type type, u32 n)
 {
-	struct sv_dev_limits *l = sdev->limits;
-
-	if (type <= SV_OBJ_NONE || type >= SV_OBJ_MAX || !sv_obj_default[type])
-		return -EINVAL;
-	if (n < 1 || n > SV_NL_OBJ_LIMIT_MAX)
-		return -ERANGE;
-	WRITE_ONCE(l->max[type], n);
-	if (type == SV_OBJ_CQ)
-		WRITE_ONCE(l->max[SV_OBJ_COMP_CHANNEL], n);
-	return 0;
+	if (!WARN_ON_ONCE(type <= SV_OBJ_NONE || type >= SV_OBJ_MAX ||
+			  !sv_obj_default[type]))
+		WRITE_ONCE(sdev->limits->max[type], n);
 }
 
 /* Raise *v unless that would pass max. */
@@ -191,7 +191,7 @@ static bool sv_atomic_inc_below(atomic_t *v, int max)
 
 static u32 sv_user_max(struct sv_dev_limits *l, enum sv_obj_type type)
 {
-	u32 max = READ_ONCE(l->max[type]);
+	u32 max = sv_limit_of(l, type);
 	u32 share = READ_ONCE(user_share);
 
 	if (!max || share >= 100)
@@ -363,7 +363,6 @@ int sv_limits_device_init(struct sv_device *sdev)
 		return -ENOMEM;
 	for (t = 0; t < SV_OBJ_MAX; t++)
 		l->max[t] = READ_ONCE(sv_obj_default[t]) ?: sv_obj_fixed[t];
-	l->max[SV_OBJ_COMP_CHANNEL] = l->max[SV_OBJ_CQ];
 	mutex_init(&l->lock);
 	xa_init(&l->users);
 #if IS_ENABLED(CONFIG_CGROUP_RDMA)

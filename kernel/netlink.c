@@ -502,7 +502,7 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 		if (info->attrs[SV_NL_ATTR_PART_ID])
 			WRITE_ONCE(sdev->part_id,
 				   nla_get_u32(info->attrs[SV_NL_ATTR_PART_ID]));
-		/* In range (the policy): it cannot fail. */
+		/* In range: the policy. */
 		for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
 			if (info->attrs[sv_nl_limits[i].attr])
 				sv_obj_limit_set(sdev, sv_nl_limits[i].type,

@@ -191,7 +191,7 @@ void sv_uobj_destroy_all(struct sv_file *f);
 
 /* limits.c */
 u32 sv_obj_limit(struct sv_device *sdev, enum sv_obj_type type);
-int sv_obj_limit_set(struct sv_device *sdev, enum sv_obj_type type, u32 n);
+void sv_obj_limit_set(struct sv_device *sdev, enum sv_obj_type type, u32 n);
 int sv_charge(struct sv_file *f, enum sv_obj_type type, struct sv_charge *c);
 void sv_uncharge(struct sv_charge *c);
 int sv_pinned_charge(struct mm_struct *mm, unsigned long npages);
