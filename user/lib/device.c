@@ -21,6 +21,9 @@
 #define SV_SYSFS_CLASS	"/class/" SV_CLASS_NAME
 
 static char sv_sysfs_path[IBV_SYSFS_PATH_MAX];
+/* "<sysfs>/class/softverbs/": where our devices' ibdev_path points. */
+static char sv_class_prefix[IBV_SYSFS_PATH_MAX + sizeof(SV_SYSFS_CLASS)];
+static size_t sv_class_prefix_len;
 static pthread_once_t sv_sysfs_once = PTHREAD_ONCE_INIT;
 
 static void sv_sysfs_path_init(void)
@@ -35,6 +38,10 @@ static void sv_sysfs_path_init(void)
 	/* No trailing slashes: callers append "/class/...". */
 	while (len > 1 && sv_sysfs_path[len - 1] == '/')
 		sv_sysfs_path[--len] = 0;
+	/* Sized for the longest path, the class and the slash. */
+	sv_class_prefix_len = snprintf(sv_class_prefix,
+				       sizeof(sv_class_prefix), "%s%s/",
+				       sv_sysfs_path, SV_SYSFS_CLASS);
 }
 
 /* The sysfs mount point: $SYSFS_PATH (as libibverbs honours it) or /sys. */
@@ -294,17 +301,13 @@ SV_EXPORT int ibv_get_device_index(struct ibv_device *device)
  */
 SV_EXPORT bool sv_private_device_is_ours(struct ibv_device *dev)
 {
-	char prefix[IBV_SYSFS_PATH_MAX];
-	int n;
-
 	if (!dev)
 		return false;
-	n = snprintf(prefix, sizeof(prefix), "%s%s/", ibv_get_sysfs_path(),
-		     SV_SYSFS_CLASS);
-	if (n < 0 || (size_t)n >= sizeof(prefix))
-		return false;
-	return !strncmp(dev->ibdev_path, prefix, n) &&
-	       !strchr(dev->ibdev_path + n, '/');
+	/* Every exported verb asks (sv_system.h): the prefix is made once. */
+	pthread_once(&sv_sysfs_once, sv_sysfs_path_init);
+	return !strncmp(dev->ibdev_path, sv_class_prefix,
+			sv_class_prefix_len) &&
+	       !strchr(dev->ibdev_path + sv_class_prefix_len, '/');
 }
 
 SV_EXPORT bool sv_private_context_is_ours(struct ibv_context *ctx)

@@ -106,14 +106,12 @@ void *sv_system_sym(const char *name)
 
 struct ibv_device **sv_system_device_list(int *num)
 {
-	struct ibv_device **(*get)(int *), **list;
+	struct ibv_device **list;
 
 	*num = 0;
 	if (!sv_system_load())
 		return NULL;
-	get = (__typeof__(get))sv_system_sym("ibv_get_device_list");
-	list = get(num);
-	sv_system_errno();
+	list = SV_SYSTEM_CALL(ibv_get_device_list, num);
 	if (!list)
 		*num = 0;
 	return list;
