@@ -16,7 +16,6 @@
 #include "sv_cg_test.h"
 #include "sv_qp_test.h"
 
-#define SHARE_PARAM	"/sys/module/softverbs/parameters/user_share"
 /*
  * The device limits these tests fill: lower than a new device's (the
  * module parameters max_pd ... max_ah), so that filling one takes seconds.
@@ -110,24 +109,6 @@ static int create(int fd, enum obj k, uint32_t pd)
 		return create_cq(fd, 0, &h);
 	}
 	return EINVAL;
-}
-
-/* Write a module parameter: 0 or -errno. */
-static int write_param(const char *name, const char *val)
-{
-	char path[128];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/module/softverbs/parameters/%s",
-		 name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
 }
 
 /* max_cq, as query_device reports it, holds across files. */
@@ -227,9 +208,9 @@ TEST(limits_at_run_time)
 	EXPECT_EQ(sv_param("max_mr"), q.max_mr);
 	close(fd);
 	/* The module parameters take the same range (ERANGE), or junk. */
-	EXPECT_EQ(-ERANGE, write_param("max_qp", "0"));
-	EXPECT_EQ(-ERANGE, write_param("max_qp", "16777214"));
-	EXPECT_EQ(-EINVAL, write_param("max_mr", "lots"));
+	EXPECT_EQ(-ERANGE, sv_param_set("max_qp", "0"));
+	EXPECT_EQ(-ERANGE, sv_param_set("max_qp", "16777214"));
+	EXPECT_EQ(-EINVAL, sv_param_set("max_mr", "lots"));
 	EXPECT_EQ(262144, sv_param("max_qp"));
 	EXPECT_EQ(1048576, sv_param("max_mr"));
 }
@@ -376,18 +357,9 @@ TEST_F_TIMEOUT(race, last_ah_slots, 120)
 	race(_metadata, OBJ_AH, q.max_ah);
 }
 
-static int read_share(void)
-{
-	char buf[16];
-
-	if (sv_read_attr(SHARE_PARAM, buf, sizeof(buf)) < 0)
-		return -1;
-	return atoi(buf);
-}
-
 static int write_share(const char *val)
 {
-	return write_param("user_share", val);
+	return sv_param_set("user_share", val);
 }
 
 /* As uid, without privileges, ring memory unlimited. */
@@ -455,7 +427,7 @@ TEST(per_uid_share)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	share = read_share();
+	share = sv_param("user_share");
 	ASSERT_EQ(50, share) TH_LOG("user_share is not the default");
 	ASSERT_EQ(-EINVAL, write_share("0"));
 	ASSERT_EQ(-EINVAL, write_share("101"));

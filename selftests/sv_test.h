@@ -192,16 +192,23 @@ static inline const char *sv_compat_dir(void)
 }
 
 
-/* A softverbs module parameter's value; 0 if it cannot be read. */
-static inline unsigned int sv_param(const char *name)
+/* Open a softverbs module parameter's file; -1 with errno. */
+static inline int sv_param_open(const char *name, int flags)
 {
-	char path[128], buf[32];
-	ssize_t n;
-	int fd;
+	char path[128];
 
 	snprintf(path, sizeof(path), "/sys/module/softverbs/parameters/%s",
 		 name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return open(path, flags | O_CLOEXEC);
+}
+
+/* A softverbs module parameter's value; 0 if it cannot be read. */
+static inline unsigned int sv_param(const char *name)
+{
+	int fd = sv_param_open(name, O_RDONLY);
+	char buf[32];
+	ssize_t n;
+
 	if (fd < 0)
 		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -210,6 +217,20 @@ static inline unsigned int sv_param(const char *name)
 		return 0;
 	buf[n] = 0;
 	return strtoul(buf, NULL, 0);
+}
+
+/* Write a softverbs module parameter: 0 or -errno (the module's check). */
+static inline int sv_param_set(const char *name, const char *val)
+{
+	int fd = sv_param_open(name, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
 }
 
 /*
