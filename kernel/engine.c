@@ -49,8 +49,10 @@
  * to itself, for the longest idle_us of its files' devices after the
  * last (steered frames that woke it start no such window: it drains
  * them and sleeps, and their next one wakes it, unless it executes send
- * work or something else wakes it meanwhile). Then it sets SV_DB_NEED_WAKEUP
- * in the doorbell page of every file it serves, issues a full barrier,
+ * work or something else wakes it meanwhile; only UD QPs and QPs on
+ * an SRQ get frames that way, the others take them in softirq,
+ * steer/rx.c). Then it sets SV_DB_NEED_WAKEUP in the doorbell page of
+ * every file it serves, issues a full barrier,
  * looks once more at every file's queues and sleeps until
  * SV_IOC_DOORBELL, a state change, a retry time or kthread_stop(). A
  * file attached to a sleeping engine starts with the flag set. The ring
@@ -377,9 +379,9 @@ static bool sv_engine_flush(struct sv_qp *qp)
 		did = true;
 	}
 	if (qp->rq.ring) {
-		mutex_lock(&qp->rq.lock);
+		sv_wq_lock(&qp->rq);
 		did |= sv_wq_flush(&qp->rq, qp->recv_cq, qp->qpn, false);
-		mutex_unlock(&qp->rq.lock);
+		sv_wq_unlock(&qp->rq);
 	}
 	if (qp->srq && !qp->last_wqe_sent) {
 		qp->last_wqe_sent = true;
@@ -1133,6 +1135,9 @@ int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp)
 	/* Three lock classes: an engine holds its SQ and takes an RQ. */
 	mutex_init(&qp->sq.lock);
 	mutex_init(&qp->rq.lock);
+	/* Only steered frames fill a RAW_PACKET QP's own RQ: in softirq. */
+	spin_lock_init(&qp->rq.bh_lock);
+	qp->rq.bh = qp->qp_type == SV_QPT_RAW_PACKET && !qp->srq;
 	ret = sv_wq_init(f, &qp->sq, qp->cap.max_send_wr,
 			 sizeof(struct sv_send_wqe) + payload);
 	if (ret)
@@ -1210,7 +1215,7 @@ void sv_dp_qp_free(struct sv_qp *qp)
 /* Drop whatever is posted: the queues of a QP in RESET are empty. */
 static void sv_wq_reset(struct sv_wq *wq)
 {
-	lockdep_assert_held(&wq->lock);
+	sv_wq_assert_held(wq);
 	if (!wq->ring)
 		return;
 	wq->cons = READ_ONCE(wq->ring->prod);
@@ -1242,9 +1247,9 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 		qp->last_wqe_sent = false;
 		qp->waiting = false;
 		mutex_unlock(&qp->sq.lock);
-		mutex_lock(&qp->rq.lock);
+		sv_wq_lock(&qp->rq);
 		sv_wq_reset(&qp->rq);
-		mutex_unlock(&qp->rq.lock);
+		sv_wq_unlock(&qp->rq);
 		sv_steer_qp_purge(qp);
 	} else if (state == SV_QPS_ERR) {
 		WRITE_ONCE(qp->sq.ring->flags, SV_WQ_RING_ERR);

@@ -392,16 +392,16 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	} else {
 		wq = &dqp->rq;
 	}
-	mutex_lock(&wq->lock);
+	sv_wq_lock(wq);
 	ret = sv_rq_peek(wq, rw);
 	if (ret < 0) {
-		mutex_unlock(&wq->lock);
+		sv_wq_unlock(wq);
 		if (!srq)
 			sv_responder_err(dqp, false);
 		goto remote_op_err;
 	}
 	if (!ret) {
-		mutex_unlock(&wq->lock);
+		sv_wq_unlock(wq);
 		if (!sv_qp_reliable(qp))
 			return SV_EXEC_DONE;	/* dropped */
 		if (!qp->rnr_left) {
@@ -475,14 +475,14 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 		       !!(w->send_flags & SV_SEND_SOLICITED));
 	if (srq)
 		sv_srq_check_limit(dqp, srq);
-	mutex_unlock(&wq->lock);
+	sv_wq_unlock(wq);
 	return SV_EXEC_DONE;
 
 resp_fail:
 	/* As on the requester: in ERR before the error CQE shows. */
 	sv_responder_err(dqp, false);
 	sv_dp_push_cqe(dqp->recv_cq, &cqe, true);
-	mutex_unlock(&wq->lock);
+	sv_wq_unlock(wq);
 	if (!sv_qp_reliable(qp))
 		return SV_EXEC_DONE;
 	*status = cqe.status == SV_WC_LOC_LEN_ERR ? SV_WC_REM_INV_REQ_ERR :
@@ -900,9 +900,9 @@ bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
 	} else {
 		wq = &qp->rq;
 	}
-	mutex_lock(&wq->lock);
+	sv_wq_lock(wq);
 	if (!wq->ring || sv_rq_peek(wq, rw) <= 0) {
-		mutex_unlock(&wq->lock);
+		sv_wq_unlock(wq);
 		return false;
 	}
 	sv_rq_pop(wq);
@@ -957,7 +957,7 @@ push:
 			   false, &m->ts);
 	if (srq)
 		sv_srq_check_limit(qp, srq);
-	mutex_unlock(&wq->lock);
+	sv_wq_unlock(wq);
 	if (!cqe.status) {
 		sv_stat_add(qp->sdev, SV_STAT_RX_PKTS, 1);
 		sv_stat_add(qp->sdev, SV_STAT_RX_BYTES, fr.wire_len);

@@ -116,8 +116,45 @@ struct sv_wq {
 	u32 wqe_size;
 	u32 cons;
 	u64 mmap_offset;
-	struct mutex lock;		/* consumers */
+	/*
+	 * Consumers take lock, or with bh bh_lock: a receive queue that only
+	 * steered frames fill (a RAW_PACKET QP's own, a WQ's) takes them in
+	 * softirq (steer/rx.c), so its consumers must not sleep. Set once
+	 * at create; sv_wq_lock() picks.
+	 */
+	struct mutex lock;
+	spinlock_t bh_lock;		/* consumers, with bh */
+	bool bh;
 };
+
+/* For sparse, either lock is the one context "wq". */
+static inline void sv_wq_lock(struct sv_wq *wq) __acquires(wq)
+{
+	if (wq->bh) {
+		spin_lock_bh(&wq->bh_lock);
+	} else {
+		mutex_lock(&wq->lock);
+		__acquire(&wq->bh_lock);
+	}
+}
+
+static inline void sv_wq_unlock(struct sv_wq *wq) __releases(wq)
+{
+	if (wq->bh) {
+		spin_unlock_bh(&wq->bh_lock);
+	} else {
+		__release(&wq->bh_lock);
+		mutex_unlock(&wq->lock);
+	}
+}
+
+static inline void sv_wq_assert_held(struct sv_wq *wq)
+{
+	if (wq->bh)
+		lockdep_assert_held(&wq->bh_lock);
+	else
+		lockdep_assert_held(&wq->lock);
+}
 
 /* Per-open-file state: the verbs context of one process (or fd). */
 struct sv_file {

@@ -736,15 +736,27 @@ static int raw_send_inline(struct rawqp *r, const struct frame *f,
 	return ibv_post_send(r->qp, &wr, &bad);
 }
 
-/* Wait for the send completion of a QP whose receives go elsewhere. */
+/*
+ * Wait for r's send completion; a receive completion found before it (a
+ * looped-back frame may complete first) is held for rx_poll().
+ */
 static int tx_done(struct rawqp *r)
 {
 	struct ibv_wc wc;
+	uint32_t tag;
 	int i;
 
 	for (i = 0; i < 3000; i++) {
-		if (rx_poll(r, &wc, NULL, 1) && wc.opcode == IBV_WC_SEND)
+		if (!cq_take(r, &wc, &tag)) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.opcode == IBV_WC_SEND)
 			return wc.status == IBV_WC_SUCCESS ? 0 : -1;
+		if (r->nheld == (int)(sizeof(r->held) / sizeof(r->held[0])))
+			return -1;
+		r->held[r->nheld] = wc;
+		r->held_tag[r->nheld++] = tag;
 	}
 	return -1;
 }

@@ -186,6 +186,14 @@ struct rawqp {
 	struct ibv_qp *qp;
 	char *buf;
 	struct ibv_mr *mr;
+	/*
+	 * Completions taken off the CQ while looking for another kind (a
+	 * looped-back frame's receive may complete before its send does):
+	 * rx_poll() returns them first, in order.
+	 */
+	struct ibv_wc held[8];
+	uint32_t held_tag[8];
+	int nheld;
 };
 
 static inline int raw_qp_init(struct ibv_qp *qp)
@@ -288,25 +296,44 @@ static inline void rawqp_close(struct rawqp *r)
 }
 
 /* Poll one receive within @ms: 1 and its wc (and tag), else 0. */
+/* One completion straight off r's CQ, if there is one. */
+static inline int cq_take(struct rawqp *r, struct ibv_wc *wc, uint32_t *tag)
+{
+	struct ibv_poll_cq_attr pa = {};
+
+	if (ibv_start_poll(r->cqx, &pa))
+		return 0;
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = r->cqx->wr_id;
+	wc->status = r->cqx->status;
+	wc->opcode = ibv_wc_read_opcode(r->cqx);
+	wc->byte_len = ibv_wc_read_byte_len(r->cqx);
+	wc->src_qp = ibv_wc_read_src_qp(r->cqx);
+	if (tag)
+		*tag = ibv_wc_read_flow_tag(r->cqx);
+	ibv_end_poll(r->cqx);
+	return 1;
+}
+
+/* The next completion of r (held ones first), waiting up to ms ms. */
 static inline int rx_poll(struct rawqp *r, struct ibv_wc *wc, uint32_t *tag,
 			  int ms)
 {
-	struct ibv_poll_cq_attr pa = {};
 	int waited = 0;
 
+	if (r->nheld) {
+		*wc = r->held[0];
+		if (tag)
+			*tag = r->held_tag[0];
+		r->nheld--;
+		memmove(r->held, r->held + 1, r->nheld * sizeof(*wc));
+		memmove(r->held_tag, r->held_tag + 1,
+			r->nheld * sizeof(*r->held_tag));
+		return 1;
+	}
 	for (;;) {
-		if (!ibv_start_poll(r->cqx, &pa)) {
-			memset(wc, 0, sizeof(*wc));
-			wc->wr_id = r->cqx->wr_id;
-			wc->status = r->cqx->status;
-			wc->opcode = ibv_wc_read_opcode(r->cqx);
-			wc->byte_len = ibv_wc_read_byte_len(r->cqx);
-			wc->src_qp = ibv_wc_read_src_qp(r->cqx);
-			if (tag)
-				*tag = ibv_wc_read_flow_tag(r->cqx);
-			ibv_end_poll(r->cqx);
+		if (cq_take(r, wc, tag))
 			return 1;
-		}
 		if (waited >= ms)
 			return 0;
 		usleep(1000);

@@ -7,14 +7,20 @@
  * softirq under RCU. The rules' verdict (table.c) names the QPs that get
  * a copy and whether the frame is trapped: a trapped frame is consumed,
  * any other goes on to the kernel's receive path unchanged
- * (RX_HANDLER_PASS). A copy is an skb clone on the QP's receive queue
- * (qp->rxq; a trapped frame goes itself, not cloned, to its last QP,
- * unless a tap holds it too): at most SV_RXQ_FRAMES frames and SV_RXQ_BYTES of truesize
- * per QP, beyond which frames are dropped and counted, as a NIC drops
- * what its ring cannot take. The QP's file's engine drains the queue
- * into posted receive WQEs (exec.c, sv_exec_recv_frame()): the receive
- * queue's lock is a mutex and softirq must not sleep. A frame that finds
- * no receive WQE then is dropped and counted (rx_raw_drops).
+ * (RX_HANDLER_PASS). A copy is an skb clone (a trapped frame goes itself,
+ * not cloned, to its last QP, unless a tap holds it too).
+ *
+ * A RAW_PACKET QP with its own RQ, and an RSS QP's WQs, take the copy at
+ * once, in softirq, as a NIC writes a frame into the next posted buffer
+ * (sv_steer_deliver()): their RQs are locked with a BH spinlock (sv_wq
+ * bh), as nothing but steering and the QP's own state changes consume
+ * them, and a frame is at most a netdev's MTU or GRO size. Any other QP
+ * (UD, or with an SRQ, whose receive queues local sends of any length
+ * also fill, under a mutex) gets the copy on its queue (qp->rxq): at most
+ * SV_RXQ_FRAMES frames and SV_RXQ_BYTES of truesize per QP, beyond which
+ * frames are dropped and counted, as a NIC drops what its ring cannot
+ * take; the QP's file's engine drains it into receive WQEs. Either way a
+ * frame that finds no receive WQE is dropped and counted (rx_raw_drops).
  *
  * Transmit (a RAW_PACKET QP's frames, and what the e-switch loops back
  * into the device's own steering): tx.c.
@@ -28,6 +34,7 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
+#include <linux/percpu.h>
 #include <linux/rtnetlink.h>
 
 #include "steer.h"
@@ -53,9 +60,58 @@ static bool sv_qp_state_recv(u32 s)
 	       s == SV_QPS_SQE;
 }
 
+/* Scratch for sv_exec_recv_frame() in softirq: one per CPU, BH off. */
+static void __percpu *sv_rx_scratch;
+
+int sv_steer_rx_init(void)
+{
+	sv_rx_scratch = __alloc_percpu(sv_exec_buf_size(), L1_CACHE_BYTES);
+	return sv_rx_scratch ? 0 : -ENOMEM;
+}
+
+void sv_steer_rx_exit(void)
+{
+	free_percpu(sv_rx_scratch);
+	sv_rx_scratch = NULL;
+}
+
+/* Does @qp take frames in softirq (sv_steer_deliver())? Fixed at create. */
+static bool sv_steer_direct(const struct sv_qp *qp)
+{
+	return qp->rss || qp->rq.bh;
+}
+
 /*
- * Queue fl's copy of a frame: a clone, or with @own the frame itself,
- * which the caller gives up (it is queued or freed). The engine is kicked
+ * Write @c, which is the caller's to free, into the next receive WQE of
+ * qp (or of the WQ its RSS hash picks) now. Destroy sets dead under
+ * qp->lock before it lets go of the QP's CQ, rings and table: held across
+ * the write, it keeps them. The stamp is taken under it too, in the order
+ * of the completions, and the state is read under it: a frame lands
+ * before a modify to RESET or ERR, or is dropped. Softirq (or BH off), RCU.
+ */
+static void sv_steer_deliver(struct sv_device *sdev, struct sv_qp *qp,
+			     struct sk_buff *c, u32 tag)
+{
+	struct sv_rx_meta m = { .flags = sv_rx_qp_flags(qp), .tag = tag };
+	bool ok = false;
+
+	spin_lock_bh(&qp->lock);
+	/* A modify sets the state under qp->lock, then resets or flushes. */
+	if (!qp->dead && sv_qp_state_recv(qp->attr.qp_state)) {
+		sv_rx_stamp(c, &m.ts);
+		ok = (qp->rss ? sv_rss_recv_frame : sv_exec_recv_frame)
+			(qp, c, &m, this_cpu_ptr(sv_rx_scratch));
+	}
+	spin_unlock_bh(&qp->lock);
+	if (!ok)
+		sv_stat_add(sdev, SV_STAT_RX_RAW_DROPS, 1);
+}
+
+/*
+ * Give fl's copy of a frame to its QP: a clone, or with @own the frame
+ * itself, which the caller gives up (it is delivered, queued or freed).
+ * A QP that takes frames in softirq gets it at once; for any other, it
+ * is queued and the engine is kicked
  * only when the queue was empty: while it is not, the engine has work it
  * will not sleep on (sv_file_pending()), and it takes the queue in order.
  * Softirq (or BH off), RCU.
@@ -75,6 +131,11 @@ static void sv_steer_queue(struct sv_device *sdev, struct sv_qp *qp,
 			sv_stat_add(sdev, SV_STAT_RX_RAW_DROPS, 1);
 			return;
 		}
+	}
+	if (sv_steer_direct(qp)) {
+		sv_steer_deliver(sdev, qp, c, tag);
+		consume_skb(c);
+		return;
 	}
 	sv_rx_cb(c)->tag = tag;
 	spin_lock_irqsave(&qp->rxq.lock, flags);

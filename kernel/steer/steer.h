@@ -176,6 +176,8 @@ struct sk_buff *sv_steer_egress(struct sv_device *sdev, struct sk_buff *skb);
 /* rx.c, for tx.c's e-switch: steer a frame (data at the network header) */
 bool sv_steer_frame(struct sv_device *sdev, struct sk_buff *skb,
 		    struct sv_qp *src_qp);
+int sv_steer_rx_init(void);
+void sv_steer_rx_exit(void);
 void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 		      struct sk_buff *skb);
 u32 sv_steer_frame_len(const struct sk_buff *skb);

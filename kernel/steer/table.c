@@ -258,8 +258,16 @@ void sv_steer_defer(struct rcu_work *rw, work_func_t fn)
 
 int sv_steer_init(void)
 {
+	int ret = sv_steer_rx_init();
+
+	if (ret)
+		return ret;
 	sv_steer_wq = alloc_workqueue("softverbs_steer", WQ_UNBOUND, 0);
-	return sv_steer_wq ? 0 : -ENOMEM;
+	if (!sv_steer_wq) {
+		sv_steer_rx_exit();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Every file is closed: wait for the flows' frees, then the queue. */
@@ -267,6 +275,7 @@ void sv_steer_exit(void)
 {
 	rcu_barrier();
 	destroy_workqueue(sv_steer_wq);
+	sv_steer_rx_exit();
 }
 
 /*

@@ -125,6 +125,9 @@ int sv_create_wq(struct sv_file *f, void *arg)
 	wq->shadow.cap.max_recv_sge = c->max_sge;
 	spin_lock_init(&wq->shadow.lock);
 	mutex_init(&wq->shadow.rq.lock);
+	/* Frames reach a WQ in softirq (steer/rx.c): no sleeping consumer */
+	spin_lock_init(&wq->shadow.rq.bh_lock);
+	wq->shadow.rq.bh = true;
 	ret = sv_wq_init(f, &wq->shadow.rq, wq->shadow.cap.max_recv_wr,
 			 sizeof(struct sv_recv_wqe) +
 			 c->max_sge * sizeof(struct sv_sge));
@@ -176,7 +179,7 @@ static void sv_rwq_flush(struct sv_rwq *wq)
 	u64 wr_id;
 	void *slot;
 
-	lockdep_assert_held(&rq->lock);
+	sv_wq_assert_held(rq);
 	WRITE_ONCE(rq->ring->flags, SV_WQ_RING_ERR);
 	if (prod - rq->cons > rq->entries)
 		rq->cons = prod - rq->entries;	/* bogus: flush what fits */
@@ -198,7 +201,7 @@ static void sv_rwq_reset(struct sv_rwq *wq)
 {
 	struct sv_wq *rq = &wq->shadow.rq;
 
-	lockdep_assert_held(&rq->lock);
+	sv_wq_assert_held(rq);
 	rq->cons = READ_ONCE(rq->ring->prod);
 	/* Every slot is the library's again (its acquire load of cons). */
 	smp_store_release(&rq->ring->cons, rq->cons);
@@ -238,7 +241,7 @@ int sv_modify_wq(struct sv_file *f, void *arg)
 	wq = sv_rwq_get(f, m->handle);
 	if (IS_ERR(wq))
 		return PTR_ERR(wq);
-	mutex_lock(&wq->shadow.rq.lock);
+	sv_wq_lock(&wq->shadow.rq);
 	cur = wq->state;
 	next = (m->attr_mask & SV_WQ_ATTR_STATE) ? m->state : cur;
 	flags = wq->flags;
@@ -257,7 +260,7 @@ int sv_modify_wq(struct sv_file *f, void *arg)
 		else if (next == SV_WQS_ERR)
 			sv_rwq_flush(wq);
 	}
-	mutex_unlock(&wq->shadow.rq.lock);
+	sv_wq_unlock(&wq->shadow.rq);
 	sv_uobj_put(&wq->uobj);
 	return ret;
 }
