@@ -234,7 +234,7 @@ int sv_create_cq(struct sv_file *f, void *arg)
 		return -EINVAL;
 	if (cmd->wc_flags & ~SV_CQ_WC_FLAGS_SUPPORTED)
 		return -EOPNOTSUPP;
-	if (!cmd->cqe || cmd->cqe > SV_MAX_CQE ||
+	if (!cmd->cqe || cmd->cqe > sv_depth(f->sdev, SV_DEPTH_CQE) ||
 	    cmd->comp_vector >= SV_NUM_COMP_VECTORS)
 		return -EINVAL;
 	entries = roundup_pow_of_two(cmd->cqe);
@@ -338,7 +338,8 @@ int sv_resize_cq(struct sv_file *f, void *arg)
 	u64 offset;
 	int ret;
 
-	if (cmd->reserved || !cmd->cqe || cmd->cqe > SV_MAX_CQE)
+	if (cmd->reserved || !cmd->cqe ||
+	    cmd->cqe > sv_depth(f->sdev, SV_DEPTH_CQE))
 		return -EINVAL;
 	entries = roundup_pow_of_two(cmd->cqe);
 	cq = sv_cq_get(f, cmd->handle);

@@ -60,6 +60,21 @@ static const struct {
 	{ SV_NL_ATTR_MAX_AH, SV_OBJ_AH },
 };
 
+static struct netlink_range_validation sv_depth_range = {
+	.min = 1,
+	.max = SV_NL_DEPTH_MAX,
+};
+
+/* The queue depth limits, likewise. */
+static const struct {
+	int attr;
+	enum sv_depth depth;
+} sv_nl_depths[] = {
+	{ SV_NL_ATTR_MAX_QP_WR, SV_DEPTH_QP_WR },
+	{ SV_NL_ATTR_MAX_CQE, SV_DEPTH_CQE },
+	{ SV_NL_ATTR_MAX_SRQ_WR, SV_DEPTH_SRQ_WR },
+};
+
 static struct netlink_range_validation sv_idle_range = {
 	.min = 0,
 	.max = SV_IDLE_US_MAX,
@@ -86,6 +101,10 @@ static const struct nla_policy sv_nl_policy[SV_NL_ATTR_MAX + 1] = {
 	[SV_NL_ATTR_MAX_QP] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
 	[SV_NL_ATTR_MAX_SRQ] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
 	[SV_NL_ATTR_MAX_AH] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
+	[SV_NL_ATTR_MAX_QP_WR] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_depth_range),
+	[SV_NL_ATTR_MAX_CQE] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_depth_range),
+	[SV_NL_ATTR_MAX_SRQ_WR] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							&sv_depth_range),
 	[SV_NL_ATTR_RES_TYPE] = NLA_POLICY_RANGE(NLA_U8, SV_NL_RES_PD,
 						 SV_NL_RES_MAX),
 	[SV_NL_ATTR_RES_HANDLE] = { .type = NLA_U32 },
@@ -259,6 +278,10 @@ static int sv_nl_fill_link(struct sk_buff *msg, struct sv_device *sdev,
 	for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
 		if (nla_put_u32(msg, sv_nl_limits[i].attr,
 				sv_obj_limit(sdev, sv_nl_limits[i].type)))
+			goto err;
+	for (i = 0; i < ARRAY_SIZE(sv_nl_depths); i++)
+		if (nla_put_u32(msg, sv_nl_depths[i].attr,
+				sv_depth(sdev, sv_nl_depths[i].depth)))
 			goto err;
 	if (ndev &&
 	    (nla_put_u32(msg, SV_NL_ATTR_NDEV_INDEX, ndev->ifindex) ||
@@ -486,6 +509,8 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
 		any |= !!info->attrs[sv_nl_limits[i].attr];
+	for (i = 0; i < ARRAY_SIZE(sv_nl_depths); i++)
+		any |= !!info->attrs[sv_nl_depths[i].attr];
 	if (!info->attrs[SV_NL_ATTR_IDLE_US] &&
 	    !info->attrs[SV_NL_ATTR_PART_ID] && !any) {
 		NL_SET_ERR_MSG(info->extack, "Nothing to set");
@@ -507,6 +532,10 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 			if (info->attrs[sv_nl_limits[i].attr])
 				sv_obj_limit_set(sdev, sv_nl_limits[i].type,
 						 nla_get_u32(info->attrs[sv_nl_limits[i].attr]));
+		for (i = 0; i < ARRAY_SIZE(sv_nl_depths); i++)
+			if (info->attrs[sv_nl_depths[i].attr])
+				sv_depth_set(sdev, sv_nl_depths[i].depth,
+					     nla_get_u32(info->attrs[sv_nl_depths[i].attr]));
 	}
 	mutex_unlock(&sv_devices_lock);
 	return ret;

@@ -208,6 +208,7 @@ static int sv_qp_check_dc(struct sv_create_qp *c)
 static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 {
 	struct sv_device *sdev = f->sdev;
+	u32 max_wr;
 	int ret;
 
 	switch (c->qp_type) {
@@ -273,11 +274,12 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 		if (c->source_qpn < 2 || c->source_qpn >= SV_QPN_MASK)
 			return -EINVAL;
 	}
-	if (c->cap.max_send_wr > SV_MAX_QP_WR ||
+	max_wr = sv_depth(sdev, SV_DEPTH_QP_WR);
+	if (c->cap.max_send_wr > max_wr ||
 	    c->cap.max_send_sge > SV_MAX_SGE ||
 	    c->cap.max_inline_data > SV_MAX_INLINE_DATA)
 		return -EINVAL;
-	if (!c->srq_handle && (c->cap.max_recv_wr > SV_MAX_QP_WR ||
+	if (!c->srq_handle && (c->cap.max_recv_wr > max_wr ||
 			       c->cap.max_recv_sge > SV_MAX_SGE))
 		return -EINVAL;
 	return 0;

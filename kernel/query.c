@@ -32,7 +32,7 @@ int sv_query_device(struct sv_file *f, void *arg)
 	q->vendor_part_id = READ_ONCE(sdev->part_id);
 	q->hw_ver = SV_HW_VER;
 	q->max_qp = sv_obj_limit(sdev, SV_OBJ_QP);
-	q->max_qp_wr = SV_MAX_QP_WR;
+	q->max_qp_wr = sv_depth(sdev, SV_DEPTH_QP_WR);
 	q->device_cap_flags = SV_DEVICE_CAP_FLAGS;
 	/* RAW_PACKET QPs and their TX offloads (steer/tx.c) need a netdev. */
 	q->raw_caps = READ_ONCE(sdev->ndev) ? SV_RAW_CAP_NETDEV |
@@ -40,7 +40,7 @@ int sv_query_device(struct sv_file *f, void *arg)
 	q->max_sge = SV_MAX_SGE;
 	q->max_sge_rd = SV_MAX_SGE_RD;
 	q->max_cq = sv_obj_limit(sdev, SV_OBJ_CQ);
-	q->max_cqe = SV_MAX_CQE;
+	q->max_cqe = sv_depth(sdev, SV_DEPTH_CQE);
 	q->max_mr = sv_obj_limit(sdev, SV_OBJ_MR);
 	q->max_pd = sv_obj_limit(sdev, SV_OBJ_PD);
 	q->max_qp_rd_atom = SV_MAX_QP_RD_ATOM;
@@ -52,7 +52,7 @@ int sv_query_device(struct sv_file *f, void *arg)
 	q->max_total_mcast_qp_attach = SV_MAX_TOTAL_MCAST_QP_ATTACH;
 	q->max_ah = sv_obj_limit(sdev, SV_OBJ_AH);
 	q->max_srq = sv_obj_limit(sdev, SV_OBJ_SRQ);
-	q->max_srq_wr = SV_MAX_SRQ_WR;
+	q->max_srq_wr = sv_depth(sdev, SV_DEPTH_SRQ_WR);
 	q->max_srq_sge = SV_MAX_SRQ_SGE;
 	q->max_pkeys = SV_MAX_PKEYS;
 	q->local_ca_ack_delay = SV_LOCAL_CA_ACK_DELAY;

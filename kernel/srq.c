@@ -49,7 +49,7 @@ int sv_create_srq(struct sv_file *f, void *arg)
 
 	if (c->reserved || c->reserved2)
 		return -EINVAL;
-	if (!c->max_wr || c->max_wr > SV_MAX_SRQ_WR ||
+	if (!c->max_wr || c->max_wr > sv_depth(f->sdev, SV_DEPTH_SRQ_WR) ||
 	    c->max_sge > SV_MAX_SRQ_SGE)
 		return -EINVAL;
 

@@ -24,6 +24,14 @@
 #define SV_MAX_DEVICES	64
 /* Completion channels per device (limits.c); verbs does not report it. */
 
+/* Queue depth limits of a device (depth.c). */
+enum sv_depth {
+	SV_DEPTH_QP_WR,
+	SV_DEPTH_CQE,
+	SV_DEPTH_SRQ_WR,
+	SV_DEPTH_MAX
+};
+
 enum sv_obj_type {
 	SV_OBJ_NONE,
 	SV_OBJ_PD,
@@ -98,6 +106,7 @@ struct sv_device {
 	u8 active_mtu;			/* SV_MTU_* */
 	u32 idle_us;			/* engine idle time before sleeping */
 	u32 part_id;			/* vendor_part_id (svctl dev set) */
+	u32 max_depth[SV_DEPTH_MAX];	/* depth.c */
 	struct work_struct gid_work;	/* GID_CHANGE from atomic context */
 	struct sv_steer *steer;		/* flow steering tables (steer/) */
 	struct sv_steer *steer_tx;	/* ... the egress rules' */
@@ -225,6 +234,11 @@ struct sv_uobj *sv_uobj_get(struct sv_file *f, u32 handle,
 void sv_uobj_put(struct sv_uobj *u);
 int sv_uobj_destroy(struct sv_file *f, u32 handle, enum sv_obj_type type);
 void sv_uobj_destroy_all(struct sv_file *f);
+
+/* depth.c */
+void sv_depth_device_init(struct sv_device *sdev);
+u32 sv_depth(struct sv_device *sdev, enum sv_depth d);
+void sv_depth_set(struct sv_device *sdev, enum sv_depth d, u32 n);
 
 /* limits.c */
 u32 sv_obj_limit(struct sv_device *sdev, enum sv_obj_type type);

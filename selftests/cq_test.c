@@ -72,9 +72,9 @@ FIXTURE_TEARDOWN(dev)
 TEST_F(dev, create_sizes)
 {
 	static const uint32_t req[] = { 1, 2, 3, 100, 4096, 4097,
-					SV_MAX_CQE - 1, SV_MAX_CQE };
+					SV_DEFAULT_MAX_CQE - 1, SV_DEFAULT_MAX_CQE };
 	static const uint32_t got[] = { 1, 2, 4, 128, 4096, 8192,
-					SV_MAX_CQE, SV_MAX_CQE };
+					SV_DEFAULT_MAX_CQE, SV_DEFAULT_MAX_CQE };
 	struct sv_create_cq c;
 	unsigned int i;
 
@@ -99,7 +99,7 @@ TEST_F(dev, create_bad_args)
 	EXPECT_EQ(-1, create_cq(self->fd, &c, 0, 0));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, c.handle);
-	EXPECT_EQ(-1, create_cq(self->fd, &c, SV_MAX_CQE + 1, 0));
+	EXPECT_EQ(-1, create_cq(self->fd, &c, SV_DEFAULT_MAX_CQE + 1, 0));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, create_cq(self->fd, &c, UINT32_MAX, 0));
 	EXPECT_EQ(EINVAL, errno);
@@ -376,7 +376,7 @@ TEST_F(dev, resize_bad_args)
 	r.cqe = 0;
 	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
 	EXPECT_EQ(EINVAL, errno);
-	r.cqe = SV_MAX_CQE + 1;
+	r.cqe = SV_DEFAULT_MAX_CQE + 1;
 	EXPECT_EQ(-1, ioctl(self->fd, SV_IOC_RESIZE_CQ, &r));
 	EXPECT_EQ(EINVAL, errno);
 	r.cqe = 4;

@@ -141,7 +141,7 @@ TEST_F(utils, ibv_devinfo_v)
 	EXPECT_NE(NULL, strstr(out, want));
 	snprintf(want, sizeof(want), "max_qp:\t\t\t\t%u", sv_param("max_qp"));
 	EXPECT_NE(NULL, strstr(out, want));
-	snprintf(want, sizeof(want), "max_cqe:\t\t\t%d", SV_MAX_CQE);
+	snprintf(want, sizeof(want), "max_cqe:\t\t\t%d", SV_DEFAULT_MAX_CQE);
 	EXPECT_NE(NULL, strstr(out, want));
 	EXPECT_NE(NULL, strstr(out, "phys_port_cnt:\t\t\t1"));
 	EXPECT_NE(NULL, strstr(out, "port:\t1"));

@@ -215,6 +215,112 @@ TEST(limits_at_run_time)
 	EXPECT_EQ(1048576, sv_param("max_mr"));
 }
 
+/* A UD QP with send and receive queues of sq and rq WRs. */
+static int create_qp_wr(int fd, uint32_t pd, uint32_t cq, uint32_t sq,
+			uint32_t rq, uint32_t *handle)
+{
+	struct sv_create_qp c;
+	int ret;
+
+	sv_qp_req(&c, SV_QPT_UD, pd, cq, cq, 0);
+	c.cap.max_send_wr = sq;
+	c.cap.max_recv_wr = rq;
+	ret = sv_ioc(fd, SV_IOC_CREATE_QP, &c);
+	*handle = ret ? 0 : c.handle;
+	return ret;
+}
+
+static int create_cq_n(int fd, uint32_t cqe, uint32_t *handle)
+{
+	struct sv_create_cq c = { .size = sizeof(c), .cqe = cqe };
+	int ret = sv_ioc(fd, SV_IOC_CREATE_CQ, &c);
+
+	*handle = ret ? 0 : c.handle;
+	return ret;
+}
+
+static int resize_cq(int fd, uint32_t cq, uint32_t cqe)
+{
+	struct sv_resize_cq r = { .size = sizeof(r), .handle = cq,
+				  .cqe = cqe };
+
+	return sv_ioc(fd, SV_IOC_RESIZE_CQ, &r);
+}
+
+/*
+ * max_qp_wr, max_cqe and max_srq_wr are the device's: svctl dev set
+ * changes what query_device reports and what creates and resizes accept
+ * (EINVAL beyond), past the defaults too; out of range is refused.
+ */
+TEST(depths_at_run_time)
+{
+	struct sv_query_device q;
+	int fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	uint32_t pd, cq, big, qp, srq;
+
+	if (geteuid())
+		SKIP(return, "needs root (CAP_NET_ADMIN)");
+	ASSERT_LE(0, fd);
+	ASSERT_NE(0, pd = sv_alloc_pd(fd));
+	ASSERT_EQ(0, sv_dev_set("softverbs0",
+				"max_qp_wr 64 max_cqe 128 max_srq_wr 32"));
+	ASSERT_EQ(0, query_device(fd, &q));
+	EXPECT_EQ(64, q.max_qp_wr);
+	EXPECT_EQ(128, q.max_cqe);
+	EXPECT_EQ(32, q.max_srq_wr);
+	/* CQs: up to 128 entries, created or resized. */
+	EXPECT_EQ(EINVAL, create_cq_n(fd, 129, &big));
+	ASSERT_EQ(0, create_cq_n(fd, 128, &cq));
+	EXPECT_EQ(EINVAL, resize_cq(fd, cq, 129));
+	EXPECT_EQ(0, resize_cq(fd, cq, 100));
+	/* QPs: 64 WRs per queue, send or receive. */
+	EXPECT_EQ(EINVAL, create_qp_wr(fd, pd, cq, 65, 1, &qp));
+	EXPECT_EQ(EINVAL, create_qp_wr(fd, pd, cq, 1, 65, &qp));
+	ASSERT_EQ(0, create_qp_wr(fd, pd, cq, 64, 64, &qp));
+	EXPECT_EQ(0, sv_destroy_qp(fd, qp));
+	/* SRQs: 32. */
+	EXPECT_EQ(EINVAL, sv_create_srq(fd, pd, 33, 1, &srq));
+	ASSERT_EQ(0, sv_create_srq(fd, pd, 32, 1, &srq));
+	EXPECT_EQ(0, sv_destroy_srq(fd, srq));
+	/* Raised past the defaults: what a create takes follows. */
+	ASSERT_EQ(0, sv_dev_set("softverbs0", "max_qp_wr 32768 max_cqe 131072 max_srq_wr 32768"));
+	ASSERT_EQ(0, query_device(fd, &q));
+	EXPECT_EQ(32768, q.max_qp_wr);
+	EXPECT_EQ(131072, q.max_cqe);
+	EXPECT_EQ(32768, q.max_srq_wr);
+	EXPECT_EQ(0, resize_cq(fd, cq, 131072));
+	ASSERT_EQ(0, create_cq_n(fd, 131072, &big));
+	EXPECT_EQ(EINVAL, create_cq_n(fd, 131073, &big));
+	ASSERT_EQ(0, create_qp_wr(fd, pd, cq, 32768, 32768, &qp));
+	EXPECT_EQ(0, sv_destroy_qp(fd, qp));
+	ASSERT_EQ(0, sv_create_srq(fd, pd, 32768, 1, &srq));
+	EXPECT_EQ(0, sv_destroy_srq(fd, srq));
+	/* Out of range: refused, nothing changed. */
+	EXPECT_NE(0, sv_dev_set("softverbs0", "max_cqe 0"));
+	EXPECT_NE(0, sv_dev_set("softverbs0", "max_qp_wr 4194305"));
+	EXPECT_NE(0, sv_dev_set("softverbs0", "max_srq_wr 4294967295"));
+	ASSERT_EQ(0, query_device(fd, &q));
+	EXPECT_EQ(32768, q.max_qp_wr);
+	EXPECT_EQ(131072, q.max_cqe);
+	EXPECT_EQ(32768, q.max_srq_wr);
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(0, sv_dev_limits_reset("softverbs0"));
+	fd = open(SV_DEV0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, query_device(fd, &q));
+	EXPECT_EQ(SV_DEFAULT_MAX_QP_WR, q.max_qp_wr);
+	EXPECT_EQ(SV_DEFAULT_MAX_CQE, q.max_cqe);
+	EXPECT_EQ(SV_DEFAULT_MAX_SRQ_WR, q.max_srq_wr);
+	close(fd);
+	/* The module parameters: 1..4194304 (ERANGE), or junk. */
+	EXPECT_EQ(-ERANGE, sv_param_set("max_cqe", "0"));
+	EXPECT_EQ(-ERANGE, sv_param_set("max_qp_wr", "4194305"));
+	EXPECT_EQ(-EINVAL, sv_param_set("max_srq_wr", "deep"));
+	EXPECT_EQ(SV_DEFAULT_MAX_QP_WR, sv_param("max_qp_wr"));
+	EXPECT_EQ(SV_DEFAULT_MAX_CQE, sv_param("max_cqe"));
+	EXPECT_EQ(SV_DEFAULT_MAX_SRQ_WR, sv_param("max_srq_wr"));
+}
+
 #define RACERS	4
 #define SLOTS	64
 

@@ -20,8 +20,8 @@
 #define PG		4096L
 #define KB		1024LL
 #define MB		(1024 * KB)
-/* A CQ of SV_MAX_CQE entries: 4 MiB of CQEs and the header page. */
-#define BIG_CQ_BYTES	(PG + (long long)SV_MAX_CQE * SV_CQE_SIZE)
+/* A CQ of SV_DEFAULT_MAX_CQE entries: 4 MiB of CQEs and the header page. */
+#define BIG_CQ_BYTES	(PG + (long long)SV_DEFAULT_MAX_CQE * SV_CQE_SIZE)
 
 static int create_cq(int fd, uint32_t cqe, struct sv_create_cq *c)
 {
@@ -81,7 +81,7 @@ static int memcg_child(void *arg)
 	if (fd < 0)
 		return 2;
 	before = sv_cg_read_ll(a->cg, "memory.current");
-	if (create_cq(fd, SV_MAX_CQE, &c))
+	if (create_cq(fd, SV_DEFAULT_MAX_CQE, &c))
 		return 3;
 	h[0] = c.handle;
 	after = sv_cg_read_ll(a->cg, "memory.current");
@@ -93,7 +93,7 @@ static int memcg_child(void *arg)
 		return 4;
 	}
 	for (n = 1; n < 64; n++) {
-		ret = create_cq(fd, SV_MAX_CQE, &c);
+		ret = create_cq(fd, SV_DEFAULT_MAX_CQE, &c);
 		if (ret)
 			break;
 		h[n] = c.handle;

@@ -276,7 +276,7 @@ TEST_F(dev, create_caps_limits)
 		uint32_t *cap[] = { &c.cap.max_send_wr, &c.cap.max_recv_wr,
 				    &c.cap.max_send_sge, &c.cap.max_recv_sge,
 				    &c.cap.max_inline_data };
-		uint32_t max[] = { SV_MAX_QP_WR, SV_MAX_QP_WR, SV_MAX_SGE,
+		uint32_t max[] = { SV_DEFAULT_MAX_QP_WR, SV_DEFAULT_MAX_QP_WR, SV_MAX_SGE,
 				   SV_MAX_SGE, SV_MAX_INLINE_DATA };
 
 		sv_qp_req(&c, SV_QPT_RC, self->pd, self->cq, self->cq, 0);
@@ -419,7 +419,7 @@ TEST_F(dev, create_with_srq)
 	ASSERT_EQ(0, sv_create_srq(self->fd, self->pd, 8, 2, &srq));
 	/* With an SRQ the receive capacities are ignored. */
 	sv_qp_req(&c, SV_QPT_RC, self->pd, self->cq, self->cq, srq);
-	c.cap.max_recv_wr = SV_MAX_QP_WR + 1;
+	c.cap.max_recv_wr = SV_DEFAULT_MAX_QP_WR + 1;
 	c.cap.max_recv_sge = SV_MAX_SGE + 1;
 	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
 	EXPECT_EQ(0, c.cap.max_recv_wr);

@@ -61,12 +61,12 @@ TEST_F(dev, device_attrs)
 	EXPECT_EQ(SV_VENDOR_PART_ID, q.vendor_part_id);
 	EXPECT_EQ(SV_HW_VER, q.hw_ver);
 	EXPECT_EQ(sv_param("max_qp"), q.max_qp);
-	EXPECT_EQ(SV_MAX_QP_WR, q.max_qp_wr);
+	EXPECT_EQ(SV_DEFAULT_MAX_QP_WR, q.max_qp_wr);
 	EXPECT_EQ(SV_DEVICE_CAP_FLAGS, q.device_cap_flags);
 	EXPECT_EQ(SV_MAX_SGE, q.max_sge);
 	EXPECT_EQ(SV_MAX_SGE_RD, q.max_sge_rd);
 	EXPECT_EQ(sv_param("max_cq"), q.max_cq);
-	EXPECT_EQ(SV_MAX_CQE, q.max_cqe);
+	EXPECT_EQ(SV_DEFAULT_MAX_CQE, q.max_cqe);
 	EXPECT_EQ(sv_param("max_mr"), q.max_mr);
 	EXPECT_EQ(sv_param("max_pd"), q.max_pd);
 	EXPECT_EQ(SV_MAX_QP_RD_ATOM, q.max_qp_rd_atom);
@@ -78,7 +78,7 @@ TEST_F(dev, device_attrs)
 	EXPECT_EQ(SV_MAX_TOTAL_MCAST_QP_ATTACH, q.max_total_mcast_qp_attach);
 	EXPECT_EQ(sv_param("max_ah"), q.max_ah);
 	EXPECT_EQ(sv_param("max_srq"), q.max_srq);
-	EXPECT_EQ(SV_MAX_SRQ_WR, q.max_srq_wr);
+	EXPECT_EQ(SV_DEFAULT_MAX_SRQ_WR, q.max_srq_wr);
 	EXPECT_EQ(SV_MAX_SRQ_SGE, q.max_srq_sge);
 	EXPECT_EQ(SV_MAX_PKEYS, q.max_pkeys);
 	EXPECT_EQ(SV_LOCAL_CA_ACK_DELAY, q.local_ca_ack_delay);

@@ -74,12 +74,12 @@ TEST_F(dev, create_limits)
 
 	EXPECT_EQ(EINVAL, sv_create_srq(self->fd, self->pd, 0, 1, &srq));
 	EXPECT_EQ(EINVAL, sv_create_srq(self->fd, self->pd,
-					SV_MAX_SRQ_WR + 1, 1, &srq));
+					SV_DEFAULT_MAX_SRQ_WR + 1, 1, &srq));
 	EXPECT_EQ(EINVAL, sv_create_srq(self->fd, self->pd, 1,
 					SV_MAX_SRQ_SGE + 1, &srq));
 	EXPECT_EQ(EINVAL, sv_create_srq(self->fd, self->pd, 0xffffffff, 1,
 					&srq));
-	ASSERT_EQ(0, sv_create_srq(self->fd, self->pd, SV_MAX_SRQ_WR,
+	ASSERT_EQ(0, sv_create_srq(self->fd, self->pd, SV_DEFAULT_MAX_SRQ_WR,
 				   SV_MAX_SRQ_SGE, &srq));
 	EXPECT_EQ(0, sv_destroy_srq(self->fd, srq));
 	ASSERT_EQ(0, sv_create_srq(self->fd, self->pd, 1, 0, &srq));

@@ -627,7 +627,8 @@ FZ void fz_destroy(struct fz *fz, int fdi, int type)
 FZ void fz_create_cq(struct fz *fz, int fdi)
 {
 	static const uint32_t cqes[] = { 0, 1, 2, 7, 16, 64, 255, 1024,
-					 SV_MAX_CQE, SV_MAX_CQE + 1, UINT32_MAX };
+					 SV_DEFAULT_MAX_CQE, SV_DEFAULT_MAX_CQE + 1,
+					 UINT32_MAX };
 	struct sv_create_cq c = { .size = sizeof(c) };
 
 	c.cqe = FZ_PCT(fz, 70) ? FZ_N(fz, 128) + 1 :
@@ -1839,7 +1840,8 @@ FZ void fz_nl_attr(struct fz *fz, struct nlmsghdr *nlh, int depth)
 		len = FZ_N(fz, sizeof(junk) + 1);
 		/* Never a valid-looking idle time or limit for a real device. */
 		if ((type == SV_NL_ATTR_IDLE_US ||
-		     (type >= SV_NL_ATTR_MAX_PD && type <= SV_NL_ATTR_MAX_AH)) &&
+		     (type >= SV_NL_ATTR_MAX_PD &&
+		      type <= SV_NL_ATTR_MAX_SRQ_WR)) &&
 		    len == 4)
 			len = 3;
 		mnl_attr_put(nlh, type, len, junk);
@@ -1871,6 +1873,16 @@ FZ void fz_nl_attr(struct fz *fz, struct nlmsghdr *nlh, int depth)
 	case SV_NL_ATTR_MAX_AH: {
 		/* Out of range only: a real device keeps its limits. */
 		static const uint32_t v[] = { 0, SV_NL_OBJ_LIMIT_MAX + 1,
+			UINT32_MAX };
+
+		mnl_attr_put_u32(nlh, type, v[FZ_N(fz, FZ_ARRAY_SIZE(v))]);
+		break;
+	}
+	case SV_NL_ATTR_MAX_QP_WR:
+	case SV_NL_ATTR_MAX_CQE:
+	case SV_NL_ATTR_MAX_SRQ_WR: {
+		/* Out of range only, likewise. */
+		static const uint32_t v[] = { 0, SV_NL_DEPTH_MAX + 1,
 			UINT32_MAX };
 
 		mnl_attr_put_u32(nlh, type, v[FZ_N(fz, FZ_ARRAY_SIZE(v))]);

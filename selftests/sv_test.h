@@ -251,15 +251,21 @@ static inline int sv_dev_set(const char *dev, const char *settings)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* DEV's six object limits back to a new device's (module parameters). */
+/*
+ * DEV's six object limits and three queue depths back to a new device's
+ * (module parameters).
+ */
 static inline int sv_dev_limits_reset(const char *dev)
 {
-	char s[256];
+	char s[384];
 
 	snprintf(s, sizeof(s),
-		 "max_pd %u max_mr %u max_cq %u max_qp %u max_srq %u max_ah %u",
+		 "max_pd %u max_mr %u max_cq %u max_qp %u max_srq %u max_ah %u "
+		 "max_qp_wr %u max_cqe %u max_srq_wr %u",
 		 sv_param("max_pd"), sv_param("max_mr"), sv_param("max_cq"),
-		 sv_param("max_qp"), sv_param("max_srq"), sv_param("max_ah"));
+		 sv_param("max_qp"), sv_param("max_srq"), sv_param("max_ah"),
+		 sv_param("max_qp_wr"), sv_param("max_cqe"),
+		 sv_param("max_srq_wr"));
 	return sv_dev_set(dev, s);
 }
 

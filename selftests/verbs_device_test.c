@@ -250,13 +250,13 @@ TEST_F(ctx, query_device)
 	EXPECT_EQ(SV_VENDOR_PART_ID, a.vendor_part_id);
 	EXPECT_EQ(SV_HW_VER, a.hw_ver);
 	EXPECT_EQ(sv_param("max_qp"), (unsigned int)a.max_qp);
-	EXPECT_EQ(SV_MAX_QP_WR, a.max_qp_wr);
+	EXPECT_EQ(SV_DEFAULT_MAX_QP_WR, a.max_qp_wr);
 	EXPECT_EQ(IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SYS_IMAGE_GUID,
 		  a.device_cap_flags);
 	EXPECT_EQ(SV_MAX_SGE, a.max_sge);
 	EXPECT_EQ(SV_MAX_SGE_RD, a.max_sge_rd);
 	EXPECT_EQ(sv_param("max_cq"), (unsigned int)a.max_cq);
-	EXPECT_EQ(SV_MAX_CQE, a.max_cqe);
+	EXPECT_EQ(SV_DEFAULT_MAX_CQE, a.max_cqe);
 	EXPECT_EQ(sv_param("max_mr"), (unsigned int)a.max_mr);
 	EXPECT_EQ(sv_param("max_pd"), (unsigned int)a.max_pd);
 	EXPECT_EQ(SV_MAX_QP_RD_ATOM, a.max_qp_rd_atom);
@@ -277,7 +277,7 @@ TEST_F(ctx, query_device)
 	EXPECT_EQ(0, a.max_fmr);
 	EXPECT_EQ(0, a.max_map_per_fmr);
 	EXPECT_EQ(sv_param("max_srq"), (unsigned int)a.max_srq);
-	EXPECT_EQ(SV_MAX_SRQ_WR, a.max_srq_wr);
+	EXPECT_EQ(SV_DEFAULT_MAX_SRQ_WR, a.max_srq_wr);
 	EXPECT_EQ(SV_MAX_SRQ_SGE, a.max_srq_sge);
 	EXPECT_EQ(1, a.max_pkeys);
 	EXPECT_EQ(SV_LOCAL_CA_ACK_DELAY, a.local_ca_ack_delay);

@@ -81,15 +81,18 @@ struct sv_query_abi {
  * device holds is the device's own (module parameters max_pd ... max_ah
  * for new devices, SV_NL_ATTR_MAX_* in svctl dev set at run time, up to
  * SV_NL_OBJ_LIMIT_MAX): SV_IOC_QUERY_DEVICE reports the current values.
+ * So are the queue depths max_qp_wr, max_cqe and max_srq_wr (module
+ * parameters of those names, SV_NL_ATTR_MAX_QP_WR .. in svctl dev set,
+ * up to SV_NL_DEPTH_MAX); SV_DEFAULT_MAX_* are a new device's.
  */
-#define SV_MAX_QP_WR		16384		/* work requests per SQ or RQ */
+#define SV_DEFAULT_MAX_QP_WR	16384		/* work requests per SQ or RQ */
 #define SV_MAX_SGE		32		/* SGEs per send/recv WR */
 #define SV_MAX_SGE_RD		32		/* SGEs per RDMA read WR */
-#define SV_MAX_CQE		65536		/* entries per CQ */
+#define SV_DEFAULT_MAX_CQE	65536		/* entries per CQ */
 #define SV_MAX_MR_SIZE		0x10000000000ULL /* bytes per MR (1 TiB) */
 #define SV_MAX_QP_RD_ATOM	16		/* responder RDMA read/atomic depth */
 #define SV_MAX_QP_INIT_RD_ATOM	16		/* initiator RDMA read/atomic depth */
-#define SV_MAX_SRQ_WR		16384
+#define SV_DEFAULT_MAX_SRQ_WR	16384
 #define SV_MAX_SRQ_SGE		32
 #define SV_MAX_MCAST_GRP	8192
 #define SV_MAX_MCAST_QP_ATTACH	56		/* QPs per multicast group */
@@ -544,7 +547,7 @@ struct sv_cq_ring {
 
 #define SV_CQ_RING_OVERFLOW	0x1U
 
-/* SV_MAX_CQE and SV_NUM_COMP_VECTORS are device limits (above). */
+/* max_cqe and SV_NUM_COMP_VECTORS are device limits (above). */
 
 /* Read from a completion channel fd. */
 struct sv_comp_event {
@@ -658,7 +661,7 @@ struct sv_create_cq {
 
 /*
  * SV_IOC_RESIZE_CQ: move the CQ to a new ring of at least cqe entries
- * (1..SV_MAX_CQE; fewer than the CQEs not yet consumed: EINVAL). The
+ * (1..the device's max_cqe; fewer than the CQEs not yet consumed: EINVAL). The
  * unconsumed CQEs are copied to the start of the new ring (its cons 0,
  * prod their number), and arm and flags carry over. The new ring is
  * mapped at the returned offset, its CQEs at the same cqe_offset as at
@@ -1020,7 +1023,7 @@ enum sv_srq_attr_mask {		/* enum ibv_srq_attr_mask */
 };
 
 /*
- * SV_IOC_CREATE_SRQ: a basic SRQ. max_wr (1..SV_MAX_SRQ_WR) and max_sge
+ * SV_IOC_CREATE_SRQ: a basic SRQ. max_wr (1..the device's max_srq_wr) and max_sge
  * (0..SV_MAX_SRQ_SGE) come back as the actual values, at least the
  * request. The SRQ starts unarmed (srq_limit 0). srqn is its number
  * (ibv_get_srq_num(), which mlx5 answers for every SRQ).
@@ -2070,7 +2073,7 @@ struct sv_create_wq {
 	__u32 wq_type;		/* in: SV_WQT_RQ */
 	__u32 pd_handle;	/* in */
 	__u32 cq_handle;	/* in */
-	__u32 max_wr;		/* in/out: 1..SV_MAX_QP_WR */
+	__u32 max_wr;		/* in/out: 1..the device's max_qp_wr */
 	__u32 max_sge;		/* in/out: 0..SV_MAX_SGE */
 	__u32 flags;		/* in: SV_WQ_FLAGS_* */
 	__u32 reserved;		/* must be zero */

@@ -14,7 +14,7 @@
  *   SV_NL_CMD_LINK_DEL   DEV_NAME: unregister a device made by LINK_ADD
  *   SV_NL_CMD_LINK_GET   DEV_NAME (doit) or dump: one message per device
  *   SV_NL_CMD_DEV_SET    DEV_NAME and tunables (IDLE_US, PART_ID, MAX_PD ..
- *                        MAX_AH)
+ *                        MAX_AH, MAX_QP_WR .. MAX_SRQ_WR)
  *   SV_NL_CMD_RES_GET    dump; RES_TYPE, optional DEV_NAME: one message
  *                        per object (PD, MR, CQ, QP, flow, WQ, receive
  *                        WQ indirection table, counters object)
@@ -98,6 +98,10 @@ enum sv_nl_attr {
 	SV_NL_ATTR_MAX_QP,
 	SV_NL_ATTR_MAX_SRQ,
 	SV_NL_ATTR_MAX_AH,
+	/* u32: queue depths (1..SV_NL_DEPTH_MAX) */
+	SV_NL_ATTR_MAX_QP_WR,
+	SV_NL_ATTR_MAX_CQE,
+	SV_NL_ATTR_MAX_SRQ_WR,
 	__SV_NL_ATTR_MAX,
 	SV_NL_ATTR_MAX = __SV_NL_ATTR_MAX - 1
 };
@@ -116,6 +120,9 @@ enum sv_nl_attr {
  * are special, 0xffffff is multicast), and so do memory key indexes.
  */
 #define SV_NL_OBJ_LIMIT_MAX	0xfffffd
+
+/* The largest queue depth limit: 4 Mi work requests or CQEs. */
+#define SV_NL_DEPTH_MAX		0x400000
 
 enum sv_nl_res_type {
 	SV_NL_RES_PD = 1,

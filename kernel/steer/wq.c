@@ -90,7 +90,8 @@ int sv_create_wq(struct sv_file *f, void *arg)
 
 	if (c->reserved || c->wq_type != SV_WQT_RQ)
 		return -EINVAL;
-	if (!c->max_wr || c->max_wr > SV_MAX_QP_WR || c->max_sge > SV_MAX_SGE)
+	if (!c->max_wr || c->max_wr > sv_depth(sdev, SV_DEPTH_QP_WR) ||
+	    c->max_sge > SV_MAX_SGE)
 		return -EINVAL;
 	ret = sv_rwq_check_flags(c->flags);
 	if (ret)

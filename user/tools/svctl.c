@@ -68,6 +68,7 @@ static int usage(FILE *out)
 		"  svctl link show [[dev] NAME]\n"
 		"  svctl dev set NAME [idle_us MICROSECONDS] [part_id ID]\n"
 		"                [max_pd|max_mr|max_cq|max_qp|max_srq|max_ah N]\n"
+		"                [max_qp_wr|max_cqe|max_srq_wr N]\n"
 		"  svctl dev show [[dev] NAME]\n"
 		"  svctl res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher|\n"
 		"                 steer_table|steer_anchor] [dev NAME]\n"
@@ -596,6 +597,9 @@ static const struct {
 	{ "max_qp", SV_NL_ATTR_MAX_QP },
 	{ "max_srq", SV_NL_ATTR_MAX_SRQ },
 	{ "max_ah", SV_NL_ATTR_MAX_AH },
+	{ "max_qp_wr", SV_NL_ATTR_MAX_QP_WR },
+	{ "max_cqe", SV_NL_ATTR_MAX_CQE },
+	{ "max_srq_wr", SV_NL_ATTR_MAX_SRQ_WR },
 };
 
 /* The attribute of a limit's name; -1 if it is none. */
