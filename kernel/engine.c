@@ -227,42 +227,91 @@ static u32 sv_nengines;
 
 /* ---- rings ---- */
 
-int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
-	       u32 wqe_size)
-{
-	struct sv_wq_ring *ring;
-	int ret;
+/* A ring header's room: its own cache lines (the uapi's three). */
+#define SV_RING_HDR	ALIGN(sizeof(struct sv_wq_ring), 64)
 
-	entries = entries ? roundup_pow_of_two(entries) : 1;
-	wqe_size = ALIGN(wqe_size, 64);
-	wq->buf = sv_mbuf_alloc(PAGE_SIZE + (size_t)entries * wqe_size);
-	if (IS_ERR(wq->buf)) {
-		ret = PTR_ERR(wq->buf);
-		wq->buf = NULL;
-		return ret;
-	}
-	ring = wq->buf->vaddr;
+static u32 sv_wq_entries(u32 entries)
+{
+	return entries ? roundup_pow_of_two(entries) : 1;
+}
+
+/* Point wq at its ring in buf: the header at ring_off, slots at slots. */
+static void sv_wq_place(struct sv_wq *wq, struct sv_mbuf *buf, u32 ring_off,
+			u32 slots, u32 entries, u32 wqe_size)
+{
+	struct sv_wq_ring *ring = buf->vaddr + ring_off;
+
 	ring->entries = entries;
 	ring->wqe_size = wqe_size;
-	ring->wqe_offset = PAGE_SIZE;
+	ring->wqe_offset = slots - ring_off;
+	wq->buf = buf;
 	wq->ring = ring;
-	wq->wqes = wq->buf->vaddr + PAGE_SIZE;
+	wq->ring_off = ring_off;
+	wq->wqes = buf->vaddr + slots;
 	wq->entries = entries;
 	wq->wqe_size = wqe_size;
 	wq->cons = 0;
-	ret = sv_mmap_entry_add(f, wq->buf, &wq->mmap_offset);
+	wq->map_shared = false;
+}
+
+int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
+	       u32 wqe_size)
+{
+	struct sv_mbuf *buf;
+	int ret;
+
+	entries = sv_wq_entries(entries);
+	wqe_size = ALIGN(wqe_size, 64);
+	buf = sv_mbuf_alloc(PAGE_SIZE + (size_t)entries * wqe_size);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = sv_mmap_entry_add(f, buf, &wq->mmap_offset);
 	if (ret) {
-		sv_mbuf_put(wq->buf);
-		wq->buf = NULL;
-		wq->ring = NULL;
+		sv_mbuf_put(buf);
+		return ret;
 	}
-	return ret;
+	sv_wq_place(wq, buf, 0, PAGE_SIZE, entries, wqe_size);
+	return 0;
+}
+
+/*
+ * A QP's two rings in one buffer (SV_CREATE_QP_SHARED_RINGS), as mlx5
+ * lays a QP out: both headers, then the send slots, then the receive
+ * slots; one page for small queues. The send ring owns the mapping's
+ * entry; the receive ring holds a reference of its own on the buffer.
+ */
+static int sv_wq_init_pair(struct sv_file *f, struct sv_wq *sq, u32 sq_n,
+			   u32 sq_wqe, struct sv_wq *rq, u32 rq_n, u32 rq_wqe)
+{
+	size_t sq_slots = 2 * SV_RING_HDR, rq_slots;
+	struct sv_mbuf *buf;
+	int ret;
+
+	sq_n = sv_wq_entries(sq_n);
+	rq_n = sv_wq_entries(rq_n);
+	sq_wqe = ALIGN(sq_wqe, 64);
+	rq_wqe = ALIGN(rq_wqe, 64);
+	rq_slots = sq_slots + (size_t)sq_n * sq_wqe;
+	buf = sv_mbuf_alloc(rq_slots + (size_t)rq_n * rq_wqe);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = sv_mmap_entry_add(f, buf, &sq->mmap_offset);
+	if (ret) {
+		sv_mbuf_put(buf);
+		return ret;
+	}
+	sv_wq_place(sq, buf, 0, sq_slots, sq_n, sq_wqe);
+	kref_get(&buf->ref);
+	sv_wq_place(rq, buf, SV_RING_HDR, rq_slots, rq_n, rq_wqe);
+	rq->mmap_offset = sq->mmap_offset;
+	rq->map_shared = true;
+	return 0;
 }
 
 /* Userspace can no longer map it (the memory stays until sv_wq_free). */
 void sv_wq_fini(struct sv_file *f, struct sv_wq *wq)
 {
-	if (wq->buf)
+	if (wq->buf && !wq->map_shared)
 		sv_mmap_entry_remove(f, wq->mmap_offset);
 }
 
@@ -1116,7 +1165,7 @@ void sv_engines_exit(void)
 
 /* ---- QP hooks (qp.c) ---- */
 
-int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp)
+int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp, bool shared_rings)
 {
 	struct sv_engine_file *ef;
 	u32 payload;
@@ -1138,6 +1187,13 @@ int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp)
 	/* Only steered frames fill a RAW_PACKET QP's own RQ: in softirq. */
 	spin_lock_init(&qp->rq.bh_lock);
 	qp->rq.bh = qp->qp_type == SV_QPT_RAW_PACKET && !qp->srq;
+	if (shared_rings && !qp->srq)
+		return sv_wq_init_pair(f, &qp->sq, qp->cap.max_send_wr,
+				       sizeof(struct sv_send_wqe) + payload,
+				       &qp->rq, qp->cap.max_recv_wr,
+				       sizeof(struct sv_recv_wqe) +
+				       qp->cap.max_recv_sge *
+				       sizeof(struct sv_sge));
 	ret = sv_wq_init(f, &qp->sq, qp->cap.max_send_wr,
 			 sizeof(struct sv_send_wqe) + payload);
 	if (ret)
@@ -1275,16 +1331,30 @@ int sv_map_wq(struct sv_file *f, void *arg)
 
 	if (m->reserved)
 		return -EINVAL;
+	/* Out only: what the caller left there is not echoed back. */
+	m->sq_offset = 0;
+	m->sq_len = 0;
+	m->rq_offset = 0;
+	m->rq_len = 0;
+	m->sq_ring = 0;
+	m->rq_ring = 0;
 	if (m->type == SV_WQ_QP) {
 		u = sv_uobj_get(f, m->handle, SV_OBJ_QP);
 		if (IS_ERR(u))
 			return PTR_ERR(u);
 		qp = container_of(u, struct sv_qp, uobj);
+		/* The shared layout cannot be told without sq_ring, rq_ring */
+		if (qp->rq.map_shared && m->size < SV_MAP_WQ_SIZE_VER1) {
+			sv_uobj_put(u);
+			return -EINVAL;
+		}
 		m->sq_offset = qp->sq.mmap_offset;
 		m->sq_len = qp->sq.buf->size;
+		m->sq_ring = qp->sq.ring_off;
 		if (qp->rq.buf) {
 			m->rq_offset = qp->rq.mmap_offset;
 			m->rq_len = qp->rq.buf->size;
+			m->rq_ring = qp->rq.ring_off;
 		}
 	} else if (m->type == SV_WQ_SRQ) {
 		u = sv_uobj_get(f, m->handle, SV_OBJ_SRQ);

@@ -100,7 +100,11 @@ struct sv_mbuf *sv_mbuf_alloc(size_t size)
 		}
 		cond_resched();
 	}
-	b->vaddr = vmap(b->pages, b->npages, VM_MAP, PAGE_KERNEL);
+	/* One page needs no kernel mapping of its own (no vmap area). */
+	if (b->npages == 1 && !PageHighMem(b->pages[0]))
+		b->vaddr = page_address(b->pages[0]);
+	else
+		b->vaddr = vmap(b->pages, b->npages, VM_MAP, PAGE_KERNEL);
 	if (!b->vaddr) {
 		ret = -ENOMEM;
 		goto err_pages;
@@ -124,7 +128,8 @@ static void sv_mbuf_release(struct kref *ref)
 {
 	struct sv_mbuf *b = container_of(ref, struct sv_mbuf, ref);
 
-	vunmap(b->vaddr);
+	if (is_vmalloc_addr(b->vaddr))
+		vunmap(b->vaddr);
 	sv_mbuf_free_pages(b, b->npages);
 	sv_pinned_uncharge(b->mm, b->npages);
 	mmdrop(b->mm);

@@ -177,7 +177,8 @@ static u32 sv_qp_round_wr(u32 n)
 				 SV_QP_CREATE_CVLAN_STRIPPING)
 
 #define SV_CREATE_QP_FLAGS_KNOWN	(SV_CREATE_QP_SQ_SIG_ALL |	\
-					 SV_CREATE_QP_TIR_FLAGS)
+					 SV_CREATE_QP_TIR_FLAGS |	\
+					 SV_CREATE_QP_SHARED_RINGS)
 
 /*
  * DC QPs as mlx5_ib takes them (check_qp_attr()): a DCT needs an SRQ and
@@ -349,7 +350,7 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	qp->attr.qp_state = SV_QPS_RESET;
 	qp->attr.port_num = SV_PORT_NUM;
 
-	ret = sv_dp_qp_create(f, qp);
+	ret = sv_dp_qp_create(f, qp, c->flags & SV_CREATE_QP_SHARED_RINGS);
 	if (ret)
 		goto err_parents;
 	/*

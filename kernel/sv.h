@@ -125,6 +125,8 @@ struct sv_wq {
 	u32 wqe_size;
 	u32 cons;
 	u64 mmap_offset;
+	u32 ring_off;			/* of ring in buf */
+	bool map_shared;		/* another ring's mapping (its entry) */
 	/*
 	 * Consumers take lock, or with bh bh_lock: a receive queue that only
 	 * steered frames fill (a RAW_PACKET QP's own, a WQ's) takes them in
@@ -332,7 +334,7 @@ int sv_dereg_mr(struct sv_file *f, void *arg);
 /* mmap.c: a buffer shared with userspace, alive until its last user. */
 struct sv_mbuf {
 	struct kref ref;
-	void *vaddr;		/* vmap() of pages, zeroed */
+	void *vaddr;		/* vmap() of pages (one: its address), zeroed */
 	size_t size;		/* page aligned */
 	struct page **pages;	/* charged to the creator's memory cgroup */
 	unsigned long npages;
@@ -591,7 +593,7 @@ int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
 	       u32 wqe_size);
 void sv_wq_fini(struct sv_file *f, struct sv_wq *wq);
 void sv_wq_free(struct sv_wq *wq);
-int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp);
+int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp, bool shared_rings);
 void sv_dp_qp_activate(struct sv_file *f, struct sv_qp *qp);
 void sv_dp_qp_abort(struct sv_file *f, struct sv_qp *qp);
 u32 sv_default_idle_us(void);

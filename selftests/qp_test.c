@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "sv_harness.h"
 #include "sv_qp_test.h"
@@ -430,6 +431,107 @@ TEST_F(dev, create_with_srq)
 	EXPECT_EQ(EBUSY, sv_destroy_srq(self->fd, srq));
 	EXPECT_EQ(0, sv_destroy_qp(self->fd, c.handle));
 	EXPECT_EQ(0, sv_destroy_srq(self->fd, srq));
+}
+
+/* Does [a, a + an) overlap [b, b + bn)? */
+static int overlaps(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
+{
+	return a < b + bn && b < a + an;
+}
+
+/*
+ * SV_CREATE_QP_SHARED_RINGS: one mapping holds both rings (one page for
+ * small queues), its layout told by MAP_WQ's VER1 fields only; the
+ * headers and slot arrays do not overlap and fit in it.
+ */
+TEST_F(dev, shared_rings)
+{
+	struct sv_map_wq m = { .size = sizeof(m), .type = SV_WQ_QP };
+	const struct sv_wq_ring *sr, *rr;
+	struct sv_create_qp c;
+	uint64_t so, ro;
+	uint32_t srq;
+	char *p;
+
+	sv_qp_req(&c, SV_QPT_RC, self->pd, self->cq, self->cq, 0);
+	c.flags = SV_CREATE_QP_SHARED_RINGS;
+	c.cap.max_send_wr = 1;
+	c.cap.max_recv_wr = 1;
+	c.cap.max_send_sge = 1;
+	c.cap.max_recv_sge = 1;
+	c.cap.max_inline_data = 0;
+	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+	m.handle = c.handle;
+	/* Without sq_ring and rq_ring the layout cannot be told: EINVAL */
+	m.size = SV_MAP_WQ_SIZE_VER0;
+	EXPECT_EQ(EINVAL, sv_ioc(self->fd, SV_IOC_MAP_WQ, &m));
+	m.size = sizeof(m);
+	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(m.sq_offset, m.rq_offset);
+	EXPECT_EQ(m.sq_len, m.rq_len);
+	EXPECT_EQ(4096, m.sq_len);
+	EXPECT_EQ(0, m.sq_ring);
+	EXPECT_NE(0, m.rq_ring);
+	p = mmap(NULL, m.sq_len, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 m.sq_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	sr = (const struct sv_wq_ring *)(p + m.sq_ring);
+	rr = (const struct sv_wq_ring *)(p + m.rq_ring);
+	EXPECT_EQ(1, sr->entries);
+	EXPECT_EQ(1, rr->entries);
+	so = m.sq_ring + sr->wqe_offset;
+	ro = m.rq_ring + rr->wqe_offset;
+	EXPECT_GE(m.sq_len, so + sr->entries * sr->wqe_size);
+	EXPECT_GE(m.sq_len, ro + rr->entries * rr->wqe_size);
+	EXPECT_FALSE(overlaps(m.sq_ring, sizeof(*sr), m.rq_ring, sizeof(*rr)));
+	EXPECT_FALSE(overlaps(so, sr->entries * sr->wqe_size,
+			      ro, rr->entries * rr->wqe_size));
+	EXPECT_FALSE(overlaps(so, sr->entries * sr->wqe_size,
+			      m.rq_ring, sizeof(*rr)));
+	EXPECT_FALSE(overlaps(ro, rr->entries * rr->wqe_size,
+			      m.sq_ring, sizeof(*sr)));
+	/* The mapping outlives the QP; the QP's memory goes with both. */
+	EXPECT_EQ(0, sv_destroy_qp(self->fd, c.handle));
+	EXPECT_EQ(1, sr->entries);
+	EXPECT_EQ(0, munmap(p, m.sq_len));
+
+	/* Larger queues: still one mapping, larger. */
+	sv_qp_req(&c, SV_QPT_UD, self->pd, self->cq, self->cq, 0);
+	c.flags = SV_CREATE_QP_SHARED_RINGS;
+	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+	m.handle = c.handle;
+	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(m.sq_offset, m.rq_offset);
+	EXPECT_LT(4096, m.sq_len);
+	EXPECT_EQ(0, sv_destroy_qp(self->fd, c.handle));
+
+	/*
+	 * On an SRQ: the send ring alone. Without the flag: 0, 0. Output
+	 * fields are never the caller's echoed back.
+	 */
+	ASSERT_EQ(0, sv_create_srq(self->fd, self->pd, 8, 2, &srq));
+	sv_qp_req(&c, SV_QPT_RC, self->pd, self->cq, self->cq, srq);
+	c.flags = SV_CREATE_QP_SHARED_RINGS;
+	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+	m.handle = c.handle;
+	m.rq_offset = m.rq_len = 99;
+	m.rq_ring = 77;
+	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(0, m.rq_offset);
+	EXPECT_EQ(0, m.rq_len);
+	EXPECT_EQ(0, m.rq_ring);
+	EXPECT_EQ(0, sv_destroy_qp(self->fd, c.handle));
+	EXPECT_EQ(0, sv_destroy_srq(self->fd, srq));
+	sv_qp_req(&c, SV_QPT_RC, self->pd, self->cq, self->cq, 0);
+	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+	m.handle = c.handle;
+	m.size = sizeof(m);
+	m.sq_ring = m.rq_ring = 77;
+	ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_NE(m.sq_offset, m.rq_offset);
+	EXPECT_EQ(0, m.sq_ring);
+	EXPECT_EQ(0, m.rq_ring);
+	EXPECT_EQ(0, sv_destroy_qp(self->fd, c.handle));
 }
 
 TEST_F(dev, destroy_order)

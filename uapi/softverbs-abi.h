@@ -885,12 +885,22 @@ struct sv_qp_attr {
  *	TIR_SELF_LB_UC (unicast) or TIR_SELF_LB_MC (multicast and
  *	broadcast); frames other files send reach it as any QP. Without
  *	MLX5_TIR the SELF_LB bits are EINVAL.
+ *
+ * SHARED_RINGS (any QP type): the send and receive rings share one buffer
+ * and one mapping, as mlx5 lays a QP's queues out: each ring's struct
+ * sv_wq_ring in cache lines of its own at the start, then the send
+ * slots, then the receive slots, so that a QP with small queues takes one
+ * page. SV_IOC_MAP_WQ then reports the same offset and length for both
+ * and where in the mapping each ring is (sq_ring, rq_ring), which needs
+ * its SV_MAP_WQ_SIZE_VER1 layout (EINVAL with VER0). A QP without a
+ * receive ring of its own (on an SRQ) has its send ring alone.
  */
 #define SV_CREATE_QP_SQ_SIG_ALL		0x1
 #define SV_CREATE_QP_TUNNEL_OFFLOADS	0x2
 #define SV_CREATE_QP_MLX5_TIR		0x4
 #define SV_CREATE_QP_TIR_SELF_LB_UC	0x8
 #define SV_CREATE_QP_TIR_SELF_LB_MC	0x10
+#define SV_CREATE_QP_SHARED_RINGS	0x20
 
 /*
  * SV_IOC_CREATE_QP: a RC, UC, UD or RAW_PACKET QP in RESET. XRC and
@@ -1180,7 +1190,7 @@ struct sv_wq_ring {
 	__u32 flags;		/* SV_WQ_RING_* (kernel writes) */
 	__u32 entries;		/* constant: power of two */
 	__u32 wqe_size;		/* constant: bytes per slot */
-	__u32 wqe_offset;	/* constant: first slot's offset */
+	__u32 wqe_offset;	/* constant: first slot's offset from here */
 };
 
 #define SV_WQ_RING_ERR		0x1U
@@ -1309,7 +1319,10 @@ struct sv_doorbell {
 
 /*
  * SV_IOC_MAP_WQ: the rings of a QP (type SV_WQ_QP: sq_* and rq_*; rq_len
- * is 0 with an SRQ) or of an SRQ (type SV_WQ_SRQ: rq_* only).
+ * is 0 with an SRQ) or of an SRQ (type SV_WQ_SRQ: rq_* only). sq_ring and
+ * rq_ring (VER1) are the byte offsets of each ring's struct sv_wq_ring in
+ * its mapping: 0, but for a QP created with SV_CREATE_QP_SHARED_RINGS,
+ * whose two rings are one mapping (sq_offset == rq_offset).
  */
 #define SV_WQ_QP		0
 #define SV_WQ_SRQ		1
@@ -1323,9 +1336,12 @@ struct sv_map_wq {
 	__u64 sq_len;		/* out */
 	__u64 rq_offset;	/* out */
 	__u64 rq_len;		/* out */
+	__u32 sq_ring;		/* out (VER1) */
+	__u32 rq_ring;		/* out (VER1) */
 };
 
 #define SV_MAP_WQ_SIZE_VER0	48
+#define SV_MAP_WQ_SIZE_VER1	56
 #define SV_IOC_MAP_WQ _IOWR(SV_IOC_MAGIC, SV_NR_MAP_WQ, struct sv_map_wq)
 
 /* SV_IOC_MAP_DOORBELL: the file's doorbell page (and engine) on first use. */

@@ -64,27 +64,37 @@ static void sv_kick(struct ibv_context *ctx)
 		sv_cmd(ctx, SV_IOC_DOORBELL, &d);
 }
 
-int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
-	       size_t len, uint32_t max_sge)
+/* wq's ring is at @ring bytes into a mapping at @base. */
+static void sv_uwq_place(struct sv_uwq *wq, void *base, uint32_t ring,
+			 uint32_t max_sge)
 {
-	if (!sv_ring_map(ctx, &wq->map, off, len))
-		return errno;
-	wq->ring = wq->map.addr;
+	wq->ring = (struct sv_wq_ring *)((char *)base + ring);
 	wq->entries = wq->ring->entries;
 	wq->wqe_size = wq->ring->wqe_size;
-	wq->wqes = (char *)wq->map.addr + wq->ring->wqe_offset;
+	wq->wqes = (char *)wq->ring + wq->ring->wqe_offset;
 	wq->prod = wq->ring->prod;
 	wq->max_sge = max_sge;
 	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+/* Map @len bytes at @off for wq, whose ring is @ring bytes into them. */
+int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
+	       size_t len, uint32_t ring, uint32_t max_sge)
+{
+	if (!sv_ring_map(ctx, &wq->map, off, len))
+		return errno;
+	sv_uwq_place(wq, wq->map.addr, ring, max_sge);
 	return 0;
 }
 
+/* Unmap wq's ring; one in another ring's mapping (map.addr NULL) too. */
 void sv_uwq_unmap(struct ibv_context *ctx, struct sv_uwq *wq)
 {
-	if (!wq->map.addr)
+	if (!wq->ring)
 		return;
 	sv_ring_unmap(ctx, &wq->map);
 	pthread_spin_destroy(&wq->lock);
+	wq->ring = NULL;
 }
 
 int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
@@ -100,13 +110,17 @@ int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
 	ret = sv_cmd(ctx, SV_IOC_MAP_WQ, &m);
 	if (ret)
 		return ret;
-	ret = sv_uwq_map(ctx, &qp->sq, m.sq_offset, m.sq_len,
+	ret = sv_uwq_map(ctx, &qp->sq, m.sq_offset, m.sq_len, m.sq_ring,
 			 cap->max_send_sge);
 	if (ret)
 		return ret;
-	if (m.rq_len) {
+	if (m.rq_len && m.rq_offset == m.sq_offset) {
+		/* One mapping for both (SV_CREATE_QP_SHARED_RINGS) */
+		sv_uwq_place(&qp->rq, qp->sq.map.addr, m.rq_ring,
+			     cap->max_recv_sge);
+	} else if (m.rq_len) {
 		ret = sv_uwq_map(ctx, &qp->rq, m.rq_offset, m.rq_len,
-				 cap->max_recv_sge);
+				 m.rq_ring, cap->max_recv_sge);
 		if (ret) {
 			sv_uwq_unmap(ctx, &qp->sq);
 			return ret;
@@ -137,7 +151,7 @@ int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge)
 	ret = sv_cmd(ctx, SV_IOC_MAP_WQ, &m);
 	if (ret)
 		return ret;
-	return sv_uwq_map(ctx, &srq->rq, m.rq_offset, m.rq_len, max_sge);
+	return sv_uwq_map(ctx, &srq->rq, m.rq_offset, m.rq_len, 0, max_sge);
 }
 
 void sv_dp_srq_unmap(struct sv_srq *srq)
@@ -208,7 +222,7 @@ static int sv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct sv_qp *qp = to_svqp(ibqp);
 
 	/* A QP in RESET has no receive queue to post to yet. */
-	if (ibqp->srq || !qp->rq.map.addr || ibqp->state == IBV_QPS_RESET) {
+	if (ibqp->srq || !qp->rq.ring || ibqp->state == IBV_QPS_RESET) {
 		*bad = wr;
 		return EINVAL;
 	}
@@ -394,7 +408,7 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	int ret = 0;
 
 	/* As rxe and mlx5: no posting to the send queue before INIT. */
-	if (!wq->map.addr || ibqp->state == IBV_QPS_RESET) {
+	if (!wq->ring || ibqp->state == IBV_QPS_RESET) {
 		*bad = wr;
 		return EINVAL;
 	}

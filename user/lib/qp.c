@@ -298,7 +298,9 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	c.recv_cq_handle = attr->recv_cq->handle;
 	c.srq_handle = attr->srq ? attr->srq->handle : 0;
 	c.qp_type = dc_type ? dc_type : attr->qp_type;
-	c.flags = (attr->sq_sig_all ? SV_CREATE_QP_SQ_SIG_ALL : 0) | dv_flags;
+	/* One mapping for both rings: a small QP takes one page. */
+	c.flags = (attr->sq_sig_all ? SV_CREATE_QP_SQ_SIG_ALL : 0) | dv_flags |
+		  SV_CREATE_QP_SHARED_RINGS;
 	if (dc_type == SV_QPT_DCT) {
 		c.dc_access_key = o->dct_key;
 	} else if (dc_type == SV_QPT_DCI) {

@@ -265,7 +265,7 @@ void sv_ring_unmap(struct ibv_context *ctx, struct sv_ring_map *m);
 
 /* post.c: a receive or send ring's mapping (QPs, SRQs, WQs) */
 int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
-	       size_t len, uint32_t max_sge);
+	       size_t len, uint32_t ring, uint32_t max_sge);
 void sv_uwq_unmap(struct ibv_context *ctx, struct sv_uwq *wq);
 
 /* post.c: map/unmap a QP's or SRQ's rings (qp.c, srq.c call these) */

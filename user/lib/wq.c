@@ -110,7 +110,7 @@ static struct ibv_wq *sv_create_wq(struct ibv_context *ctx,
 		errno = ret;
 		return NULL;
 	}
-	ret = sv_uwq_map(ctx, &wq->rq, c.ring_offset, c.ring_len, c.max_sge);
+	ret = sv_uwq_map(ctx, &wq->rq, c.ring_offset, c.ring_len, 0, c.max_sge);
 	if (ret) {
 		d.handle = c.handle;
 		sv_cmd(ctx, SV_IOC_DESTROY_WQ, &d);

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * sv_scale_bench: how a verbs device scales, through the plain verbs API
+ * (so the same binary measures softverbs and rxe in one boot).
+ *
+ *   sv_scale_bench qps -d DEV -n N
+ *	create N RC QPs with one-entry queues (one PD, one CQ), then
+ *	destroy them; prints how many were created (it stops at the first
+ *	failure and names it), QPs created and destroyed per second, and
+ *	the kernel memory one QP took: the drop of MemFree over the creates
+ *	less what the process itself gained in anonymous memory and page
+ *	tables are counted in (a QP's ring mappings), divided by N.
+ *
+ *   sv_scale_bench rate -d DEV -q Q [-p P] [-s SECS] [-w W]
+ *	P processes (default 1), each with Q RC QP pairs connected on DEV,
+ *	every QP keeping W (default 16) 64-byte RDMA writes in flight for
+ *	SECS seconds (default 3) after a second of warm-up; prints the
+ *	aggregate writes per second.
+ *
+ * Output: one line of "key value" pairs, for scripts/bench-guest.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "sv_scale_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list)
+		die("ibv_get_device_list");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx) {
+		fprintf(stderr, "sv_scale_bench: no device %s\n", name);
+		exit(1);
+	}
+	return ctx;
+}
+
+/* A field of a /proc file in KiB ("MemFree:", "RssAnon:" ...). */
+static long long proc_kib(const char *path, const char *key)
+{
+	size_t klen = strlen(key);
+	long long v = -1;
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die(path);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen)) {
+			v = atoll(line + klen);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* Kernel memory as this process's doing sees it: not free, not ours. */
+static long long kernel_kib(void)
+{
+	return -proc_kib("/proc/meminfo", "MemFree:") -
+	       proc_kib("/proc/self/status", "RssAnon:");
+}
+
+static int qps(const char *dev, long n)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_context *ctx = open_dev(dev);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp **q = calloc(n, sizeof(*q));
+	long long k0, k1;
+	double t0, t1, t2;
+	int err = 0;
+	long i, made;
+
+	if (!pd || !cq || !q)
+		die("setup");
+	ia.send_cq = ia.recv_cq = cq;
+	/* The pointer array's pages first: they are not the device's. */
+	memset(q, 0, n * sizeof(*q));
+	k0 = kernel_kib();
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		q[i] = ibv_create_qp(pd, &ia);
+		if (!q[i]) {
+			err = errno;
+			break;
+		}
+	}
+	made = i;
+	t1 = now();
+	k1 = kernel_kib();
+	for (i = 0; i < made; i++)
+		if (ibv_destroy_qp(q[i]))
+			die("ibv_destroy_qp");
+	t2 = now();
+	printf("dev %s qps %ld created_per_s %.0f destroyed_per_s %.0f "
+	       "kib_per_qp %.2f stopped %s\n", dev, made,
+	       made / (t1 - t0), made / (t2 - t1),
+	       made ? (double)(k1 - k0) / made : 0.0,
+	       made < n ? strerror(err) : "no");
+	free(q);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}
+
+/* ---- rate ---- */
+
+#define MSG	64
+
+struct pair {
+	struct ibv_qp *a, *b;
+	uint32_t left;			/* a's writes in flight */
+};
+
+static int to_rts(struct ibv_qp *qp, struct ibv_qp *peer, int gid_index,
+		  const union ibv_gid *gid)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = peer->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* A RoCE v2 GID of port 1 (rxe wants one matching its netdev), or 0. */
+static int pick_gid(struct ibv_context *ctx, union ibv_gid *gid)
+{
+	struct ibv_port_attr pa;
+	int i;
+
+	if (ibv_query_port(ctx, 1, &pa))
+		die("ibv_query_port");
+	for (i = 0; i < pa.gid_tbl_len && i < 16; i++) {
+		if (ibv_query_gid(ctx, 1, i, gid))
+			continue;
+		/* ::ffff:a.b.c.d: an IPv4 GID, which needs no ND */
+		if (gid->raw[10] == 0xff && gid->raw[11] == 0xff)
+			return i;
+	}
+	if (ibv_query_gid(ctx, 1, 0, gid))
+		die("ibv_query_gid");
+	return 0;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* One process's part: writes completed in the measured window. */
+static unsigned long long rate_one(const char *dev, int nq, int w,
+				   double secs)
+{
+	struct ibv_context *ctx = open_dev(dev);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, nq * w + 1, NULL, NULL, 0);
+	struct ibv_cq *rcq = ibv_create_cq(ctx, 2 * nq + 1, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = w, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct pair *p = calloc(nq, sizeof(*p));
+	char *buf = aligned_alloc(4096, 2 * 4096);
+	unsigned long long done = 0, counted = 0;
+	struct ibv_wc wc[64];
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	union ibv_gid gid;
+	double t0 = 0, end;
+	struct ibv_mr *mr;
+	int gi, i, k, n;
+
+	if (!pd || !cq || !rcq || !p || !buf)
+		die("setup");
+	mr = ibv_reg_mr(pd, buf, 2 * 4096, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		die("ibv_reg_mr");
+	gi = pick_gid(ctx, &gid);
+	ia.send_cq = cq;
+	ia.recv_cq = rcq;
+	for (i = 0; i < nq; i++) {
+		p[i].a = ibv_create_qp(pd, &ia);
+		p[i].b = ibv_create_qp(pd, &ia);
+		if (!p[i].a || !p[i].b)
+			die("ibv_create_qp");
+		if (to_rts(p[i].a, p[i].b, gi, &gid) ||
+		    to_rts(p[i].b, p[i].a, gi, &gid))
+			die("ibv_modify_qp");
+	}
+	sge.addr = (uintptr_t)buf;
+	sge.length = MSG;
+	sge.lkey = mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)buf + 4096;
+	wr.wr.rdma.rkey = mr->rkey;
+	signal(SIGALRM, on_alarm);
+	alarm(1);
+	end = now() + 1 + secs;
+	while (now() < end) {
+		if (stop && !t0) {
+			t0 = now();
+			counted = done;
+		}
+		for (i = 0; i < nq; i++)
+			for (; p[i].left < (uint32_t)w; p[i].left++) {
+				wr.wr_id = i;
+				if (ibv_post_send(p[i].a, &wr, &bad))
+					die("ibv_post_send");
+			}
+		n = ibv_poll_cq(cq, 64, wc);
+		if (n < 0)
+			die("ibv_poll_cq");
+		for (k = 0; k < n; k++) {
+			if (wc[k].status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "sv_scale_bench: %s\n",
+					ibv_wc_status_str(wc[k].status));
+				exit(1);
+			}
+			p[wc[k].wr_id].left--;
+		}
+		done += n;
+	}
+	return t0 ? (unsigned long long)((done - counted) / (now() - t0) *
+					 secs) : 0;
+}
+
+static int rate(const char *dev, int nq, int np, int w, double secs)
+{
+	unsigned long long *res = mmap(NULL, np * sizeof(*res),
+				       PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unsigned long long sum = 0;
+	int i, st, bad = 0;
+
+	if (res == MAP_FAILED)
+		die("mmap");
+	for (i = 0; i < np; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			res[i] = rate_one(dev, nq, w, secs);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < np; i++) {
+		if (wait(&st) < 0)
+			die("wait");
+		bad |= !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	for (i = 0; i < np; i++)
+		sum += res[i];
+	printf("dev %s processes %d qps_per_process %d window %d "
+	       "writes_per_s %.0f%s\n", dev, np, nq, w, sum / secs,
+	       bad ? " failed yes" : "");
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = "softverbs0";
+	int nq = 1, np = 1, w = 16, opt;
+	double secs = 3;
+	long n = 1000;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: sv_scale_bench qps|rate [-d DEV] [-n N] [-q Q] [-p P] [-s SECS] [-w W]\n");
+		return 2;
+	}
+	optind = 2;
+	while ((opt = getopt(argc, argv, "d:n:q:p:s:w:")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'n': n = atol(optarg); break;
+		case 'q': nq = atoi(optarg); break;
+		case 'p': np = atoi(optarg); break;
+		case 's': secs = atof(optarg); break;
+		case 'w': w = atoi(optarg); break;
+		default: return 2;
+		}
+	}
+	if (n < 1 || nq < 1 || np < 1 || w < 1 || secs <= 0)
+		return 2;
+	if (!strcmp(argv[1], "qps"))
+		return qps(dev, n);
+	if (!strcmp(argv[1], "rate"))
+		return rate(dev, nq, np, w, secs);
+	return 2;
+}
