@@ -68,7 +68,9 @@ static int pf_open_dev(struct ibv_device **list, const char *dev,
 	if (!p->ctx || ibv_query_gid(p->ctx, 1, 1, &gid))
 		return -1;
 	p->pd = ibv_alloc_pd(p->ctx);
-	p->cq = ibv_create_cq(p->ctx, nqp * depth + 1, NULL, NULL, 0);
+	/* Room for every QP's depth; a caller making its own QPs: two */
+	p->cq = ibv_create_cq(p->ctx, (nqp ? nqp : 2) * depth + 1, NULL,
+			      NULL, 0);
 	p->len = len;
 	p->buf = aligned_alloc(4096, 2 * len);
 	if (!p->pd || !p->cq || !p->buf)
@@ -299,6 +301,124 @@ TEST_F(pool, threads_do_not_grow_with_files)
 	for (i = 0; i < NFILES; i++)
 		pf_close(&p[i]);
 	/* Files closing do not stop (or add) engines either. */
+	EXPECT_EQ(n, engine_tids(tids, MAX_TID));
+}
+
+#define NPROCS	1000
+
+/*
+ * One of NPROCS processes: its own file, two RC QPs connected to each
+ * other, a round of traffic (a's RDMA WRITE into b's half, b's SEND into
+ * a receive of a) checked byte for byte, then, once every process is up
+ * (the parent closes go), a second round. Exit status 0 if all of it.
+ */
+static int proc_round(struct sv_pf *p, int seed)
+{
+	char *src = p->buf, *dst = p->buf + 4096;
+	struct ibv_wc wc;
+	int i;
+
+	sv_fill(src, 512, seed);
+	memset(dst, 0, 1024);
+	if (pf_write(p, 0, 512, 1) || poll1(p->cq, &wc) != 1 ||
+	    wc.status != IBV_WC_SUCCESS || memcmp(src, dst, 512))
+		return -1;
+	/* b sends its copy back into a receive on a: dst + 512 */
+	if (post_recv(p->qp[0], p->mr, dst + 512, 512, 2) ||
+	    post_send(p->qp[1], IBV_WR_SEND, p->mr->lkey, dst, 512, 3,
+		      IBV_SEND_SIGNALED, 0, 0))
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (poll1(p->cq, &wc) != 1 || wc.status != IBV_WC_SUCCESS)
+			return -1;
+	return memcmp(src, dst + 512, 512) ? -1 : 0;
+}
+
+static void proc_child(struct ibv_device **list, int id, int ready, int go)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	union ibv_gid gid;
+	struct sv_pf p;
+	char c;
+
+	/* Two QPs connected to themselves first; then to each other. */
+	if (pf_open_dev(list, DEV, &p, 0, 4, 4096))
+		_exit(1);
+	for (; p.nqp < 2; p.nqp++) {
+		struct ibv_qp_init_attr ia = {
+			.qp_type = IBV_QPT_RC, .send_cq = p.cq,
+			.recv_cq = p.cq,
+			.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		p.qp[p.nqp] = ibv_create_qp(p.pd, &ia);
+		if (!p.qp[p.nqp] || qp_init(p.qp[p.nqp], access))
+			_exit(2);
+	}
+	if (ibv_query_gid(p.ctx, 1, 1, &gid) ||
+	    qp_rtr_rts(p.qp[0], p.qp[1]->qp_num, &gid, 7, 1, 7) ||
+	    qp_rtr_rts(p.qp[1], p.qp[0]->qp_num, &gid, 7, 1, 7))
+		_exit(3);
+	if (proc_round(&p, id))
+		_exit(4);
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 0)
+		_exit(5);
+	if (proc_round(&p, id + NPROCS))
+		_exit(6);
+	pf_close(&p);
+	_exit(0);
+}
+
+/*
+ * NPROCS processes, each with a QP pair doing traffic, all alive at
+ * once: the engine threads stay within the pool's bound, and every
+ * process's traffic completes and lands.
+ */
+TEST_F_TIMEOUT(pool, thousand_processes_with_traffic, 600)
+{
+	int ready[2], go[2], i, n, bound, ok = 0, st;
+	static pid_t pids[NPROCS];
+	pid_t tids[MAX_TID];
+	struct rlimit rl;
+	char c;
+
+	bound = max_engines();
+	ASSERT_LE(1, bound);
+	/* Each process pins its rings and MR: no RLIMIT_MEMLOCK surprises */
+	rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	for (i = 0; i < NPROCS; i++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]) TH_LOG("fork %d", i);
+		if (!pids[i]) {
+			close(ready[0]);
+			close(go[1]);
+			proc_child(self->list, i, ready[1], go[0]);
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	for (i = 0; i < NPROCS && read(ready[0], &c, 1) == 1; i++)
+		;
+	n = engine_tids(tids, MAX_TID);
+	TH_LOG("%d of %d processes up with traffic checked, %d engine threads, bound %d",
+	       i, NPROCS, n, bound);
+	EXPECT_EQ(NPROCS, i);
+	EXPECT_LE(1, n);
+	EXPECT_GE(bound, n);
+	close(go[1]);
+	for (i = 0; i < NPROCS; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &st, 0));
+		if (WIFEXITED(st) && !WEXITSTATUS(st))
+			ok++;
+		else if (i - ok < 5)
+			TH_LOG("process %d: status %#x", i, st);
+	}
+	EXPECT_EQ(NPROCS, ok);
+	close(ready[0]);
 	EXPECT_EQ(n, engine_tids(tids, MAX_TID));
 }
 
