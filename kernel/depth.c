@@ -26,16 +26,7 @@ static unsigned int sv_depth_default[SV_DEPTH_MAX] = {
 
 static int sv_depth_default_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int n;
-	int ret;
-
-	ret = kstrtouint(val, 0, &n);
-	if (ret)
-		return ret;
-	if (n < 1 || n > SV_NL_DEPTH_MAX)
-		return -ERANGE;
-	WRITE_ONCE(*(unsigned int *)kp->arg, n);
-	return 0;
+	return sv_limit_param_set(val, kp, SV_NL_DEPTH_MAX);
 }
 
 static const struct kernel_param_ops sv_depth_default_ops = {

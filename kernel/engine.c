@@ -254,22 +254,34 @@ static void sv_wq_place(struct sv_wq *wq, struct sv_mbuf *buf, u32 ring_off,
 	wq->map_shared = false;
 }
 
+/* A ring buffer of size bytes, mappable at *offset; or an ERR_PTR. */
+static struct sv_mbuf *sv_wq_buf_new(struct sv_file *f, size_t size,
+				     u64 *offset)
+{
+	struct sv_mbuf *buf = sv_mbuf_alloc(size);
+	int ret;
+
+	if (IS_ERR(buf))
+		return buf;
+	ret = sv_mmap_entry_add(f, buf, offset);
+	if (ret) {
+		sv_mbuf_put(buf);
+		return ERR_PTR(ret);
+	}
+	return buf;
+}
+
 int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
 	       u32 wqe_size)
 {
 	struct sv_mbuf *buf;
-	int ret;
 
 	entries = sv_wq_entries(entries);
 	wqe_size = ALIGN(wqe_size, 64);
-	buf = sv_mbuf_alloc(PAGE_SIZE + (size_t)entries * wqe_size);
+	buf = sv_wq_buf_new(f, PAGE_SIZE + (size_t)entries * wqe_size,
+			    &wq->mmap_offset);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = sv_mmap_entry_add(f, buf, &wq->mmap_offset);
-	if (ret) {
-		sv_mbuf_put(buf);
-		return ret;
-	}
 	sv_wq_place(wq, buf, 0, PAGE_SIZE, entries, wqe_size);
 	return 0;
 }
@@ -285,21 +297,16 @@ static int sv_wq_init_pair(struct sv_file *f, struct sv_wq *sq, u32 sq_n,
 {
 	size_t sq_slots = 2 * SV_RING_HDR, rq_slots;
 	struct sv_mbuf *buf;
-	int ret;
 
 	sq_n = sv_wq_entries(sq_n);
 	rq_n = sv_wq_entries(rq_n);
 	sq_wqe = ALIGN(sq_wqe, 64);
 	rq_wqe = ALIGN(rq_wqe, 64);
 	rq_slots = sq_slots + (size_t)sq_n * sq_wqe;
-	buf = sv_mbuf_alloc(rq_slots + (size_t)rq_n * rq_wqe);
+	buf = sv_wq_buf_new(f, rq_slots + (size_t)rq_n * rq_wqe,
+			    &sq->mmap_offset);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = sv_mmap_entry_add(f, buf, &sq->mmap_offset);
-	if (ret) {
-		sv_mbuf_put(buf);
-		return ret;
-	}
 	sv_wq_place(sq, buf, 0, sq_slots, sq_n, sq_wqe);
 	kref_get(&buf->ref);
 	sv_wq_place(rq, buf, SV_RING_HDR, rq_slots, rq_n, rq_wqe);

@@ -100,7 +100,12 @@ static unsigned int sv_obj_default[SV_OBJ_MAX] = {
 	[SV_OBJ_AH] = 262144,
 };
 
-static int sv_obj_default_set(const char *val, const struct kernel_param *kp)
+/*
+ * Set a module parameter of limits (here and depth.c) to val if it is a
+ * number in 1..max: ERANGE outside, EINVAL for anything not a number.
+ */
+int sv_limit_param_set(const char *val, const struct kernel_param *kp,
+		       unsigned int max)
 {
 	unsigned int n;
 	int ret;
@@ -108,10 +113,15 @@ static int sv_obj_default_set(const char *val, const struct kernel_param *kp)
 	ret = kstrtouint(val, 0, &n);
 	if (ret)
 		return ret;
-	if (n < 1 || n > SV_NL_OBJ_LIMIT_MAX)
+	if (n < 1 || n > max)
 		return -ERANGE;
 	WRITE_ONCE(*(unsigned int *)kp->arg, n);
 	return 0;
+}
+
+static int sv_obj_default_set(const char *val, const struct kernel_param *kp)
+{
+	return sv_limit_param_set(val, kp, SV_NL_OBJ_LIMIT_MAX);
 }
 
 static const struct kernel_param_ops sv_obj_default_ops = {

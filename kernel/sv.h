@@ -243,6 +243,9 @@ u32 sv_depth(struct sv_device *sdev, enum sv_depth d);
 void sv_depth_set(struct sv_device *sdev, enum sv_depth d, u32 n);
 
 /* limits.c */
+struct kernel_param;
+int sv_limit_param_set(const char *val, const struct kernel_param *kp,
+		       unsigned int max);
 u32 sv_obj_limit(struct sv_device *sdev, enum sv_obj_type type);
 void sv_obj_limit_set(struct sv_device *sdev, enum sv_obj_type type, u32 n);
 int sv_charge(struct sv_file *f, enum sv_obj_type type, struct sv_charge *c);

@@ -103,6 +103,7 @@ static int qps(const char *dev, long n)
 	struct ibv_qp **q = calloc(n, sizeof(*q));
 	long long k0, k1;
 	double t0, t1, t2;
+	char why[64];
 	int err = 0;
 	long i, made;
 
@@ -127,11 +128,15 @@ static int qps(const char *dev, long n)
 		if (ibv_destroy_qp(q[i]))
 			die("ibv_destroy_qp");
 	t2 = now();
+	/* The reason as one word: the line is "key value" pairs. */
+	snprintf(why, sizeof(why), "%s", made < n ? strerror(err) : "no");
+	for (i = 0; why[i]; i++)
+		if (why[i] == ' ')
+			why[i] = '_';
 	printf("dev %s qps %ld created_per_s %.0f destroyed_per_s %.0f "
 	       "kib_per_qp %.2f stopped %s\n", dev, made,
 	       made / (t1 - t0), made / (t2 - t1),
-	       made ? (double)(k1 - k0) / made : 0.0,
-	       made < n ? strerror(err) : "no");
+	       made ? (double)(k1 - k0) / made : 0.0, why);
 	free(q);
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
