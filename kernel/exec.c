@@ -865,8 +865,9 @@ out:
 
 /**
  * sv_exec_recv_frame - place one steered frame in a receive WQE of qp
- * @qp: a RAW_PACKET or UD QP able to receive (or a WQ's shadow QP); its
- *	engine holds qp->sq.lock
+ * @qp: a RAW_PACKET or UD QP able to receive (or a WQ's shadow QP), not
+ *	dead: its engine holds qp->sq.lock, or the receiving softirq
+ *	qp->lock (steer/rx.c)
  * @skb: the frame (data at the network header; the VLAN tag, if any, in
  *	the skb): it lands from the MAC header on, its tag put back unless
  *	the queue strips it, its FCS after it if the queue asks

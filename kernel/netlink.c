@@ -47,33 +47,47 @@ static struct netlink_range_validation sv_limit_range = {
 	.max = SV_NL_OBJ_LIMIT_MAX,
 };
 
-/* The device limits dev set changes, and dev show reports. */
-static const struct {
-	int attr;
-	enum sv_obj_type type;
-} sv_nl_limits[] = {
-	{ SV_NL_ATTR_MAX_PD, SV_OBJ_PD },
-	{ SV_NL_ATTR_MAX_MR, SV_OBJ_MR },
-	{ SV_NL_ATTR_MAX_CQ, SV_OBJ_CQ },
-	{ SV_NL_ATTR_MAX_QP, SV_OBJ_QP },
-	{ SV_NL_ATTR_MAX_SRQ, SV_OBJ_SRQ },
-	{ SV_NL_ATTR_MAX_AH, SV_OBJ_AH },
-};
-
 static struct netlink_range_validation sv_depth_range = {
 	.min = 1,
 	.max = SV_NL_DEPTH_MAX,
 };
 
-/* The queue depth limits, likewise. */
-static const struct {
+/*
+ * The device limits dev set changes and dev show reports: object counts
+ * (limits.c) and, with depth, queue depths (depth.c).
+ */
+static const struct sv_nl_limit {
 	int attr;
-	enum sv_depth depth;
-} sv_nl_depths[] = {
-	{ SV_NL_ATTR_MAX_QP_WR, SV_DEPTH_QP_WR },
-	{ SV_NL_ATTR_MAX_CQE, SV_DEPTH_CQE },
-	{ SV_NL_ATTR_MAX_SRQ_WR, SV_DEPTH_SRQ_WR },
+	bool depth;
+	int which;			/* enum sv_obj_type or sv_depth */
+} sv_nl_limits[] = {
+	{ SV_NL_ATTR_MAX_PD, false, SV_OBJ_PD },
+	{ SV_NL_ATTR_MAX_MR, false, SV_OBJ_MR },
+	{ SV_NL_ATTR_MAX_CQ, false, SV_OBJ_CQ },
+	{ SV_NL_ATTR_MAX_QP, false, SV_OBJ_QP },
+	{ SV_NL_ATTR_MAX_SRQ, false, SV_OBJ_SRQ },
+	{ SV_NL_ATTR_MAX_AH, false, SV_OBJ_AH },
+	{ SV_NL_ATTR_MAX_QP_WR, true, SV_DEPTH_QP_WR },
+	{ SV_NL_ATTR_MAX_CQE, true, SV_DEPTH_CQE },
+	{ SV_NL_ATTR_MAX_SRQ_WR, true, SV_DEPTH_SRQ_WR },
 };
+
+static u32 sv_nl_limit_get(struct sv_device *sdev,
+			   const struct sv_nl_limit *l)
+{
+	return l->depth ? sv_depth(sdev, l->which) :
+			  sv_obj_limit(sdev, l->which);
+}
+
+/* In range: the policy checked it. */
+static void sv_nl_limit_set(struct sv_device *sdev,
+			    const struct sv_nl_limit *l, u32 n)
+{
+	if (l->depth)
+		sv_depth_set(sdev, l->which, n);
+	else
+		sv_obj_limit_set(sdev, l->which, n);
+}
 
 static struct netlink_range_validation sv_idle_range = {
 	.min = 0,
@@ -277,11 +291,7 @@ static int sv_nl_fill_link(struct sk_buff *msg, struct sv_device *sdev,
 		goto err;
 	for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
 		if (nla_put_u32(msg, sv_nl_limits[i].attr,
-				sv_obj_limit(sdev, sv_nl_limits[i].type)))
-			goto err;
-	for (i = 0; i < ARRAY_SIZE(sv_nl_depths); i++)
-		if (nla_put_u32(msg, sv_nl_depths[i].attr,
-				sv_depth(sdev, sv_nl_depths[i].depth)))
+				sv_nl_limit_get(sdev, &sv_nl_limits[i])))
 			goto err;
 	if (ndev &&
 	    (nla_put_u32(msg, SV_NL_ATTR_NDEV_INDEX, ndev->ifindex) ||
@@ -509,8 +519,6 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
 		any |= !!info->attrs[sv_nl_limits[i].attr];
-	for (i = 0; i < ARRAY_SIZE(sv_nl_depths); i++)
-		any |= !!info->attrs[sv_nl_depths[i].attr];
 	if (!info->attrs[SV_NL_ATTR_IDLE_US] &&
 	    !info->attrs[SV_NL_ATTR_PART_ID] && !any) {
 		NL_SET_ERR_MSG(info->extack, "Nothing to set");
@@ -527,15 +535,10 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 		if (info->attrs[SV_NL_ATTR_PART_ID])
 			WRITE_ONCE(sdev->part_id,
 				   nla_get_u32(info->attrs[SV_NL_ATTR_PART_ID]));
-		/* In range: the policy. */
 		for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
 			if (info->attrs[sv_nl_limits[i].attr])
-				sv_obj_limit_set(sdev, sv_nl_limits[i].type,
-						 nla_get_u32(info->attrs[sv_nl_limits[i].attr]));
-		for (i = 0; i < ARRAY_SIZE(sv_nl_depths); i++)
-			if (info->attrs[sv_nl_depths[i].attr])
-				sv_depth_set(sdev, sv_nl_depths[i].depth,
-					     nla_get_u32(info->attrs[sv_nl_depths[i].attr]));
+				sv_nl_limit_set(sdev, &sv_nl_limits[i],
+						nla_get_u32(info->attrs[sv_nl_limits[i].attr]));
 	}
 	mutex_unlock(&sv_devices_lock);
 	return ret;

@@ -22,7 +22,6 @@
 #include "../uapi/softverbs-netlink.h"
 
 #define SV_MAX_DEVICES	64
-/* Completion channels per device (limits.c); verbs does not report it. */
 
 /* Queue depth limits of a device (depth.c). */
 enum sv_depth {

@@ -7,13 +7,13 @@
  * destroyed: EBUSY). An RSS QP (ibv_create_qp_ex with an indirection
  * table and rx_hash_conf) is a RAW_PACKET QP made by sv_create_qp() with
  * no queue of its own (its one-slot rings are never used), held in RTR so
- * that the steering path queues frames on it, and holding its table. Its
- * flows queue frames on it as on any RAW_PACKET QP (rx.c); its engine
- * pass hands each frame to the WQ at index hash & (size - 1), where hash
- * is the Toeplitz hash, with the QP's 40-byte key, of the selected fields
- * in the order source IP, destination IP, source port, destination port,
- * SPI (the Microsoft RSS order). The outer headers are hashed, or the
- * inner ones of a VXLAN or GRE tunnel with IBV_RX_HASH_INNER. A field the
+ * that the steering path delivers frames to it, and holding its table.
+ * Its flows' frames are handed, in the softirq that received them (rx.c),
+ * to the WQ at index hash & (size - 1), where hash is the Toeplitz hash,
+ * with the QP's 40-byte key, of the selected fields in the order source
+ * IP, destination IP, source port, destination port, SPI (the Microsoft
+ * RSS order). The outer headers are hashed, or the inner ones of a VXLAN
+ * or GRE tunnel with IBV_RX_HASH_INNER. A field the
  * frame lacks (an IPv6 address of an IPv4 frame, TCP ports of a UDP
  * datagram or of a non-first fragment, an SPI without ESP) is left out of
  * the input: a frame with none of the fields hashes to 0, entry 0.
@@ -202,8 +202,8 @@ static u32 sv_rss_input(const struct sv_rss_qp *r,
 }
 
 /*
- * One frame an RSS QP's flow gave it, into the WQ its hash picks. The
- * engine, under qp->sq.lock (the QP is not dead: it holds its table).
+ * One frame an RSS QP's flow gave it, into the WQ its hash picks.
+ * Softirq, under qp->lock with the QP not dead: it holds its table.
  */
 bool sv_rss_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
 		       const struct sv_rx_meta *m, void *buf)

@@ -557,8 +557,8 @@ bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 			n++;
 			m.tag = sv_rx_cb(skb)->tag;
 			m.ts = sv_rx_cb(skb)->ts;
-			if (!(qp->rss ? sv_rss_recv_frame : sv_exec_recv_frame)
-			    (qp, skb, &m, buf))
+			/* RSS QPs take theirs in softirq: never queued */
+			if (!sv_exec_recv_frame(qp, skb, &m, buf))
 				sv_stat_add(qp->sdev, SV_STAT_RX_RAW_DROPS, 1);
 			consume_skb(skb);
 		}

@@ -3,7 +3,7 @@
  * softverbs receive work queues (ibv_create_wq, IBV_WQT_RQ): a receive
  * ring in the RQ format of a QP, its CQ and PD, and the states RESET, RDY
  * and ERR. Frames reach a WQ only through an RSS QP's indirection table
- * (rss.c); the RSS QP's engine pass calls sv_rwq_recv_frame().
+ * (rss.c), which calls sv_rwq_recv_frame() in the receiving softirq.
  *
  * Life of a WQ: SV_IOC_CREATE_WQ takes a reference and a usecnt on its PD
  * and CQ, reserves a number in the device's QP number space (an empty
