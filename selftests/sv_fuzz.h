@@ -1870,20 +1870,14 @@ FZ void fz_nl_attr(struct fz *fz, struct nlmsghdr *nlh, int depth)
 	case SV_NL_ATTR_MAX_CQ:
 	case SV_NL_ATTR_MAX_QP:
 	case SV_NL_ATTR_MAX_SRQ:
-	case SV_NL_ATTR_MAX_AH: {
-		/* Out of range only: a real device keeps its limits. */
-		static const uint32_t v[] = { 0, SV_NL_OBJ_LIMIT_MAX + 1,
-			UINT32_MAX };
-
-		mnl_attr_put_u32(nlh, type, v[FZ_N(fz, FZ_ARRAY_SIZE(v))]);
-		break;
-	}
+	case SV_NL_ATTR_MAX_AH:
 	case SV_NL_ATTR_MAX_QP_WR:
 	case SV_NL_ATTR_MAX_CQE:
 	case SV_NL_ATTR_MAX_SRQ_WR: {
-		/* Out of range only, likewise. */
-		static const uint32_t v[] = { 0, SV_NL_DEPTH_MAX + 1,
-			UINT32_MAX };
+		/* Out of range only: a real device keeps its limits. */
+		uint32_t max = type >= SV_NL_ATTR_MAX_QP_WR ?
+			       SV_NL_DEPTH_MAX : SV_NL_OBJ_LIMIT_MAX;
+		const uint32_t v[] = { 0, max + 1, UINT32_MAX };
 
 		mnl_attr_put_u32(nlh, type, v[FZ_N(fz, FZ_ARRAY_SIZE(v))]);
 		break;
