@@ -31,6 +31,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "sv_rc.h"
+
 static double now(void)
 {
 	struct timespec t;
@@ -153,43 +155,6 @@ struct pair {
 	uint32_t left;			/* a's writes in flight */
 };
 
-static int to_rts(struct ibv_qp *qp, struct ibv_qp *peer, int gid_index,
-		  const union ibv_gid *gid)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 /* A RoCE v2 GID of port 1 (rxe wants one matching its netdev), or 0. */
 static int pick_gid(struct ibv_context *ctx, union ibv_gid *gid)
 {
@@ -256,8 +221,10 @@ static unsigned long long rate_one(const char *dev, int nq, int w,
 		p[i].b = ibv_create_qp(pd, &ia);
 		if (!p[i].a || !p[i].b)
 			die("ibv_create_qp");
-		if (to_rts(p[i].a, p[i].b, gi, &gid) ||
-		    to_rts(p[i].b, p[i].a, gi, &gid))
+		if (sv_rc_connect(p[i].a, p[i].b->qp_num, &gid, gi,
+				  IBV_MTU_1024) ||
+		    sv_rc_connect(p[i].b, p[i].a->qp_num, &gid, gi,
+				  IBV_MTU_1024))
 			die("ibv_modify_qp");
 	}
 	sge.addr = (uintptr_t)buf;
