@@ -403,6 +403,8 @@ static u32 sv_wc_opcode(u32 wr_op)
 		return 3;
 	case SV_WR_ATOMIC_FETCH_AND_ADD:
 		return 4;
+	case SV_WR_BIND_MW:
+		return 5;	/* IBV_WC_BIND_MW */
 	case SV_WR_LOCAL_INV:
 		return 6;	/* IBV_WC_LOCAL_INV */
 	case SV_WR_TSO:

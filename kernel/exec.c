@@ -96,16 +96,26 @@ int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev, struct sv_pd *pd,
 	return 0;
 }
 
-/* One remote span as a one-entry list. */
-static int sv_sg_remote(struct sv_sg *sg, struct sv_device *sdev,
-			struct sv_pd *pd, u32 access, u32 rkey, u64 addr,
-			u64 len)
+/*
+ * One remote span at dqp as a one-entry list: rkey may be an MR's, an
+ * indirect key's or a memory window's (mw.c). len is not 0.
+ */
+static int sv_sg_remote(struct sv_sg *sg, struct sv_qp *dqp, u32 access,
+			u32 rkey, u64 addr, u64 len)
 {
-	struct sv_sge sge = { .addr = addr, .length = len, .lkey = rkey };
+	int ret;
 
+	sg->n = 0;
+	sg->len = 0;
 	if (len > SV_MAX_MSG_SZ)
 		return -ERANGE;
-	return sv_sg_resolve(sg, sdev, pd, access, &sge, 1);
+	ret = sv_mr_span_get_remote(dqp, sv_qp_pd(dqp), rkey, access, addr,
+				    len, &sg->ent[0]);
+	if (ret)
+		return ret;
+	sg->n = 1;
+	sg->len = len;
+	return 0;
 }
 
 /* Find the entry and offset in it of byte off of the list. */
@@ -471,6 +481,16 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 			goto resp_fail;
 		}
 	}
+	/*
+	 * Placed: free the window it names before the completion shows
+	 * (IBA class J error if that fails). RC and UC receive queues are
+	 * mutex-locked (only raw ones take frames in softirq): this sleeps.
+	 */
+	if (w->opcode == SV_WR_SEND_WITH_INV &&
+	    sv_mw_remote_inv(dqp, w->imm_data)) {
+		cqe.status = SV_WC_REM_INV_REQ_ERR;
+		goto resp_fail;
+	}
 	sv_dp_push_cqe(dqp->recv_cq, &cqe,
 		       !!(w->send_flags & SV_SEND_SOLICITED));
 	if (srq)
@@ -485,7 +505,8 @@ resp_fail:
 	sv_wq_unlock(wq);
 	if (!sv_qp_reliable(qp))
 		return SV_EXEC_DONE;
-	*status = cqe.status == SV_WC_LOC_LEN_ERR ? SV_WC_REM_INV_REQ_ERR :
+	*status = cqe.status == SV_WC_LOC_LEN_ERR ||
+		  cqe.status == SV_WC_REM_INV_REQ_ERR ? SV_WC_REM_INV_REQ_ERR :
 		  SV_WC_REM_OP_ERR;
 	return SV_EXEC_FATAL;
 remote_op_err:
@@ -522,8 +543,8 @@ static enum sv_exec_result sv_rdma(struct sv_req *r, u32 *status)
 	if (!(sv_dqp_access(dqp) & need))
 		return sv_remote_access_err(r, -EACCES, status);
 	if (r->len) {
-		ret = sv_sg_remote(r->rsg, dqp->sdev, sv_qp_pd(dqp), need,
-				   w->rkey, w->remote_addr, r->len);
+		ret = sv_sg_remote(r->rsg, dqp, need, w->rkey, w->remote_addr,
+				   r->len);
 		if (ret)
 			return sv_remote_access_err(r, ret, status);
 		if (read)
@@ -551,8 +572,8 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 		return sv_remote_access_err(r, -EINVAL, status);
 	if (!(sv_dqp_access(dqp) & SV_ACCESS_REMOTE_ATOMIC))
 		return sv_remote_access_err(r, -EACCES, status);
-	ret = sv_sg_remote(rsg, dqp->sdev, sv_qp_pd(dqp),
-			   SV_ACCESS_REMOTE_ATOMIC, w->rkey, w->remote_addr, 8);
+	ret = sv_sg_remote(rsg, dqp, SV_ACCESS_REMOTE_ATOMIC, w->rkey,
+			   w->remote_addr, 8);
 	if (ret)
 		return sv_remote_access_err(r, ret, status);
 	spin_lock(&sv_atomic_lock);
@@ -594,6 +615,8 @@ static bool sv_qp_op_ok(u32 qp_type, u32 op)
 	case SV_WR_LOCAL_INV:
 		return qp_type == SV_QPT_RC || qp_type == SV_QPT_UC ||
 		       qp_type == SV_QPT_DCI;
+	case SV_WR_BIND_MW:	/* as rxe and mlx5: RC and UC */
+		return qp_type == SV_QPT_RC || qp_type == SV_QPT_UC;
 	case SV_WR_UMR:		/* as mlx5: RC QPs only */
 		return qp_type == SV_QPT_RC;
 	default:
@@ -758,7 +781,11 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		*status = SV_WC_LOC_QP_OP_ERR;
 		return SV_EXEC_FATAL;
 	}
-	/* Local operations on indirect keys: mkey.c */
+	/* Local operations on windows (mw.c) and indirect keys (mkey.c) */
+	if (w->opcode == SV_WR_BIND_MW) {
+		*status = sv_mw_bind(qp, w);
+		return *status ? SV_EXEC_FATAL : SV_EXEC_DONE;
+	}
 	if (w->opcode == SV_WR_UMR || w->opcode == SV_WR_LOCAL_INV) {
 		*status = sv_mkey_exec(qp, w);
 		return *status ? SV_EXEC_FATAL : SV_EXEC_DONE;

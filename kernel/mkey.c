@@ -23,6 +23,10 @@
  * (EPERM: no nesting). The entries array is sized at create time
  * (max_entries) and charged to the creator: executing a UMR allocates
  * nothing.
+ *
+ * A memory window (mw.c) is a one-entry key whose accesses are at the
+ * addresses of the range it is bound to (base: that range's first
+ * address; 0 for a zero-based window and for every mlx5 key).
  */
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -55,6 +59,7 @@ struct sv_mkey {
 	u32 n;
 	u64 pattern;			/* bytes of one repetition */
 	u64 length;			/* repeat * pattern */
+	u64 base;			/* the address of layout byte 0 */
 	struct sv_mkey_ent ent[];
 };
 
@@ -76,6 +81,9 @@ int sv_mkey_check(struct sv_mr *mr, u32 access, u64 iova, u64 len,
 		return -ENOENT;
 	if (access & ~mk->access & SV_MKEY_RIGHTS)
 		return -EACCES;
+	if (iova < mk->base)
+		return -ERANGE;
+	iova -= mk->base;
 	if (iova > mk->length || len > mk->length - iova)
 		return -ERANGE;
 	*offset = iova;
@@ -215,6 +223,46 @@ int sv_mkey_span_copy(const struct sv_mr_span *dst, u64 doff,
 	return 0;
 }
 
+/* ---- the layout's memory, for indirect keys and windows ---- */
+
+struct sv_mkey *sv_mkey_new(u32 max_entries)
+{
+	struct sv_mkey *mk;
+
+	mk = kvzalloc(struct_size(mk, ent, max_entries), GFP_KERNEL_ACCOUNT);
+	if (!mk)
+		return NULL;
+	mutex_init(&mk->lock);
+	mk->max_entries = max_entries;
+	return mk;
+}
+
+void sv_mkey_release(struct sv_mkey *mk)
+{
+	if (!mk)
+		return;
+	mutex_destroy(&mk->lock);
+	kvfree(mk);
+}
+
+/*
+ * Lay a window out (its MR closed): len bytes at addr of the MR lkey,
+ * accessed at base on with the rights in access; len 0 leaves it free.
+ */
+void sv_mkey_set_range(struct sv_mkey *mk, u32 lkey, u64 addr, u64 len,
+		       u64 base, u32 access)
+{
+	mk->ent[0] = (struct sv_mkey_ent) {
+		.addr = addr, .stride = len, .count = len, .lkey = lkey,
+	};
+	mk->n = 1;
+	mk->pattern = len;
+	mk->length = len;
+	mk->base = base;
+	mk->access = access & SV_MKEY_RIGHTS;
+	mk->valid = len != 0;
+}
+
 /* ---- the object ---- */
 
 static void sv_mkey_destroy(struct sv_uobj *u)
@@ -238,8 +286,7 @@ static void sv_mkey_free(struct sv_uobj *u)
 {
 	struct sv_mr *mr = to_sv_mr(u);
 
-	mutex_destroy(&mr->mkey->lock);
-	kvfree(mr->mkey);
+	sv_mkey_release(mr->mkey);
 	sv_mr_free(u);
 }
 
@@ -248,10 +295,56 @@ static const struct sv_uobj_ops sv_mkey_ops = {
 	.free = sv_mkey_free,
 };
 
+/**
+ * sv_mkey_obj_add - make an indirect key or a window an object of f
+ * @f: the file; f->lock held
+ * @mr: the key, zeroed but for its layout (mr->mkey) and mr->mw
+ * @pd_handle: its PD
+ * @type: SV_OBJ_MKEY or SV_OBJ_MW
+ * @ops: the type's ops
+ *
+ * Charges it as an MR (as on mlx5), reserves its key, pins its PD, gives
+ * it a handle and publishes its key. On error mr is freed (ops->free).
+ */
+int sv_mkey_obj_add(struct sv_file *f, struct sv_mr *mr, u32 pd_handle,
+		    enum sv_obj_type type, const struct sv_uobj_ops *ops)
+{
+	int ret;
+
+	sv_mr_init(mr, f->sdev);
+	ret = sv_charge(f, SV_OBJ_MR, &mr->uobj.charge);
+	if (ret)
+		goto err_free;
+	ret = sv_mr_alloc_index(mr);
+	if (ret)
+		goto err_uncharge;
+	mr->pd = sv_pd_pin(f, pd_handle);
+	if (IS_ERR(mr->pd)) {
+		ret = PTR_ERR(mr->pd);
+		goto err_index;
+	}
+	ret = sv_uobj_add(f, &mr->uobj, type, ops);
+	if (ret) {
+		sv_pd_unpin(mr->pd);
+		goto err_index;
+	}
+	ret = sv_mr_key_publish(mr);
+	if (ret)
+		sv_uobj_destroy(f, mr->uobj.handle, type);
+	return ret;
+
+err_index:
+	sv_mr_key_release(mr);
+err_uncharge:
+	sv_uncharge(&mr->uobj.charge);
+err_free:
+	ops->free(&mr->uobj);
+	return ret;
+}
+
 int sv_create_mkey(struct sv_file *f, void *arg)
 {
 	struct sv_create_mkey *cmd = arg;
-	struct sv_mkey *mk;
 	struct sv_mr *mr;
 	u32 max;
 	int ret;
@@ -263,52 +356,19 @@ int sv_create_mkey(struct sv_file *f, void *arg)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return -ENOMEM;
-	mk = kvzalloc(struct_size(mk, ent, max), GFP_KERNEL_ACCOUNT);
-	if (!mk) {
-		ret = -ENOMEM;
-		goto err_free;
+	mr->mkey = sv_mkey_new(max);
+	if (!mr->mkey) {
+		kfree(mr);
+		return -ENOMEM;
 	}
-	mutex_init(&mk->lock);
-	mk->max_entries = max;
-	mr->mkey = mk;
-	sv_mr_init(mr, f->sdev);
-	/* An mkey is an MR to the device's limits, as on mlx5. */
-	ret = sv_charge(f, SV_OBJ_MR, &mr->uobj.charge);
+	ret = sv_mkey_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MKEY,
+			      &sv_mkey_ops);
 	if (ret)
-		goto err_free;
-	ret = sv_mr_alloc_index(mr);
-	if (ret)
-		goto err_uncharge;
-	mr->pd = sv_pd_pin(f, cmd->pd_handle);
-	if (IS_ERR(mr->pd)) {
-		ret = PTR_ERR(mr->pd);
-		goto err_index;
-	}
-	ret = sv_uobj_add(f, &mr->uobj, SV_OBJ_MKEY, &sv_mkey_ops);
-	if (ret) {
-		sv_pd_unpin(mr->pd);
-		goto err_index;
-	}
-	ret = sv_mr_key_publish(mr);
-	if (ret) {
-		sv_uobj_destroy(f, mr->uobj.handle, SV_OBJ_MKEY);
 		return ret;
-	}
 	cmd->max_entries = max;
 	cmd->mkey_handle = mr->uobj.handle;
 	cmd->key = mr->key;
 	return 0;
-
-err_index:
-	sv_mr_key_release(mr);
-err_uncharge:
-	sv_uncharge(&mr->uobj.charge);
-err_free:
-	if (mk)
-		mutex_destroy(&mk->lock);
-	kvfree(mk);
-	kfree(mr);
-	return ret;
 }
 
 int sv_destroy_mkey(struct sv_file *f, void *arg)
@@ -389,7 +449,8 @@ static u32 sv_mkey_layout(struct sv_mkey *mk, const struct sv_send_umr *u,
  * @w: the WQE, copied out of the ring with its slot's payload
  *
  * Returns the WC status: 0, LOC_QP_OP_ERR for a malformed UMR,
- * LOC_PROT_ERR for a key that is not an indirect key of qp's PD.
+ * LOC_PROT_ERR for a key that is not an indirect key of qp's PD (nor,
+ * for LOCAL_INV, a bound type 2 window of qp's PD: mw.c).
  */
 u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w)
 {
@@ -413,8 +474,15 @@ u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w)
 	mr = sv_mr_lookup_key(qp->sdev, key);
 	if (!mr)
 		return SV_WC_STATUS_LOC_PROT_ERR;
+	/* A window is freed by mw.c's rules and never laid out by a UMR. */
+	if (mr->mw && !umr) {
+		status = sv_mw_local_inv(qp, mr, key) ?
+			 SV_WC_STATUS_LOC_PROT_ERR : 0;
+		goto out;
+	}
 	mk = mr->mkey;
-	if (!mk || READ_ONCE(mr->pd) != container_of(qp->pd, struct sv_pd, uobj)) {
+	if (!mk || mr->mw ||
+	    READ_ONCE(mr->pd) != container_of(qp->pd, struct sv_pd, uobj)) {
 		status = SV_WC_STATUS_LOC_PROT_ERR;
 		goto out;
 	}

@@ -408,17 +408,26 @@ void sv_mr_put(struct sv_mr *mr)
 /*
  * Check that [iova, iova + len) may be accessed through key by a QP of pd
  * with the rights in access (SV_ACCESS_*: 0 is a local read), and return
- * the byte offset of iova in the pinned range. Between enter and exit.
+ * the byte offset of iova in the pinned range. qp is the responder of a
+ * remote access, NULL for a local one: only remote accesses may go
+ * through a memory window (mw.c). Between enter and exit.
  */
 static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
-		       u32 access, u64 iova, u64 len, u64 *offset)
+		       const struct sv_qp *qp, u32 access, u64 iova, u64 len,
+		       u64 *offset)
 {
 	u64 base;
+	int ret;
 
 	if (!mr->key || mr->key != key)
 		return -ENOENT;
 	if (mr->pd != pd)
 		return -EPERM;
+	if (mr->mw) {
+		ret = sv_mw_check(mr, qp);
+		if (ret)
+			return ret;
+	}
 	if (mr->mkey)
 		return sv_mkey_check(mr, access, iova, len, offset);
 	if (access & ~mr->access & SV_ACCESS_RIGHTS)
@@ -440,6 +449,33 @@ static u32 sv_mr_write_access(u32 access)
 	return access;
 }
 
+/* sv_mr_span_get(), and for a remote access at qp (non-NULL) */
+static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
+			   const struct sv_qp *qp, u32 access, u64 iova,
+			   u64 len, struct sv_mr_span *sp)
+{
+	struct sv_mr *mr;
+	int ret;
+
+	/* The MR's memory outlives RCU readers (kfree_rcu). */
+	rcu_read_lock();
+	mr = xa_load(&sv_mr_keys, key >> 8);
+	if (!mr || mr->sdev != sdev || !sv_mr_enter(mr)) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	rcu_read_unlock();
+	/* Entered: dereg waits for us before the MR can be freed. */
+	ret = sv_mr_check(mr, key, pd, qp, access, iova, len, &sp->off);
+	if (ret) {
+		sv_mr_exit(mr);
+		return ret;
+	}
+	sp->mr = mr;
+	sp->len = len;
+	return 0;
+}
+
 /**
  * sv_mr_span_get - take a span of an MR for the data path
  * @sdev: the device the key must belong to
@@ -458,26 +494,19 @@ static u32 sv_mr_write_access(u32 access)
 int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp)
 {
-	struct sv_mr *mr;
-	int ret;
+	return sv_mr_span_take(sdev, key, pd, NULL, access, iova, len, sp);
+}
 
-	/* The MR's memory outlives RCU readers (kfree_rcu). */
-	rcu_read_lock();
-	mr = xa_load(&sv_mr_keys, key >> 8);
-	if (!mr || mr->sdev != sdev || !sv_mr_enter(mr)) {
-		rcu_read_unlock();
-		return -ENOENT;
-	}
-	rcu_read_unlock();
-	/* Entered: dereg waits for us before the MR can be freed. */
-	ret = sv_mr_check(mr, key, pd, access, iova, len, &sp->off);
-	if (ret) {
-		sv_mr_exit(mr);
-		return ret;
-	}
-	sp->mr = mr;
-	sp->len = len;
-	return 0;
+/*
+ * sv_mr_span_get() for a remote access arriving at dqp (of PD pd):
+ * rkey may also be a memory window's.
+ */
+int sv_mr_span_get_remote(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey,
+			  u32 access, u64 iova, u64 len,
+			  struct sv_mr_span *sp)
+{
+	return sv_mr_span_take(dqp->sdev, rkey, pd, dqp, access, iova, len,
+			       sp);
 }
 
 void sv_mr_span_put(struct sv_mr_span *sp)

@@ -11,6 +11,7 @@
 
 struct sv_umem;
 struct sv_mkey;
+struct sv_mw;
 
 struct sv_mr {
 	struct sv_uobj uobj;		/* first */
@@ -30,6 +31,8 @@ struct sv_mr {
 	u32 generation;			/* bumped by every rereg */
 	/* An indirect key (mkey.c) instead of pages: set for its life. */
 	struct sv_mkey *mkey;
+	/* ... which is a memory window's (mw.c): set for its life. */
+	struct sv_mw *mw;
 };
 
 /* mr.c */
@@ -51,5 +54,15 @@ int sv_mkey_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
 		    u64 len, bool to_mr);
 int sv_mkey_span_copy(const struct sv_mr_span *dst, u64 doff,
 		      const struct sv_mr_span *src, u64 soff, u64 len);
+struct sv_mkey *sv_mkey_new(u32 max_entries);
+int sv_mkey_obj_add(struct sv_file *f, struct sv_mr *mr, u32 pd_handle,
+		    enum sv_obj_type type, const struct sv_uobj_ops *ops);
+void sv_mkey_release(struct sv_mkey *mk);
+void sv_mkey_set_range(struct sv_mkey *mk, u32 lkey, u64 addr, u64 len,
+		       u64 base, u32 access);
+
+/* mw.c: the checks of an access through a window */
+int sv_mw_check(const struct sv_mr *mr, const struct sv_qp *qp);
+int sv_mw_local_inv(struct sv_qp *qp, struct sv_mr *mr, u32 key);
 
 #endif /* SV_MR_H */

@@ -49,6 +49,7 @@ enum sv_obj_type {
 	SV_OBJ_STEER_ANCHOR,
 	SV_OBJ_STEER_ACTION,
 	SV_OBJ_MKEY,
+	SV_OBJ_MW,
 	SV_OBJ_MAX
 };
 
@@ -305,6 +306,10 @@ struct sv_mr_span {
 
 int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp);
+struct sv_qp;
+int sv_mr_span_get_remote(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey,
+			  u32 access, u64 iova, u64 len,
+			  struct sv_mr_span *sp);
 void sv_mr_span_put(struct sv_mr_span *sp);
 int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 		    const struct sv_mr_span *src, u64 soff, u64 len);
@@ -625,11 +630,19 @@ enum sv_exec_result {
 /* IBV_WC_LOC_QP_OP_ERR, IBV_WC_LOC_PROT_ERR */
 #define SV_WC_STATUS_LOC_QP_OP_ERR	2
 #define SV_WC_STATUS_LOC_PROT_ERR	4
+/* IBV_WC_MW_BIND_ERR */
+#define SV_WC_STATUS_MW_BIND_ERR	6
 
 /* mkey.c: indirect keys (mlx5dv_create_mkey) */
 int sv_create_mkey(struct sv_file *f, void *arg);
 int sv_destroy_mkey(struct sv_file *f, void *arg);
 u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w);
+
+/* mw.c: memory windows */
+int sv_alloc_mw(struct sv_file *f, void *arg);
+int sv_dealloc_mw(struct sv_file *f, void *arg);
+u32 sv_mw_bind(struct sv_qp *qp, const struct sv_send_wqe *w);
+int sv_mw_remote_inv(struct sv_qp *dqp, u32 rkey);
 
 /* dc.c */
 bool sv_dc_key_ok(const struct sv_send_wqe *w, struct sv_qp *dct);

@@ -122,7 +122,8 @@ enum fz_type { FT_NONE, FT_PD, FT_MR, FT_CQ, FT_QP, FT_SRQ, FT_AH, FT_CH,
 
 struct fz_obj {
 	uint8_t type, alive, fdi, qpt, state;
-	uint8_t mkey;		/* MR: an indirect key (SV_IOC_CREATE_MKEY) */
+	/* MR: an indirect key (1: SV_IOC_CREATE_MKEY) or a window (2) */
+	uint8_t mkey;
 	uint32_t handle;
 	uint32_t qpn;		/* QP */
 	uint32_t lkey;		/* MR */
@@ -546,6 +547,27 @@ FZ void fz_create_mkey(struct fz *fz, int fdi)
 	}
 }
 
+/* A memory window: an MR object whose key opens nothing until bound. */
+FZ void fz_alloc_mw(struct fz *fz, int fdi)
+{
+	struct sv_alloc_mw c = { .size = sizeof(c) };
+	int i;
+
+	c.pd_handle = fz_handle(fz, FT_PD, fdi);
+	c.type = FZ_PCT(fz, 95) ? FZ_N(fz, 2) + SV_MW_TYPE_1 :
+		 (uint32_t)fz_word(fz);
+	if (FZ_PCT(fz, 3))
+		c.reserved = 1;
+	if (fz_ioc(fz, fdi, SV_IOC_ALLOC_MW, &c))
+		return;
+	i = fz_obj_new(fz, FT_MR, fdi, c.mw_handle);
+	if (i >= 0) {
+		fz->o[i].mkey = 2;
+		fz->o[i].lkey = c.rkey;
+		fz->o[i].len = FZ_N(fz, 8192) + 1;
+	}
+}
+
 FZ void fz_rereg_mr(struct fz *fz, int fdi)
 {
 	struct sv_rereg_mr r = { .size = sizeof(r) };
@@ -587,6 +609,7 @@ FZ void fz_destroy(struct fz *fz, int fdi, int type)
 		struct sv_destroy_ah ah;
 		struct sv_destroy_comp_channel ch;
 		struct sv_destroy_mkey mk;
+		struct sv_dealloc_mw mw;
 	} u;
 	unsigned long req;
 	int t = o ? o->type : type, ret;
@@ -596,6 +619,12 @@ FZ void fz_destroy(struct fz *fz, int fdi, int type)
 	case FT_PD: req = SV_IOC_DEALLOC_PD; u.pd.size = sizeof(u.pd);
 		u.pd.pd_handle = h; break;
 	case FT_MR:
+		if (o && o->mkey == 2 && FZ_PCT(fz, 90)) {
+			req = SV_IOC_DEALLOC_MW;
+			u.mw.size = sizeof(u.mw);
+			u.mw.mw_handle = h;
+			break;
+		}
 		if (o && o->mkey && FZ_PCT(fz, 90)) {
 			req = SV_IOC_DESTROY_MKEY;
 			u.mk.size = sizeof(u.mk);
@@ -1274,6 +1303,8 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(DEREG_MR, sv_dereg_mr, SV_DEREG_MR_SIZE_VER0, -1),
 	FZ_CMD(CREATE_MKEY, sv_create_mkey, SV_CREATE_MKEY_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_MKEY, sv_destroy_mkey, SV_DESTROY_MKEY_SIZE_VER0, -1),
+	FZ_CMD(ALLOC_MW, sv_alloc_mw, SV_ALLOC_MW_SIZE_VER0, -1),
+	FZ_CMD(DEALLOC_MW, sv_dealloc_mw, SV_DEALLOC_MW_SIZE_VER0, -1),
 	FZ_CMD(CREATE_COMP_CHANNEL, sv_create_comp_channel,
 	       SV_CREATE_COMP_CHANNEL_SIZE_VER0, 12),
 	FZ_CMD(DESTROY_COMP_CHANNEL, sv_destroy_comp_channel,
@@ -1420,7 +1451,8 @@ FZ void fz_raw(struct fz *fz, int fdi)
 static const uint32_t fz_ops_rc[] = { SV_WR_RDMA_WRITE, SV_WR_RDMA_WRITE_WITH_IMM,
 	SV_WR_SEND, SV_WR_SEND_WITH_IMM, SV_WR_RDMA_READ,
 	SV_WR_ATOMIC_CMP_AND_SWP, SV_WR_ATOMIC_FETCH_AND_ADD,
-	SV_WR_SEND_WITH_INV, SV_WR_UMR, SV_WR_LOCAL_INV };
+	SV_WR_SEND_WITH_INV, SV_WR_UMR, SV_WR_LOCAL_INV, SV_WR_BIND_MW,
+	SV_WR_BIND_MW };
 
 /* An SGE over a live MR of file fdi (or junk). */
 FZ void fz_sge(struct fz *fz, int fdi, struct sv_sge *s, uint32_t maxlen)
@@ -1440,6 +1472,28 @@ FZ void fz_sge(struct fz *fz, int fdi, struct sv_sge *s, uint32_t maxlen)
 	s->lkey = FZ_PCT(fz, 95) ? mr->lkey : (uint32_t)fz_word(fz);
 	if (FZ_PCT(fz, 3))
 		s->length = (uint32_t)fz_word(fz);
+}
+
+/* A bind of a window (or junk) to a piece of a live MR (or junk). */
+FZ void fz_bind_mw(struct fz *fz, int fdi, struct sv_send_wqe *w)
+{
+	struct fz_obj *k = fz_pick_obj(fz, FT_MR, fdi);
+	struct sv_sge s;
+
+	w->num_sge = FZ_PCT(fz, 95) ? 0 : 1;
+	w->send_flags &= ~SV_SEND_INLINE;
+	if (k && k->mkey == 2 && FZ_PCT(fz, 90))
+		w->rkey = k->lkey;
+	/* Usually the next key, sometimes another index. */
+	w->imm_data = FZ_PCT(fz, 90) ? (w->rkey & ~0xffU) |
+		      ((w->rkey + 1) & 0xffU) : (uint32_t)fz_word(fz);
+	fz_sge(fz, fdi, &s, 1 << 20);
+	w->remote_addr = s.addr;
+	w->compare_add = FZ_PCT(fz, 10) ? 0 : FZ_PCT(fz, 95) ? s.length :
+			 fz_word(fz);
+	w->swap = FZ_PCT(fz, 95) ? s.lkey : fz_word(fz);
+	w->remote_qkey = FZ_PCT(fz, 90) ? FZ_N(fz, 16) << 1 :
+			 (uint32_t)fz_word(fz);
 }
 
 /* A UMR's layout after w (in room bytes): pieces of live MRs, or junk. */
@@ -1546,8 +1600,20 @@ FZ void fz_post_locked(struct fz *fz, struct fz_map *m)
 			w->num_sge = 0;
 			if (k && FZ_PCT(fz, 90))
 				w->imm_data = k->lkey;
+			/* A window bound once has its next key. */
+			if (k && k->mkey == 2 && FZ_PCT(fz, 50))
+				w->imm_data = (k->lkey & ~0xffU) |
+					      ((k->lkey + 1) & 0xffU);
+		} else if (w->opcode == SV_WR_SEND_WITH_INV) {
+			struct fz_obj *k = fz_pick_obj(fz, FT_MR, -1);
+
+			if (k && k->mkey == 2 && FZ_PCT(fz, 70))
+				w->imm_data = (k->lkey & ~0xffU) |
+					      ((k->lkey + FZ_N(fz, 2)) & 0xffU);
 		} else if (w->opcode == SV_WR_UMR) {
 			fz_umr(fz, m->fdi, w, m->wqe_size - sizeof(*w));
+		} else if (w->opcode == SV_WR_BIND_MW) {
+			fz_bind_mw(fz, m->fdi, w);
 		} else if (w->opcode == SV_WR_TSO && m->wqe_size >= sizeof(*w) +
 		    sizeof(struct sv_send_tso)) {
 			struct sv_send_tso *t = (struct sv_send_tso *)(w + 1);
@@ -2116,8 +2182,10 @@ FZ void fz_step(struct fz *fz)
 		fz_matcher(fz, fdi);
 	else if (r < 615 && FZ_PCT(fz, 50))
 		fz_steer_action(fz, fdi);
-	else if (r < 615)
+	else if (r < 615 && FZ_PCT(fz, 50))
 		fz_create_mkey(fz, fdi);
+	else if (r < 615)
+		fz_alloc_mw(fz, fdi);
 	else if (r < 700)
 		fz_destroy(fz, fdi, 0);
 	else if (r < 860)

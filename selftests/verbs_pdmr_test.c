@@ -3,8 +3,8 @@
  * PD and MR through the verbs API of libsoftverbs (<infiniband/verbs.h>,
  * -lsoftverbs): ibv_alloc_pd/ibv_dealloc_pd, the ibv_reg_mr family
  * including the header's inline dispatch to ibv_reg_mr_iova2, ibv_rereg_mr
- * with its return codes, ibv_dereg_mr, and the calls softverbs does not
- * support (dma-buf MRs, memory windows).
+ * with its return codes, ibv_dereg_mr, memory windows in their PD, and
+ * the calls softverbs does not support (ODP, dma-buf MRs).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -132,13 +132,26 @@ TEST_F(verbs, reg_mr_errors)
 	EXPECT_EQ(0, sv_obj_count("mr"));
 }
 
-TEST_F(verbs, memory_windows_unsupported)
+/*
+ * Windows live in their PD and count as MRs, as on mlx5 (mw_test.c has
+ * the rest).
+ */
+TEST_F(verbs, memory_windows)
 {
-	errno = 0;
-	EXPECT_EQ(NULL, ibv_alloc_mw(self->pd, IBV_MW_TYPE_1));
-	EXPECT_EQ(EOPNOTSUPP, errno);
-	EXPECT_EQ(NULL, ibv_alloc_mw(self->pd, IBV_MW_TYPE_2));
-	EXPECT_EQ(EOPNOTSUPP, errno);
+	long mrs = sv_obj_count("mr");
+	struct ibv_mw *m1 = ibv_alloc_mw(self->pd, IBV_MW_TYPE_1);
+	struct ibv_mw *m2 = ibv_alloc_mw(self->pd, IBV_MW_TYPE_2);
+
+	ASSERT_NE(NULL, m1);
+	ASSERT_NE(NULL, m2);
+	EXPECT_EQ(self->pd, m1->pd);
+	EXPECT_EQ(self->ctx, m2->context);
+	EXPECT_NE(m1->rkey, m2->rkey);
+	EXPECT_EQ(mrs + 2, sv_obj_count("mr"));
+	EXPECT_EQ(EBUSY, ibv_dealloc_pd(self->pd));
+	EXPECT_EQ(0, ibv_dealloc_mw(m1));
+	EXPECT_EQ(0, ibv_dealloc_mw(m2));
+	EXPECT_EQ(mrs, sv_obj_count("mr"));
 }
 
 TEST_F(verbs, rereg)

@@ -123,7 +123,11 @@ struct sv_query_abi {
 /* device_cap_flags: only what softverbs does */
 #define SV_DEVICE_SYS_IMAGE_GUID	0x00000800U	/* IBV_DEVICE_SYS_IMAGE_GUID */
 #define SV_DEVICE_RC_RNR_NAK_GEN	0x00001000U	/* IBV_DEVICE_RC_RNR_NAK_GEN */
-#define SV_DEVICE_CAP_FLAGS	(SV_DEVICE_SYS_IMAGE_GUID | SV_DEVICE_RC_RNR_NAK_GEN)
+#define SV_DEVICE_MEM_WINDOW	0x00020000U	/* IBV_DEVICE_MEM_WINDOW */
+#define SV_DEVICE_MEM_WINDOW_TYPE_2B 0x01000000U /* ..._MEM_WINDOW_TYPE_2B */
+#define SV_DEVICE_CAP_FLAGS	(SV_DEVICE_SYS_IMAGE_GUID | SV_DEVICE_RC_RNR_NAK_GEN | \
+				 SV_DEVICE_MEM_WINDOW | \
+				 SV_DEVICE_MEM_WINDOW_TYPE_2B)
 #define SV_ATOMIC_HCA		1	/* IBV_ATOMIC_HCA */
 
 /* port attributes */
@@ -179,7 +183,7 @@ struct sv_query_device {
 	__u32 max_inline_data;
 	__u32 num_comp_vectors;
 	__u32 raw_caps;		/* SV_RAW_CAP_* */
-	__u32 reserved_raw;
+	__u32 max_mw;		/* memory windows: they count against max_mr */
 };
 
 /* The device is bound to a netdev: RAW_PACKET and RSS QPs can be made. */
@@ -282,6 +286,8 @@ enum sv_ioctl_nr_pdmr {
 	SV_NR_DEREG_MR = 0x1a,
 	SV_NR_CREATE_MKEY = 0x1b,
 	SV_NR_DESTROY_MKEY = 0x1c,
+	SV_NR_ALLOC_MW = 0x1d,
+	SV_NR_DEALLOC_MW = 0x1e,
 };
 
 /* SV_IOC_ALLOC_PD: allocate a protection domain. */
@@ -418,6 +424,42 @@ struct sv_destroy_mkey {
 #define SV_DESTROY_MKEY_SIZE_VER0	8
 #define SV_IOC_DESTROY_MKEY _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_MKEY, \
 				  struct sv_destroy_mkey)
+
+/*
+ * Memory windows (ibv_alloc_mw(3), ibv_bind_mw(3), Documentation/mr.rst).
+ *
+ * SV_IOC_ALLOC_MW makes a window of pd: a key in the MR key space (rkey,
+ * never valid as an lkey) with no memory until an SV_WR_BIND_MW on a QP
+ * of its PD binds it to a range of an MR of that PD. type is
+ * SV_MW_TYPE_1 (bound and unbound by ibv_bind_mw(), never invalidated)
+ * or SV_MW_TYPE_2 (type 2B: bound when free, remote accesses only through
+ * the QP that bound it, freed by LOCAL_INV or SEND_WITH_INV); anything
+ * else EINVAL. It counts as an MR against max_mr.
+ */
+#define SV_MW_TYPE_1		1	/* IBV_MW_TYPE_1 */
+#define SV_MW_TYPE_2		2	/* IBV_MW_TYPE_2 */
+
+struct sv_alloc_mw {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* in */
+	__u32 type;		/* in: SV_MW_TYPE_* */
+	__u32 mw_handle;	/* out */
+	__u32 rkey;		/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_ALLOC_MW_SIZE_VER0	24
+#define SV_IOC_ALLOC_MW _IOWR(SV_IOC_MAGIC, SV_NR_ALLOC_MW, struct sv_alloc_mw)
+
+/* SV_IOC_DEALLOC_MW: unbinds it; accesses in flight finish first. */
+struct sv_dealloc_mw {
+	__u32 size;		/* in */
+	__u32 mw_handle;	/* in */
+};
+
+#define SV_DEALLOC_MW_SIZE_VER0	8
+#define SV_IOC_DEALLOC_MW _IOWR(SV_IOC_MAGIC, SV_NR_DEALLOC_MW, \
+				struct sv_dealloc_mw)
 
 /*
  * ---------------------------------------------------------------------
@@ -1210,7 +1252,8 @@ enum sv_wr_opcode {
 	SV_WR_RDMA_READ = 4,
 	SV_WR_ATOMIC_CMP_AND_SWP = 5,
 	SV_WR_ATOMIC_FETCH_AND_ADD = 6,
-	SV_WR_LOCAL_INV = 7,	/* imm_data: the indirect key to free */
+	SV_WR_LOCAL_INV = 7,	/* imm_data: the key to free */
+	SV_WR_BIND_MW = 8,	/* RC, UC: see SV_WR_BIND_MW below */
 	SV_WR_SEND_WITH_INV = 9,
 	SV_WR_TSO = 10,		/* RAW_PACKET: see struct sv_send_tso */
 	SV_WR_UMR = 11,		/* RC: see struct sv_send_umr */
@@ -1246,6 +1289,22 @@ struct sv_send_wqe {
 	__u16 reserved;
 	__u32 reserved2;
 };
+
+/*
+ * SV_WR_BIND_MW binds the window whose key is rkey to [remote_addr,
+ * remote_addr + compare_add) of the MR whose lkey is the low 32 bits of
+ * swap, with the rights in remote_qkey (SV_ACCESS_REMOTE_READ, _WRITE,
+ * _ATOMIC, and _ZERO_BASED for a type 2 window); the window's key is
+ * imm_data from then on (same index: only the low 8 bits may differ).
+ * A type 1 window is unbound by a length of 0. num_sge and inline_len
+ * must be 0. A bind that breaks a rule of ibv_bind_mw(3) or IBA C10-72
+ * to C10-75 completes with IBV_WC_MW_BIND_ERR.
+ *
+ * SV_WR_LOCAL_INV frees the type 2 window or indirect key whose key is
+ * imm_data (of the QP's PD); SV_WR_SEND_WITH_INV frees, at the
+ * responder, the type 2 window of the responder's PD whose key is
+ * imm_data, once the message is placed.
+ */
 
 /*
  * SV_WR_TSO has a WQE layout of its own: the struct sv_send_wqe is

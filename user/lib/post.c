@@ -258,6 +258,10 @@ static bool sv_op_valid(const struct sv_qp *qp, enum ibv_wr_opcode op)
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_LOCAL_INV:
 		return type == IBV_QPT_RC || type == IBV_QPT_UC;
+	case IBV_WR_BIND_MW:
+		/* Not on a DCI: RC and UC QPs, as mlx5 and rxe. */
+		return qp->kqp_type != SV_QPT_DCI &&
+		       (type == IBV_QPT_RC || type == IBV_QPT_UC);
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
@@ -308,6 +312,33 @@ static int sv_fill_tso(struct sv_qp *qp, struct sv_send_wqe *w,
 	return 0;
 }
 
+/* The rights a bind may give a window (ibv_bind_mw(3)). */
+#define SV_MW_BIND_ACCESS (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+			   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ZERO_BASED)
+
+/*
+ * A bind of a window of this QP's context: the kernel checks it against
+ * the rules when it executes (kernel/mw.c); EINVAL here for what no bind
+ * can be.
+ */
+static int sv_fill_bind(struct sv_qp *qp, struct sv_send_wqe *w,
+			const struct ibv_mw *mw, uint32_t rkey,
+			const struct ibv_mw_bind_info *b)
+{
+	if (!mw || !b || mw->context != qp->qpx.qp_base.context ||
+	    (b->mw_access_flags & ~(unsigned int)SV_MW_BIND_ACCESS) ||
+	    (!b->mr && b->length))
+		return EINVAL;
+	w->rkey = mw->rkey;
+	w->imm_data = rkey;
+	w->remote_addr = b->addr;
+	w->compare_add = b->length;
+	w->swap = b->mr ? b->mr->lkey : 0;
+	w->remote_qkey = b->mw_access_flags;
+	w->send_flags &= ~IBV_SEND_INLINE;
+	return 0;
+}
+
 /* Fill one send WQE from wr; an errno value if wr is invalid. */
 static int sv_fill_send(struct sv_qp *qp, struct sv_send_wqe *w,
 			const struct ibv_send_wr *wr)
@@ -348,6 +379,9 @@ static int sv_fill_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		w->imm_data = wr->invalidate_rkey;
 		w->send_flags &= ~IBV_SEND_INLINE;
 		return 0;
+	case IBV_WR_BIND_MW:
+		return sv_fill_bind(qp, w, wr->bind_mw.mw, wr->bind_mw.rkey,
+				    &wr->bind_mw.bind_info);
 	default:
 		break;
 	}
@@ -529,6 +563,20 @@ static void sv_x_local_inv(struct ibv_qp_ex *q, uint32_t key)
 		w->imm_data = key;
 		w->send_flags &= ~IBV_SEND_INLINE;
 	}
+}
+
+static void sv_x_bind_mw(struct ibv_qp_ex *q, struct ibv_mw *mw,
+			 uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct sv_qp *qp = qpx_qp(q);
+	struct sv_send_wqe *w;
+
+	if (!qp->wr_err && !sv_op_valid(qp, IBV_WR_BIND_MW))
+		qp->wr_err = EINVAL;
+	sv_wr_begin(q, IBV_WR_BIND_MW);
+	w = sv_wr_cur(q);
+	if (w)
+		qp->wr_err = sv_fill_bind(qp, w, mw, rkey, info);
 }
 
 static void sv_x_rdma(struct ibv_qp_ex *q, enum ibv_wr_opcode op,
@@ -1009,6 +1057,7 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp)
 	x->wr_set_inline_data = sv_x_inline;
 	x->wr_set_inline_data_list = sv_x_inline_list;
 	x->wr_local_inv = sv_x_local_inv;
+	x->wr_bind_mw = sv_x_bind_mw;
 	/* libmlx5's builders (sv_private_qp_dv()), as mlx5 sets them */
 	if (qp->dv_send_ops) {
 		qp->dv.wr_mr_interleaved = sv_dv_mr_interleaved;

@@ -75,7 +75,8 @@ static void sv_fill_device_attr(struct ibv_device_attr *a,
 	a->max_pkeys = q->max_pkeys;
 	a->local_ca_ack_delay = q->local_ca_ack_delay;
 	a->phys_port_cnt = q->phys_port_cnt;
-	/* No EE contexts, RDDs, MWs, raw IPv6/Ethertype QPs or FMRs: 0. */
+	a->max_mw = q->max_mw;
+	/* No EE contexts, RDDs, raw IPv6/Ethertype QPs or FMRs: 0. */
 }
 
 /*
