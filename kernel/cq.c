@@ -23,7 +23,16 @@
  * along the ring, unless the producer brings its own (a frame's arrival:
  * sv_cq_push_stamped()). The wall clock goes in the second half of a
  * 128-byte entry (SV_CQ_FLAG_CQE_128); see struct sv_cqe.
+ *
+ * Moderation (ibv_modify_cq(), SV_IOC_MODIFY_CQ in the uapi header): an
+ * armed CQ with a count or a period keeps its arm while completions that
+ * satisfy it accumulate (mod_pending), and raises the event when the
+ * count is reached or when mod_timer, started by the first of them,
+ * expires (a softirq hrtimer), whichever comes first. The state is under
+ * cq->lock; the timer is cancelled, without waiting, by the event it
+ * would have raised, and waited for when the CQ is destroyed.
  */
+#include <linux/hrtimer.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -45,6 +54,8 @@ static void sv_cq_destroy(struct sv_uobj *u)
 	spin_lock_irqsave(&cq->lock, flags);
 	cq->dead = true;
 	spin_unlock_irqrestore(&cq->lock, flags);
+	/* Dead: nothing starts it again. */
+	hrtimer_cancel(&cq->mod_timer);
 
 	if (cq->channel) {
 		sv_comp_event_detach(cq->channel, &cq->events);
@@ -78,28 +89,81 @@ struct sv_cq *sv_cq_get(struct sv_file *f, u32 handle)
 	return container_of(u, struct sv_cq, uobj);
 }
 
-/* Called with cq->lock held, after the new CQE was published. */
-static void sv_cq_notify(struct sv_cq *cq, bool solicited)
+/*
+ * Take the arm if a new completion satisfies it (solicited: it satisfies
+ * a solicited-only arm too). Under cq->lock; false if it was not armed so.
+ */
+static bool sv_cq_take_arm(struct sv_cq *cq, bool solicited)
 {
 	u32 *armp = &cq->ring->arm;
 	u32 arm, want;
 
-	/* Pairs with the library's atomic OR on arm (uapi contract). */
-	smp_mb();
 	arm = READ_ONCE(*armp);
 	for (;;) {
 		if (!(arm & SV_CQ_ARM_NEXT) &&
 		    !((arm & SV_CQ_ARM_SOLICITED) && solicited))
-			return;
+			return false;
 		want = arm & ~SV_CQ_ARM_MASK;
 		want = cmpxchg(armp, arm, want);
 		if (want == arm)
-			break;
+			return true;
 		arm = want;	/* the library changed it: look again */
 	}
+}
+
+/* The event of a taken arm. Under cq->lock. */
+static void sv_cq_fire(struct sv_cq *cq)
+{
+	cq->mod_pending = 0;
+	/* Not waiting: its callback may be spinning on cq->lock. */
+	hrtimer_try_to_cancel(&cq->mod_timer);
 	if (cq->channel)
 		sv_comp_event(cq->channel, cq->user_handle, cq->uobj.handle,
 			      &cq->events);
+}
+
+/* One more completion owed an event: is it due? Under cq->lock. */
+static bool sv_cq_mod_due(struct sv_cq *cq)
+{
+	if (!cq->mod_count && !cq->mod_period)
+		return true;
+	cq->mod_pending++;
+	if (cq->mod_count && cq->mod_pending >= cq->mod_count)
+		return true;
+	if (cq->mod_pending == 1 && cq->mod_period)
+		hrtimer_start(&cq->mod_timer,
+			      ns_to_ktime((u64)cq->mod_period * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
+	return false;
+}
+
+/* Called with cq->lock held, after the new CQE was published. */
+static void sv_cq_notify(struct sv_cq *cq, bool solicited)
+{
+	u32 arm;
+
+	/* Pairs with the library's atomic OR on arm (uapi contract). */
+	smp_mb();
+	arm = READ_ONCE(cq->ring->arm);
+	if (!(arm & SV_CQ_ARM_NEXT) &&
+	    !((arm & SV_CQ_ARM_SOLICITED) && solicited))
+		return;
+	if (sv_cq_mod_due(cq) && sv_cq_take_arm(cq, solicited))
+		sv_cq_fire(cq);
+}
+
+/* The moderation period ran out: the event for what is pending. */
+static enum hrtimer_restart sv_cq_mod_expire(struct hrtimer *t)
+{
+	struct sv_cq *cq = container_of(t, struct sv_cq, mod_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (!cq->dead && cq->mod_pending && sv_cq_take_arm(cq, true))
+		sv_cq_fire(cq);
+	cq->mod_pending = 0;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return HRTIMER_NORESTART;
 }
 
 /* Slot i of the current ring. cq->lock (or a ring nobody sees yet). */
@@ -254,6 +318,8 @@ int sv_create_cq(struct sv_file *f, void *arg)
 	if (ret)
 		goto err_cq;
 	spin_lock_init(&cq->lock);
+	hrtimer_init(&cq->mod_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	cq->mod_timer.function = sv_cq_mod_expire;
 	sv_event_obj_init(&cq->events);
 	cq->entries = entries;
 	cq->cqe_size = cmd->flags & SV_CQ_FLAG_CQE_128 ? SV_CQE_128_SIZE :
@@ -392,6 +458,31 @@ out_buf:
 out_put:
 	sv_uobj_put(&cq->uobj);
 	return ret;
+}
+
+int sv_modify_cq(struct sv_file *f, void *arg)
+{
+	struct sv_modify_cq *cmd = arg;
+	unsigned long flags;
+	struct sv_cq *cq;
+
+	if (cmd->attr_mask != SV_CQ_MODERATE || cmd->reserved ||
+	    cmd->cq_count > SV_MAX_CQ_MOD_COUNT ||
+	    cmd->cq_period > SV_MAX_CQ_MOD_PERIOD)
+		return -EINVAL;
+	cq = sv_cq_get(f, cmd->handle);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->mod_count = cmd->cq_count;
+	cq->mod_period = cmd->cq_period;
+	/* What waited under the old rules gets its event now. */
+	if (!cq->dead && cq->mod_pending && sv_cq_take_arm(cq, true))
+		sv_cq_fire(cq);
+	cq->mod_pending = 0;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	sv_uobj_put(&cq->uobj);
+	return 0;
 }
 
 int sv_destroy_cq(struct sv_file *f, void *arg)

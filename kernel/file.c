@@ -122,6 +122,8 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 			SV_CREATE_CQ_SIZE_VER0, SV_OBJ_CQ, handle),
 	SV_IOCTL(SV_NR_RESIZE_CQ, sv_resize_cq, sv_resize_cq,
 		 SV_RESIZE_CQ_SIZE_VER0),
+	SV_IOCTL(SV_NR_MODIFY_CQ, sv_modify_cq, sv_modify_cq,
+		 SV_MODIFY_CQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_DESTROY_CQ, sv_destroy_cq, sv_destroy_cq,
 		 SV_DESTROY_CQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_TEST_CQ_PUSH, sv_test_cq_push, sv_test_cq_push,

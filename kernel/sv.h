@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 #include <linux/rcupdate.h>
 
+#include <linux/hrtimer.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -421,6 +422,11 @@ struct sv_cq {
 	u64 mmap_offset;
 	struct sv_comp_channel *channel;	/* or NULL; referenced */
 	struct sv_event_obj events;
+	/* Event moderation (ibv_modify_cq), under lock */
+	u16 mod_count;
+	u16 mod_period;			/* microseconds; 0: no timer */
+	u32 mod_pending;		/* completions owed an event */
+	struct hrtimer mod_timer;
 };
 
 /* A referenced CQ by handle; put it with sv_uobj_put(&cq->uobj). */
@@ -437,6 +443,7 @@ int sv_cq_push_stamped(struct sv_cq *cq, const struct sv_cqe *cqe,
 		       bool solicited, const struct sv_cq_stamp *ts);
 int sv_create_cq(struct sv_file *f, void *arg);
 int sv_resize_cq(struct sv_file *f, void *arg);
+int sv_modify_cq(struct sv_file *f, void *arg);
 int sv_destroy_cq(struct sv_file *f, void *arg);
 int sv_test_cq_push(struct sv_file *f, void *arg);
 

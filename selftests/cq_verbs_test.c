@@ -346,6 +346,137 @@ TEST_F(hook, cq_event_roundtrip)
 	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
 }
 
+/* Is there an event on ch within ms milliseconds? Takes and acks it. */
+static int event_within(struct ibv_comp_channel *ch, int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_cq *got;
+	void *cookie;
+
+	if (poll(&pfd, 1, ms) != 1)
+		return 0;
+	if (ibv_get_cq_event(ch, &got, &cookie))
+		return -1;
+	ibv_ack_cq_events(got, 1);
+	return 1;
+}
+
+static int moderate(struct ibv_cq *cq, uint16_t count, uint16_t period)
+{
+	struct ibv_modify_cq_attr a = {
+		.attr_mask = IBV_CQ_ATTR_MODERATE,
+		.moderate = { .cq_count = count, .cq_period = period },
+	};
+
+	return ibv_modify_cq(cq, &a);
+}
+
+/* ibv_modify_cq(): an armed CQ's event waits for cq_count completions. */
+TEST_F(hook, moderation_by_count)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(self->ctx);
+	struct ibv_cq *cq;
+	int i;
+
+	ASSERT_NE(NULL, ch);
+	cq = ibv_create_cq(self->ctx, 16, NULL, ch, 0);
+	ASSERT_NE(NULL, cq);
+	ASSERT_EQ(0, moderate(cq, 4, 0));
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, push(cq, i, 0));
+	EXPECT_EQ(0, event_within(ch, 200));
+	ASSERT_EQ(0, push(cq, 3, 0));
+	EXPECT_EQ(1, event_within(ch, 5000));
+	/* The count starts again at the next arm. */
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	ASSERT_EQ(0, push(cq, 4, 0));
+	EXPECT_EQ(0, event_within(ch, 200));
+	/* Back to an event per arm: what waited gets its event now. */
+	ASSERT_EQ(0, moderate(cq, 1, 0));
+	EXPECT_EQ(1, event_within(ch, 5000));
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	ASSERT_EQ(0, push(cq, 5, 0));
+	EXPECT_EQ(1, event_within(ch, 5000));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
+}
+
+/* ... or for cq_period microseconds after the first of them. */
+TEST_F(hook, moderation_by_period)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(self->ctx);
+	struct timespec t0, t1;
+	struct ibv_cq *cq;
+	long us;
+
+	ASSERT_NE(NULL, ch);
+	cq = ibv_create_cq(self->ctx, 16, NULL, ch, 0);
+	ASSERT_NE(NULL, cq);
+	ASSERT_EQ(0, moderate(cq, 100, 4000));
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, push(cq, 1, 0));
+	ASSERT_EQ(0, push(cq, 2, 0));
+	ASSERT_EQ(1, event_within(ch, 5000));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	us = (t1.tv_sec - t0.tv_sec) * 1000000 +
+	     (t1.tv_nsec - t0.tv_nsec) / 1000;
+	EXPECT_LE(4000, us);
+	/* Count 0: the period alone. */
+	ASSERT_EQ(0, moderate(cq, 0, 2000));
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, push(cq, 3, 0));
+	ASSERT_EQ(1, event_within(ch, 5000));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	us = (t1.tv_sec - t0.tv_sec) * 1000000 +
+	     (t1.tv_nsec - t0.tv_nsec) / 1000;
+	EXPECT_LE(2000, us);
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
+}
+
+TEST_F(hook, moderation_errors)
+{
+	struct ibv_modify_cq_attr a = { .attr_mask = IBV_CQ_ATTR_MODERATE };
+	struct sv_modify_cq m = { .size = sizeof(m),
+				  .attr_mask = SV_CQ_MODERATE };
+	struct ibv_device_attr_ex ex;
+	struct ibv_cq *cq;
+
+	ASSERT_EQ(0, ibv_query_device_ex(self->ctx, NULL, &ex));
+	EXPECT_EQ(SV_MAX_CQ_MOD_COUNT, ex.cq_mod_caps.max_cq_count);
+	EXPECT_EQ(SV_MAX_CQ_MOD_PERIOD, ex.cq_mod_caps.max_cq_period);
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	a.moderate.cq_period = ex.cq_mod_caps.max_cq_period + 1;
+	EXPECT_EQ(EINVAL, ibv_modify_cq(cq, &a));
+	a.moderate.cq_period = 0;
+	a.attr_mask = 0;
+	EXPECT_EQ(EINVAL, ibv_modify_cq(cq, &a));
+	a.attr_mask = IBV_CQ_ATTR_MODERATE << 1;
+	EXPECT_EQ(EINVAL, ibv_modify_cq(cq, &a));
+	a.attr_mask = IBV_CQ_ATTR_MODERATE;
+	a.moderate.cq_count = ex.cq_mod_caps.max_cq_count;
+	a.moderate.cq_period = ex.cq_mod_caps.max_cq_period;
+	EXPECT_EQ(0, ibv_modify_cq(cq, &a));
+
+	m.handle = cq->handle;
+	m.reserved = 1;
+	EXPECT_EQ(-1, ioctl(cq->context->cmd_fd, SV_IOC_MODIFY_CQ, &m));
+	EXPECT_EQ(EINVAL, errno);
+	m.reserved = 0;
+	m.handle = 0x7ffffff0;
+	EXPECT_EQ(-1, ioctl(cq->context->cmd_fd, SV_IOC_MODIFY_CQ, &m));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* Destroyed with its timer running. */
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	ASSERT_EQ(0, push(cq, 1, 0));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
 TEST_F(hook, cq_ex_poll)
 {
 	struct ibv_cq_init_attr_ex a = {

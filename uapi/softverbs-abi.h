@@ -58,6 +58,7 @@ enum sv_ioctl_nr {
 	SV_NR_CREATE_CQ = 0x23,
 	SV_NR_RESIZE_CQ = 0x24,
 	SV_NR_DESTROY_CQ = 0x25,
+	SV_NR_MODIFY_CQ = 0x26,
 	SV_NR_TEST_CQ_PUSH = 0x2f,	/* test only, see below */
 };
 
@@ -723,6 +724,35 @@ struct sv_resize_cq {
 #define SV_RESIZE_CQ_SIZE_VER0	32
 #define SV_IOC_RESIZE_CQ _IOWR(SV_IOC_MAGIC, SV_NR_RESIZE_CQ, \
 	struct sv_resize_cq)
+
+/*
+ * SV_IOC_MODIFY_CQ (ibv_modify_cq(3)): attr_mask SV_CQ_MODERATE sets the
+ * CQ's event moderation. An armed CQ then raises its completion event
+ * once cq_count completions that satisfy the arm have arrived, or
+ * cq_period microseconds after the first of them, whichever comes first;
+ * cq_count 0 counts nothing (the period alone), cq_period 0 times
+ * nothing (the count alone); cq_count 0 or 1 with cq_period 0 is an
+ * event per arm at the first completion (the default). cq_count at most
+ * SV_MAX_CQ_MOD_COUNT, cq_period at most SV_MAX_CQ_MOD_PERIOD; beyond, an
+ * attr_mask of 0 or with other bits, or a nonzero reserved: EINVAL.
+ * Completions waiting for an event when it is changed get theirs at once.
+ */
+#define SV_CQ_MODERATE		0x1U	/* IBV_CQ_ATTR_MODERATE */
+#define SV_MAX_CQ_MOD_COUNT	65535
+#define SV_MAX_CQ_MOD_PERIOD	4095	/* microseconds */
+
+struct sv_modify_cq {
+	__u32 size;
+	__u32 handle;		/* in */
+	__u32 attr_mask;	/* in: SV_CQ_MODERATE */
+	__u16 cq_count;		/* in */
+	__u16 cq_period;	/* in: microseconds */
+	__u64 reserved;		/* must be zero */
+};
+
+#define SV_MODIFY_CQ_SIZE_VER0	24
+#define SV_IOC_MODIFY_CQ _IOWR(SV_IOC_MAGIC, SV_NR_MODIFY_CQ, \
+	struct sv_modify_cq)
 
 /* SV_IOC_DESTROY_CQ: EBUSY while QPs, SRQs or WQs use it. */
 struct sv_destroy_cq {

@@ -454,11 +454,30 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+/*
+ * ibv_modify_cq(): event moderation (IBV_CQ_MODERATE), kept by the kernel
+ * (kernel/cq.c); EINVAL for other attributes or counts and periods beyond
+ * cq_mod_caps, as the kernel says.
+ */
+static int sv_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
+{
+	struct sv_modify_cq m = { .size = sizeof(m) };
+
+	if (!attr)
+		return EINVAL;
+	m.handle = ibcq->handle;
+	m.attr_mask = attr->attr_mask;
+	m.cq_count = attr->moderate.cq_count;
+	m.cq_period = attr->moderate.cq_period;
+	return sv_cmd(ibcq->context, SV_IOC_MODIFY_CQ, &m);
+}
+
 static int sv_cq_ctx_init(struct sv_context *ctx)
 {
 	ctx->vctx.context.ops.poll_cq = sv_poll_cq;
 	ctx->vctx.context.ops.req_notify_cq = sv_req_notify_cq;
 	ctx->vctx.create_cq_ex = sv_create_cq_ex;
+	ctx->vctx.modify_cq = sv_modify_cq;
 	return 0;
 }
 

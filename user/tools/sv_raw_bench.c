@@ -24,7 +24,10 @@
  *     With -E, the receiver sleeps on a completion channel while its CQ
  *     is empty (ibv_req_notify_cq, poll() of the channel's fd for up to
  *     50 ms, ibv_get_cq_event), as the AF_PACKET side sleeps in poll();
- *     without it, it polls the CQ without a break.
+ *     without it, it polls the CQ without a break. -M COUNT:PERIOD
+ *     moderates that CQ's events (ibv_modify_cq: an event per COUNT
+ *     completions, or PERIOD microseconds after the first), as
+ *     TPACKET_V3 wakes its reader per block of frames or block timeout.
  *
  *     With -L LEVELS (1..8), the rules are mlx5dv DR rules instead
  *     (libmlx5.so.1, loaded only then): the domain's root table sends
@@ -84,7 +87,8 @@ static int usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sv_raw_bench rx -d DEV [-n RULES] [-k PROBES] [-t SECS] [-w SECS] [-T SECS]\n"
-		"                       [-r RQ] [-b BYTES] [-L LEVELS] [-E] [frame options]\n"
+		"                       [-r RQ] [-b BYTES] [-L LEVELS] [-E [-M COUNT:PERIOD]]\n"
+		"                       [frame options]\n"
 		"       sv_raw_bench tx -d DEV [-t SECS] [-w SECS] [-q SQ] [-S N] [frame options]\n"
 		SV_PKT_USAGE);
 	return f == stdout ? 0 : 2;
@@ -310,6 +314,8 @@ static double probe_insert(struct ibv_qp *qp, const struct sv_pkt_cfg *c,
 
 /* -E: sleep on a completion channel when the receive CQ is empty. */
 static bool use_events;
+/* -M: the moderation of that CQ's events (ibv_modify_cq) */
+static struct ibv_moderate_cq moderation;
 
 struct bench {
 	struct ibv_context *ctx;
@@ -413,6 +419,16 @@ static void setup(struct bench *b, const char *dev, uint32_t sq, uint32_t rq,
 	b->rcq = ibv_create_cq(b->ctx, (int)rq, NULL, b->ch, 0);
 	if (!b->rcq)
 		fail("ibv_create_cq", errno);
+	if (moderation.cq_count || moderation.cq_period) {
+		struct ibv_modify_cq_attr m = {
+			.attr_mask = IBV_CQ_ATTR_MODERATE,
+			.moderate = moderation,
+		};
+		int ret = ibv_modify_cq(b->rcq, &m);
+
+		if (ret)
+			fail("ibv_modify_cq", ret);
+	}
 	ia.send_cq = b->scq;
 	ia.recv_cq = b->rcq;
 	errno = 0;
@@ -726,7 +742,7 @@ int main(int argc, char **argv)
 		return usage(stderr);
 	sv_pkt_cfg_default(&c);
 	optind = 2;
-	while ((opt = getopt_long(argc, argv, "d:n:k:t:w:T:r:b:q:S:L:Eh", lo,
+	while ((opt = getopt_long(argc, argv, "d:n:k:t:w:T:r:b:q:S:L:EM:h", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'd':
@@ -759,6 +775,17 @@ int main(int argc, char **argv)
 		case 'E':
 			use_events = true;
 			break;
+		case 'M': {
+			unsigned int cnt, per;
+			char end;
+
+			if (sscanf(optarg, "%u:%u%c", &cnt, &per, &end) != 2 ||
+			    cnt > UINT16_MAX || per > UINT16_MAX)
+				return usage(stderr);
+			moderation.cq_count = (uint16_t)cnt;
+			moderation.cq_period = (uint16_t)per;
+			break;
+		}
 		case 'h':
 			return usage(stdout);
 		default:
@@ -772,6 +799,7 @@ int main(int argc, char **argv)
 	}
 	if (!dev || optind != argc || secs <= 0 || !rules || !rq ||
 	    bytes < c.len || !every || !sq || sq % every || sq % POST_CHAIN ||
+	    ((moderation.cq_count || moderation.cq_period) && !use_events) ||
 	    sv_pkt_cfg_check(&c)) {
 		if (sq % every || sq % POST_CHAIN)
 			fprintf(stderr, "-q must be a multiple of -S and of %d\n",
