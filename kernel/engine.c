@@ -316,6 +316,60 @@ static int sv_wq_init_pair(struct sv_file *f, struct sv_wq *sq, u32 sq_n,
 }
 
 /* Userspace can no longer map it (the memory stays until sv_wq_free). */
+/**
+ * sv_wq_resize - move a ring of its own (an SRQ's) to one of @entries slots
+ * @f: the file; f->lock held (the ring's mapping changes)
+ * @wq: the ring; its library must not post while this runs
+ * @entries: at least the WQEs posted and not yet consumed
+ *
+ * Those WQEs are copied to the start of the new ring (its cons 0, prod
+ * their number) under the consumers' lock, so no consumer sees a half
+ * moved ring; the old ring's mapping can no longer be made, ones made
+ * keep the old memory. 0, -EINVAL (too few slots, or a prod the kernel
+ * cannot trust), or -ENOMEM.
+ */
+int sv_wq_resize(struct sv_file *f, struct sv_wq *wq, u32 entries)
+{
+	struct sv_wq_ring *ring;
+	struct sv_mbuf *buf, *old;
+	u64 offset, old_offset;
+	u32 prod, pending, i;
+
+	lockdep_assert_held(&f->lock);
+	if (WARN_ON_ONCE(wq->map_shared))
+		return -EINVAL;
+	entries = sv_wq_entries(entries);
+	buf = sv_wq_buf_new(f, PAGE_SIZE + (size_t)entries * wq->wqe_size,
+			    &offset);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	sv_wq_lock(wq);
+	/* Pairs with the library's release store of prod (uapi contract). */
+	prod = smp_load_acquire(&wq->ring->prod);
+	pending = prod - wq->cons;
+	if (pending > wq->entries || pending > entries) {
+		sv_wq_unlock(wq);
+		sv_mmap_entry_remove(f, offset);
+		sv_mbuf_put(buf);
+		return -EINVAL;
+	}
+	ring = buf->vaddr;
+	for (i = 0; i < pending; i++)
+		memcpy(buf->vaddr + PAGE_SIZE + (size_t)i * wq->wqe_size,
+		       wq->wqes + (size_t)((wq->cons + i) & (wq->entries - 1)) *
+		       wq->wqe_size, wq->wqe_size);
+	ring->prod = pending;
+	ring->flags = READ_ONCE(wq->ring->flags);
+	old = wq->buf;
+	old_offset = wq->mmap_offset;
+	sv_wq_place(wq, buf, 0, PAGE_SIZE, entries, wq->wqe_size);
+	wq->mmap_offset = offset;
+	sv_wq_unlock(wq);
+	sv_mmap_entry_remove(f, old_offset);
+	sv_mbuf_put(old);
+	return 0;
+}
+
 void sv_wq_fini(struct sv_file *f, struct sv_wq *wq)
 {
 	if (wq->buf && !wq->map_shared)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * softverbs shared receive queues: create, modify (arm the limit), query,
- * destroy. QPs that use an SRQ hold its usecnt, so destroying it while a
+ * softverbs shared receive queues: create, modify (resize, arm the
+ * limit), query, destroy. QPs that use an SRQ hold its usecnt, so destroying it while a
  * QP uses it is EBUSY. The SRQ names its PD (a reference and a usecnt).
  *
- * Not here yet: the receive ring and the SRQ limit event (data path).
+ * Resizing moves the ring (engine.c, sv_wq_resize()); the data path and
+ * the limit event are exec.c's.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -112,6 +113,35 @@ err_wq:
 	return ret;
 }
 
+/* SV_SRQ_MAX_WR: a new ring (engine.c), the caller told where. */
+static int sv_srq_resize(struct sv_file *f, struct sv_srq *srq,
+			 struct sv_modify_srq *m)
+{
+	u32 max, limit;
+	int ret;
+
+	if (m->size < SV_MODIFY_SRQ_SIZE_VER1 || !m->max_wr ||
+	    m->max_wr > sv_depth(f->sdev, SV_DEPTH_SRQ_WR))
+		return -EINVAL;
+	max = roundup_pow_of_two(m->max_wr);
+	spin_lock_bh(&srq->lock);
+	limit = srq->limit;
+	spin_unlock_bh(&srq->lock);
+	if (limit > max ||
+	    ((m->attr_mask & SV_SRQ_LIMIT) && m->srq_limit > max))
+		return -EINVAL;
+	ret = sv_wq_resize(f, &srq->rq, max);
+	if (ret)
+		return ret;
+	spin_lock_bh(&srq->lock);
+	srq->max_wr = max;
+	spin_unlock_bh(&srq->lock);
+	m->max_wr = max;
+	m->mmap_offset = srq->rq.mmap_offset;
+	m->mmap_len = srq->rq.buf->size;
+	return 0;
+}
+
 int sv_modify_srq(struct sv_file *f, void *arg)
 {
 	struct sv_modify_srq *m = arg;
@@ -125,10 +155,9 @@ int sv_modify_srq(struct sv_file *f, void *arg)
 	if (IS_ERR(u))
 		return PTR_ERR(u);
 	srq = to_sv_srq(u);
-	if (m->attr_mask & SV_SRQ_MAX_WR) {
-		/* Resizing is not supported (no IBV_DEVICE_SRQ_RESIZE). */
-		ret = -EOPNOTSUPP;
-	} else if (m->attr_mask & SV_SRQ_LIMIT) {
+	if (m->attr_mask & SV_SRQ_MAX_WR)
+		ret = sv_srq_resize(f, srq, m);
+	if (!ret && (m->attr_mask & SV_SRQ_LIMIT)) {
 		spin_lock_bh(&srq->lock);
 		if (m->srq_limit > srq->max_wr)
 			ret = -EINVAL;

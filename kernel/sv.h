@@ -605,6 +605,7 @@ struct seq_file;
 
 int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
 	       u32 wqe_size);
+int sv_wq_resize(struct sv_file *f, struct sv_wq *wq, u32 entries);
 void sv_wq_fini(struct sv_file *f, struct sv_wq *wq);
 void sv_wq_free(struct sv_wq *wq);
 int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp, bool shared_rings);

@@ -657,6 +657,90 @@ TEST_F(dp, srq_limit_and_last_wqe)
 	ASSERT_EQ(0, ibv_destroy_srq(srq));
 }
 
+/*
+ * ibv_modify_srq(IBV_SRQ_MAX_WR) moves the posted receives to a bigger
+ * ring, in order, and later ones land there too; a size below what is
+ * posted is EINVAL and changes nothing.
+ */
+TEST_F(dp, srq_resize)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq_attr q;
+	struct ibv_recv_wr wr, *bad;
+	struct ibv_device_attr da;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	struct ibv_srq *srq;
+	int i;
+
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &da));
+	EXPECT_TRUE(da.device_cap_flags & IBV_DEVICE_SRQ_RESIZE);
+	srq = ibv_create_srq(self->pd, &sa);
+	ASSERT_NE(NULL, srq);
+	self->a = mkqp(self, IBV_QPT_RC, NULL, 1);
+	self->b = mkqp(self, IBV_QPT_RC, srq, 0);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_NE(NULL, self->b);
+	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_init(self->b, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 7));
+	ASSERT_EQ(0, qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7));
+	/* 12 posted, 2 consumed: 10 to move. */
+	for (i = 0; i < 12; i++) {
+		sg = (struct ibv_sge){ (uintptr_t)self->rbuf + i * 64, 64,
+				       self->rmr->lkey };
+		wr = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &sg,
+					   .num_sge = 1 };
+		ASSERT_EQ(0, ibv_post_srq_recv(srq, &wr, &bad));
+	}
+	for (i = 0; i < 2; i++) {
+		sv_fill(self->sbuf + i * 64, 64, i);
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+				       self->sbuf + i * 64, 64, i, 0, 0, 0));
+		ASSERT_EQ(1, poll1(self->scq, &wc));
+		ASSERT_EQ(1, poll1(self->rcq, &wc));
+		EXPECT_EQ(i, wc.wr_id);
+	}
+	q.max_wr = 8;
+	EXPECT_EQ(EINVAL, ibv_modify_srq(srq, &q, IBV_SRQ_MAX_WR));
+	q.max_wr = da.max_srq_wr + 1;
+	EXPECT_EQ(EINVAL, ibv_modify_srq(srq, &q, IBV_SRQ_MAX_WR));
+	q.max_wr = 100;
+	ASSERT_EQ(0, ibv_modify_srq(srq, &q, IBV_SRQ_MAX_WR));
+	ASSERT_EQ(0, ibv_query_srq(srq, &q));
+	EXPECT_LE(100, q.max_wr);
+	/* Room for 100 now: post the rest, 110 in all. */
+	for (i = 12; i < 110; i++) {
+		sg = (struct ibv_sge){ (uintptr_t)self->rbuf + i * 64, 64,
+				       self->rmr->lkey };
+		wr = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &sg,
+					   .num_sge = 1 };
+		ASSERT_EQ(0, ibv_post_srq_recv(srq, &wr, &bad)) TH_LOG("%d", i);
+	}
+	memset(self->rbuf, 0, BUF);
+	for (i = 2; i < 110; i++) {
+		sv_fill(self->sbuf + i * 64, 64, i);
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
+				       self->sbuf + i * 64, 64, i, 0, 0, 0));
+		ASSERT_EQ(1, poll1(self->scq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		ASSERT_EQ(1, poll1(self->rcq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(i, wc.wr_id);
+	}
+	EXPECT_EQ(0, memcmp(self->sbuf + 128, self->rbuf + 128, 108 * 64));
+	/* Empty again: it may shrink. */
+	q.max_wr = 4;
+	EXPECT_EQ(0, ibv_modify_srq(srq, &q, IBV_SRQ_MAX_WR));
+	ASSERT_EQ(0, ibv_query_srq(srq, &q));
+	EXPECT_EQ(4, q.max_wr);
+	ASSERT_EQ(0, ibv_destroy_qp(self->b));
+	self->b = NULL;
+	ASSERT_EQ(0, ibv_destroy_qp(self->a));
+	self->a = NULL;
+	ASSERT_EQ(0, ibv_destroy_srq(srq));
+}
+
 TEST_F(dp, qp_ex_builders)
 {
 	struct ibv_qp_init_attr_ex ia = {

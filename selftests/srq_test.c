@@ -119,10 +119,29 @@ TEST_F(dev, modify)
 	ASSERT_EQ(0, query_srq(self->fd, srq, &q));
 	EXPECT_EQ(16, q.srq_limit);
 	EXPECT_EQ(0, modify_srq(self->fd, srq, SV_SRQ_LIMIT, 0, 0));
-	/* Resizing is not supported. */
-	EXPECT_EQ(EOPNOTSUPP, modify_srq(self->fd, srq, SV_SRQ_MAX_WR, 32, 0));
-	EXPECT_EQ(EOPNOTSUPP, modify_srq(self->fd, srq,
-					 SV_SRQ_MAX_WR | SV_SRQ_LIMIT, 32, 1));
+	/* Resizing: a new ring, then the limit against its size. */
+	EXPECT_EQ(0, modify_srq(self->fd, srq, SV_SRQ_MAX_WR, 32, 0));
+	ASSERT_EQ(0, query_srq(self->fd, srq, &q));
+	EXPECT_EQ(32, q.max_wr);
+	EXPECT_EQ(0, modify_srq(self->fd, srq, SV_SRQ_MAX_WR | SV_SRQ_LIMIT,
+				20, 30));
+	ASSERT_EQ(0, query_srq(self->fd, srq, &q));
+	EXPECT_EQ(32, q.max_wr);
+	EXPECT_EQ(30, q.srq_limit);
+	/* Not below the armed limit, nor 0, nor with an old caller's size. */
+	EXPECT_EQ(EINVAL, modify_srq(self->fd, srq, SV_SRQ_MAX_WR, 16, 0));
+	EXPECT_EQ(EINVAL, modify_srq(self->fd, srq,
+				     SV_SRQ_MAX_WR | SV_SRQ_LIMIT, 16, 17));
+	EXPECT_EQ(0, modify_srq(self->fd, srq, SV_SRQ_LIMIT, 0, 0));
+	EXPECT_EQ(EINVAL, modify_srq(self->fd, srq, SV_SRQ_MAX_WR, 0, 0));
+	m.handle = srq;
+	m.attr_mask = SV_SRQ_MAX_WR;
+	m.max_wr = 64;
+	m.size = SV_MODIFY_SRQ_SIZE_VER0;
+	EXPECT_EQ(EINVAL, sv_ioc(self->fd, SV_IOC_MODIFY_SRQ, &m));
+	m.size = sizeof(m);
+	m.attr_mask = 0;
+	EXPECT_EQ(0, modify_srq(self->fd, srq, SV_SRQ_MAX_WR, 16, 0));
 	EXPECT_EQ(EINVAL, modify_srq(self->fd, srq, 1 << 2, 0, 0));
 	EXPECT_EQ(0, modify_srq(self->fd, srq, 0, 0, 0));
 	EXPECT_EQ(ENOENT, modify_srq(self->fd, 999, SV_SRQ_LIMIT, 0, 1));

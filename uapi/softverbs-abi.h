@@ -126,8 +126,9 @@ struct sv_query_abi {
 #define SV_DEVICE_RC_RNR_NAK_GEN	0x00001000U	/* IBV_DEVICE_RC_RNR_NAK_GEN */
 #define SV_DEVICE_MEM_WINDOW	0x00020000U	/* IBV_DEVICE_MEM_WINDOW */
 #define SV_DEVICE_MEM_WINDOW_TYPE_2B 0x01000000U /* ..._MEM_WINDOW_TYPE_2B */
+#define SV_DEVICE_SRQ_RESIZE	0x00002000U	/* IBV_DEVICE_SRQ_RESIZE */
 #define SV_DEVICE_CAP_FLAGS	(SV_DEVICE_SYS_IMAGE_GUID | SV_DEVICE_RC_RNR_NAK_GEN | \
-				 SV_DEVICE_MEM_WINDOW | \
+				 SV_DEVICE_SRQ_RESIZE | SV_DEVICE_MEM_WINDOW | \
 				 SV_DEVICE_MEM_WINDOW_TYPE_2B)
 #define SV_ATOMIC_HCA		1	/* IBV_ATOMIC_HCA */
 
@@ -1126,19 +1127,28 @@ struct sv_create_srq {
 #define SV_IOC_CREATE_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_SRQ, struct sv_create_srq)
 
 /*
- * SV_IOC_MODIFY_SRQ: SV_SRQ_LIMIT arms the limit (srq_limit <= max_wr,
- * else EINVAL); SV_SRQ_MAX_WR (resizing) is EOPNOTSUPP.
+ * SV_IOC_MODIFY_SRQ: SV_SRQ_MAX_WR resizes the SRQ (ibv_modify_srq(3),
+ * IBV_DEVICE_SRQ_RESIZE) to at least max_wr WQEs (1..max_srq_wr, at least
+ * the WQEs posted and not yet consumed, at least the armed limit; else
+ * EINVAL; needs SV_MODIFY_SRQ_SIZE_VER1): those WQEs move to the start of
+ * a new ring, mapped at the returned mmap_offset, its actual size in
+ * max_wr. As with SV_IOC_RESIZE_CQ, the old offset can no longer be
+ * mapped and the library must not post while this runs. SV_SRQ_LIMIT
+ * then arms the limit (srq_limit <= max_wr, else EINVAL).
  */
 struct sv_modify_srq {
 	__u32 size;
 	__u32 handle;		/* in */
 	__u32 attr_mask;	/* in: SV_SRQ_* */
-	__u32 max_wr;		/* in */
+	__u32 max_wr;		/* in; out with SV_SRQ_MAX_WR */
 	__u32 srq_limit;	/* in */
 	__u32 reserved;		/* must be zero */
+	__u64 mmap_offset;	/* out with SV_SRQ_MAX_WR: the new ring */
+	__u64 mmap_len;		/* out */
 };
 
 #define SV_MODIFY_SRQ_SIZE_VER0	24
+#define SV_MODIFY_SRQ_SIZE_VER1	40
 #define SV_IOC_MODIFY_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_MODIFY_SRQ, struct sv_modify_srq)
 
 struct sv_query_srq {

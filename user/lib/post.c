@@ -65,14 +65,19 @@ static void sv_kick(struct ibv_context *ctx)
 }
 
 /* wq's ring is at @ring bytes into a mapping at @base. */
-static void sv_uwq_place(struct sv_uwq *wq, void *base, uint32_t ring,
-			 uint32_t max_sge)
+static void sv_uwq_point(struct sv_uwq *wq, void *base, uint32_t ring)
 {
 	wq->ring = (struct sv_wq_ring *)((char *)base + ring);
 	wq->entries = wq->ring->entries;
 	wq->wqe_size = wq->ring->wqe_size;
 	wq->wqes = (char *)wq->ring + wq->ring->wqe_offset;
 	wq->prod = wq->ring->prod;
+}
+
+static void sv_uwq_place(struct sv_uwq *wq, void *base, uint32_t ring,
+			 uint32_t max_sge)
+{
+	sv_uwq_point(wq, base, ring);
 	wq->max_sge = max_sge;
 	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
 }
@@ -152,6 +157,23 @@ int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge)
 	if (ret)
 		return ret;
 	return sv_uwq_map(ctx, &srq->rq, m.rq_offset, m.rq_len, 0, max_sge);
+}
+
+/*
+ * The SRQ's ring moved (SV_SRQ_MAX_WR, kernel/srq.c): map the new one at
+ * @off, drop the old mapping. Under srq->rq.lock; 0 or an errno value.
+ */
+int sv_dp_srq_remap(struct sv_srq *srq, uint64_t off, size_t len)
+{
+	struct ibv_context *ctx = srq->srq.context;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       ctx->cmd_fd, off);
+
+	if (p == MAP_FAILED)
+		return errno;
+	sv_ring_replace(ctx, &srq->rq.map, p, len);
+	sv_uwq_point(&srq->rq, p, 0);
+	return 0;
 }
 
 void sv_dp_srq_unmap(struct sv_srq *srq)

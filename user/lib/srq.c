@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * libsoftverbs shared receive queues: ibv_create_srq, ibv_create_srq_ex
- * (the verbs_context op; basic SRQs only), ibv_modify_srq, ibv_query_srq,
- * ibv_destroy_srq. The kernel side is kernel/srq.c.
- *
- * Not here yet (the data path): ibv_post_srq_recv keeps the context's
- * EOPNOTSUPP default.
+ * (the verbs_context op; basic SRQs only), ibv_modify_srq (the limit, and
+ * resizing: the ring moves), ibv_query_srq, ibv_destroy_srq. The kernel
+ * side is kernel/srq.c; ibv_post_srq_recv is post.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -105,11 +103,22 @@ SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 	SV_SYSTEM_FORWARD(srq->context, ibv_modify_srq, srq, attr, attr_mask);
 	struct sv_modify_srq m = { .size = sizeof(m) };
 
+	struct sv_srq *s = container_of(srq, struct sv_srq, srq);
+	int ret;
+
 	m.handle = srq->handle;
 	m.attr_mask = attr_mask;
 	m.max_wr = attr->max_wr;
 	m.srq_limit = attr->srq_limit;
-	return sv_cmd(srq->context, SV_IOC_MODIFY_SRQ, &m);
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return sv_cmd(srq->context, SV_IOC_MODIFY_SRQ, &m);
+	/* A resize moves the ring: no post meanwhile. */
+	pthread_spin_lock(&s->rq.lock);
+	ret = sv_cmd(srq->context, SV_IOC_MODIFY_SRQ, &m);
+	if (!ret)
+		ret = sv_dp_srq_remap(s, m.mmap_offset, m.mmap_len);
+	pthread_spin_unlock(&s->rq.lock);
+	return ret;
 }
 
 SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)

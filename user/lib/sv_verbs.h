@@ -276,6 +276,7 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp);
 void sv_tx_fill_caps(struct ibv_device_attr_ex *ex, uint32_t raw_caps);
 struct sv_srq;
 int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge);
+int sv_dp_srq_remap(struct sv_srq *srq, uint64_t off, size_t len);
 void sv_dp_srq_unmap(struct sv_srq *srq);
 
 /* counters.c: ACTION_COUNT specs' counters pointers -> handles (flow.c) */
