@@ -565,18 +565,27 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 	struct sv_qp *dqp = r->dqp;
 	struct sv_send_wqe *w = r->w;
 	struct sv_sg *rsg = r->rsg;
+	bool awrite = w->opcode == SV_WR_ATOMIC_WRITE;
+	/* An atomic write needs a write right (as rxe), the others atomic. */
+	u32 need = awrite ? SV_ACCESS_REMOTE_WRITE : SV_ACCESS_REMOTE_ATOMIC;
 	u64 old, val;
 	int ret;
 
 	if (w->remote_addr & 7)
 		return sv_remote_access_err(r, -EINVAL, status);
-	if (!(sv_dqp_access(dqp) & SV_ACCESS_REMOTE_ATOMIC))
+	if (!(sv_dqp_access(dqp) & need))
 		return sv_remote_access_err(r, -EACCES, status);
-	ret = sv_sg_remote(rsg, dqp, SV_ACCESS_REMOTE_ATOMIC, w->rkey,
-			   w->remote_addr, 8);
+	ret = sv_sg_remote(rsg, dqp, need, w->rkey, w->remote_addr, 8);
 	if (ret)
 		return sv_remote_access_err(r, ret, status);
 	spin_lock(&sv_atomic_lock);
+	if (awrite) {
+		ret = sv_mr_span_write(&rsg->ent[0], 0, &w->compare_add, 8);
+		spin_unlock(&sv_atomic_lock);
+		sv_sg_release(rsg);
+		return ret ? sv_remote_access_err(r, ret, status) :
+			     SV_EXEC_DONE;
+	}
 	ret = sv_mr_span_read(&rsg->ent[0], 0, &old, 8);
 	if (!ret) {
 		if (w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
@@ -611,6 +620,7 @@ static bool sv_qp_op_ok(u32 qp_type, u32 op)
 	case SV_WR_RDMA_READ:
 	case SV_WR_ATOMIC_CMP_AND_SWP:
 	case SV_WR_ATOMIC_FETCH_AND_ADD:
+	case SV_WR_ATOMIC_WRITE:
 		return qp_type == SV_QPT_RC || qp_type == SV_QPT_DCI;
 	case SV_WR_LOCAL_INV:
 		return qp_type == SV_QPT_RC || qp_type == SV_QPT_UC ||
@@ -793,7 +803,15 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	rsg = &b->sg[0];
 	r.rsg = rsg;
 	r.rw = &b->rw;
-	if (w->send_flags & SV_SEND_INLINE) {
+	if (w->opcode == SV_WR_ATOMIC_WRITE) {
+		/* Its 8 bytes travel in the WQE: no SGE, no inline data. */
+		if (w->num_sge || (w->send_flags & SV_SEND_INLINE)) {
+			*status = SV_WC_LOC_QP_OP_ERR;
+			res = SV_EXEC_FATAL;
+			goto out;
+		}
+		r.len = 8;
+	} else if (w->send_flags & SV_SEND_INLINE) {
 		if (w->inline_len > qp->cap.max_inline_data ||
 		    w->opcode == SV_WR_RDMA_READ ||
 		    w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||

@@ -741,6 +741,104 @@ TEST_F(dp, srq_resize)
 	ASSERT_EQ(0, ibv_destroy_srq(srq));
 }
 
+/*
+ * ibv_wr_atomic_write(): 8 bytes in one store at an aligned address, with
+ * the responder's REMOTE_WRITE; IBV_WC_ATOMIC_WRITE; the bad cases.
+ */
+TEST_F(dp, atomic_write)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = self->scq, .recv_cq = self->rcq,
+		.qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = self->pd,
+		.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE,
+	};
+	uint64_t val = 0x1122334455667788ULL, *target;
+	struct ibv_mr *ro = ibv_reg_mr(self->pd, self->sbuf + 8192, 4096,
+				       IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_READ);
+	struct ibv_device_attr_ex ex;
+	struct ibv_send_wr wr = { .opcode = IBV_WR_ATOMIC_WRITE }, *bad;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc;
+
+	ASSERT_NE(NULL, ro);
+	ASSERT_EQ(0, ibv_query_device_ex(self->ctx, NULL, &ex));
+	EXPECT_TRUE(ex.device_cap_flags_ex & (1ULL << 40));
+	self->a = ibv_create_qp_ex(self->ctx, &ia);
+	ASSERT_NE(NULL, self->a);
+	self->b = mkqp(self, IBV_QPT_RC, NULL, 0);
+	ASSERT_NE(NULL, self->b);
+	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_init(self->b, IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 7));
+	ASSERT_EQ(0, qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7));
+	x = ibv_qp_to_qp_ex(self->a);
+	ASSERT_NE(NULL, x);
+	/* ibv_post_send() has no place for its data. */
+	EXPECT_EQ(EINVAL, ibv_post_send(self->a, &wr, &bad));
+
+	memset(self->rbuf, 0xee, 64);
+	target = (uint64_t *)(self->rbuf + 16);
+	ibv_wr_start(x);
+	x->wr_id = 7;
+	ibv_wr_atomic_write(x, self->rmr->rkey, (uintptr_t)target, &val);
+	ASSERT_EQ(0, ibv_wr_complete(x));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(7, wc.wr_id);
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(IBV_WC_ATOMIC_WRITE, wc.opcode);
+	EXPECT_EQ(val, *target);
+	EXPECT_EQ(0xeeeeeeeeeeeeeeeeULL, *(uint64_t *)(self->rbuf + 8));
+	EXPECT_EQ(0xeeeeeeeeeeeeeeeeULL, *(uint64_t *)(self->rbuf + 24));
+
+	/* A key without REMOTE_WRITE: REM_ACCESS_ERR, nothing written. */
+	ibv_wr_start(x);
+	x->wr_id = 8;
+	ibv_wr_atomic_write(x, ro->rkey, (uintptr_t)self->sbuf + 8192, &val);
+	ASSERT_EQ(0, ibv_wr_complete(x));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, wc.status);
+	EXPECT_NE(val, *(uint64_t *)(self->sbuf + 8192));
+	ibv_destroy_qp(self->a);
+	ibv_destroy_qp(self->b);
+	self->a = self->b = NULL;
+	EXPECT_EQ(0, ibv_dereg_mr(ro));
+
+	/* Misaligned: REM_INV_REQ_ERR. */
+	self->a = ibv_create_qp_ex(self->ctx, &ia);
+	self->b = mkqp(self, IBV_QPT_RC, NULL, 0);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_NE(NULL, self->b);
+	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_init(self->b, IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 7));
+	ASSERT_EQ(0, qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7));
+	x = ibv_qp_to_qp_ex(self->a);
+	ibv_wr_start(x);
+	x->wr_id = 9;
+	ibv_wr_atomic_write(x, self->rmr->rkey, (uintptr_t)self->rbuf + 4, &val);
+	ASSERT_EQ(0, ibv_wr_complete(x));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_REM_INV_REQ_ERR, wc.status);
+	EXPECT_EQ(0xeeeeeeeeU, *(uint32_t *)(self->rbuf + 4));
+}
+
+/* Not promised: the copy's stores are not ordered (README). */
+TEST_F(dp, data_in_order)
+{
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	EXPECT_EQ(0, ibv_query_qp_data_in_order(self->a, IBV_WR_RDMA_WRITE, 0));
+	EXPECT_EQ(0, ibv_query_qp_data_in_order(self->a, IBV_WR_SEND, 0));
+}
+
 TEST_F(dp, qp_ex_builders)
 {
 	struct ibv_qp_init_attr_ex ia = {

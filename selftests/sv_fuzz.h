@@ -693,6 +693,19 @@ FZ void fz_resize_cq(struct fz *fz, int fdi)
 		fz_add_off(fz, r.mmap_offset, r.mmap_len);
 }
 
+FZ void fz_modify_cq(struct fz *fz, int fdi)
+{
+	struct sv_modify_cq m = { .size = sizeof(m) };
+
+	m.handle = fz_handle(fz, FT_CQ, fdi);
+	m.attr_mask = FZ_PCT(fz, 90) ? SV_CQ_MODERATE : (uint32_t)fz_word(fz);
+	m.cq_count = FZ_PCT(fz, 30) ? 0 : (uint16_t)FZ_N(fz, 70000);
+	m.cq_period = FZ_PCT(fz, 30) ? 0 : (uint16_t)FZ_N(fz, 5000);
+	if (FZ_PCT(fz, 3))
+		m.reserved = 1;
+	fz_ioc(fz, fdi, SV_IOC_MODIFY_CQ, &m);
+}
+
 FZ void fz_create_channel(struct fz *fz, int fdi)
 {
 	struct sv_create_comp_channel c = { .size = sizeof(c) };
@@ -1043,10 +1056,21 @@ FZ void fz_srq(struct fz *fz, int fdi)
 	case 2:
 		u.m.size = sizeof(u.m);
 		u.m.handle = fz_handle(fz, FT_SRQ, fdi);
-		u.m.attr_mask = FZ_PCT(fz, 80) ? SV_SRQ_LIMIT : FZ_N(fz, 8);
+		u.m.attr_mask = FZ_PCT(fz, 60) ? SV_SRQ_LIMIT : FZ_N(fz, 8);
 		u.m.srq_limit = FZ_N(fz, 80);
-		u.m.max_wr = (uint32_t)fz_word(fz);
-		fz_ioc(fz, fdi, SV_IOC_MODIFY_SRQ, &u.m);
+		/* A resize: mostly sizes that may fit what is posted. */
+		u.m.max_wr = FZ_PCT(fz, 80) ? FZ_N(fz, 128) + 1 :
+			     (uint32_t)fz_word(fz);
+		if (FZ_PCT(fz, 5))
+			u.m.size = SV_MODIFY_SRQ_SIZE_VER0;
+		if (fz_ioc(fz, fdi, SV_IOC_MODIFY_SRQ, &u.m) ||
+		    !(u.m.attr_mask & SV_SRQ_MAX_WR) || !u.m.mmap_len)
+			return;
+		if (FZ_PCT(fz, 60))
+			fz_map(fz, fdi, u.m.mmap_offset, u.m.mmap_len, FM_RQ,
+			       0);
+		else
+			fz_add_off(fz, u.m.mmap_offset, u.m.mmap_len);
 		return;
 	default:
 		u.q.size = sizeof(u.q);
@@ -1312,6 +1336,7 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(GET_ASYNC_FD, sv_get_async_fd, SV_GET_ASYNC_FD_SIZE_VER0, 8),
 	FZ_CMD(CREATE_CQ, sv_create_cq, SV_CREATE_CQ_SIZE_VER0, -1),
 	FZ_CMD(RESIZE_CQ, sv_resize_cq, SV_RESIZE_CQ_SIZE_VER0, -1),
+	FZ_CMD(MODIFY_CQ, sv_modify_cq, SV_MODIFY_CQ_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_CQ, sv_destroy_cq, SV_DESTROY_CQ_SIZE_VER0, -1),
 	FZ_CMD(TEST_CQ_PUSH, sv_test_cq_push, SV_TEST_CQ_PUSH_SIZE_VER0, -1),
 	FZ_CMD(CREATE_QP, sv_create_qp, SV_CREATE_QP_SIZE_VER0, -1),
@@ -1452,7 +1477,7 @@ static const uint32_t fz_ops_rc[] = { SV_WR_RDMA_WRITE, SV_WR_RDMA_WRITE_WITH_IM
 	SV_WR_SEND, SV_WR_SEND_WITH_IMM, SV_WR_RDMA_READ,
 	SV_WR_ATOMIC_CMP_AND_SWP, SV_WR_ATOMIC_FETCH_AND_ADD,
 	SV_WR_SEND_WITH_INV, SV_WR_UMR, SV_WR_LOCAL_INV, SV_WR_BIND_MW,
-	SV_WR_BIND_MW };
+	SV_WR_BIND_MW, SV_WR_ATOMIC_WRITE };
 
 /* An SGE over a live MR of file fdi (or junk). */
 FZ void fz_sge(struct fz *fz, int fdi, struct sv_sge *s, uint32_t maxlen)
@@ -2150,8 +2175,10 @@ FZ void fz_step(struct fz *fz)
 		fz_rereg_mr(fz, fdi);
 	else if (r < 320)
 		fz_create_cq(fz, fdi);
-	else if (r < 335)
+	else if (r < 335 && FZ_PCT(fz, 70))
 		fz_resize_cq(fz, fdi);
+	else if (r < 335)
+		fz_modify_cq(fz, fdi);
 	else if (r < 345)
 		fz_create_channel(fz, fdi);
 	else if (r < 352)

@@ -1297,6 +1297,7 @@ enum sv_wr_opcode {
 	SV_WR_SEND_WITH_INV = 9,
 	SV_WR_TSO = 10,		/* RAW_PACKET: see struct sv_send_tso */
 	SV_WR_UMR = 11,		/* RC: see struct sv_send_umr */
+	SV_WR_ATOMIC_WRITE = 15,	/* RC: compare_add's 8 bytes */
 };
 
 /* Send flags: enum ibv_send_flags. */
@@ -1331,6 +1332,12 @@ struct sv_send_wqe {
 };
 
 /*
+ * SV_WR_ATOMIC_WRITE (ibv_wr_atomic_write, IBA 1.5) writes the 8 bytes of
+ * compare_add at remote_addr (8-byte aligned) through rkey in one store,
+ * as one atomic access against the device's other atomics; it needs the
+ * responder's IBV_ACCESS_REMOTE_WRITE (QP and key), as rxe. num_sge and
+ * inline_len must be 0.
+ *
  * SV_WR_BIND_MW binds the window whose key is rkey to [remote_addr,
  * remote_addr + compare_add) of the MR whose lkey is the low 32 bits of
  * swap, with the rights in remote_qkey (SV_ACCESS_REMOTE_READ, _WRITE,

@@ -287,6 +287,7 @@ static bool sv_op_valid(const struct sv_qp *qp, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_ATOMIC_WRITE:
 		return type == IBV_QPT_RC;
 	default:
 		return false;
@@ -375,7 +376,9 @@ static int sv_fill_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	 * A DCI's destination is set only through mlx5dv_wr_set_dc_addr*():
 	 * an ibv_send_wr has no place for it.
 	 */
+	/* An atomic write's data has no place in an ibv_send_wr. */
 	if (!sv_op_valid(qp, wr->opcode) || qp->kqp_type == SV_QPT_DCI ||
+	    wr->opcode == IBV_WR_ATOMIC_WRITE ||
 	    !sv_flags_valid(ibqp->qp_type, wr->send_flags) || wr->num_sge < 0)
 		return EINVAL;
 	memset(w, 0, sizeof(*w));
@@ -645,6 +648,27 @@ static void sv_x_cas(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr,
 	if (w) {
 		w->compare_add = cmp;
 		w->swap = swap;
+	}
+}
+
+/*
+ * ibv_wr_atomic_write(): the 8 bytes at atomic_wr travel in the WQE, no
+ * SGE (kernel/exec.c writes them in one store); RC QPs only.
+ */
+static void sv_x_atomic_write(struct ibv_qp_ex *q, uint32_t rkey,
+			      uint64_t addr, const void *atomic_wr)
+{
+	struct sv_qp *qp = qpx_qp(q);
+	struct sv_send_wqe *w;
+
+	if (!qp->wr_err && (!atomic_wr ||
+			    !sv_op_valid(qp, IBV_WR_ATOMIC_WRITE)))
+		qp->wr_err = EINVAL;
+	sv_x_rdma(q, IBV_WR_ATOMIC_WRITE, rkey, addr);
+	w = sv_wr_cur(q);
+	if (w) {
+		memcpy(&w->compare_add, atomic_wr, sizeof(w->compare_add));
+		w->send_flags &= ~IBV_SEND_INLINE;
 	}
 }
 
@@ -1080,6 +1104,7 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp)
 	x->wr_set_inline_data_list = sv_x_inline_list;
 	x->wr_local_inv = sv_x_local_inv;
 	x->wr_bind_mw = sv_x_bind_mw;
+	x->wr_atomic_write = sv_x_atomic_write;
 	/* libmlx5's builders (sv_private_qp_dv()), as mlx5 sets them */
 	if (qp->dv_send_ops) {
 		qp->dv.wr_mr_interleaved = sv_dv_mr_interleaved;

@@ -79,6 +79,9 @@ static void sv_fill_device_attr(struct ibv_device_attr *a,
 	/* No EE contexts, RDDs, raw IPv6/Ethertype QPs or FMRs: 0. */
 }
 
+/* IB_UVERBS_DEVICE_ATOMIC_WRITE: rdma-core 44's header has no name for it. */
+#define SV_DEVICE_ATOMIC_WRITE	(1ULL << 40)
+
 /*
  * query_device_ex op: fills attr_size bytes (at least the basic attrs).
  * Completions carry device clock stamps (hca_core_clock, in kHz, and
@@ -108,7 +111,8 @@ static int sv_query_device_ex(struct ibv_context *context,
 	memset(&ex, 0, sizeof(ex));
 	sv_fill_device_attr(&ex.orig_attr, &q);
 	ex.device_cap_flags_ex = q.device_cap_flags |
-				 IBV_DEVICE_PCI_WRITE_END_PADDING;
+				 IBV_DEVICE_PCI_WRITE_END_PADDING |
+				 SV_DEVICE_ATOMIC_WRITE;
 	ex.phys_port_cnt_ex = q.phys_port_cnt;
 	ex.completion_timestamp_mask = SV_TIMESTAMP_MASK;
 	ex.hca_core_clock = SV_HCA_CORE_CLOCK_KHZ;

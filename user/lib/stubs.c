@@ -231,16 +231,6 @@ SV_STUB int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	return EOPNOTSUPP;
 }
 
-/* No ordering guarantee is promised: 0. */
-SV_STUB int ibv_query_qp_data_in_order(struct ibv_qp *qp,
-				       enum ibv_wr_opcode op, uint32_t flags)
-{
-	SV_SYSTEM_FORWARD(qp->context, ibv_query_qp_data_in_order, qp, op,
-	                  flags);
-	(void)qp; (void)op; (void)flags;
-	return 0;
-}
-
 /* ---- SRQ (srq.c) ---- */
 SV_STUB struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 				       struct ibv_srq_init_attr *attr)
