@@ -57,6 +57,10 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 			SV_ALLOC_PD_SIZE_VER0, SV_OBJ_PD, pd_handle),
 	SV_IOCTL(SV_NR_DEALLOC_PD, sv_dealloc_pd, sv_dealloc_pd,
 		 SV_DEALLOC_PD_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_PD, sv_query_pd, sv_query_pd,
+		 SV_QUERY_PD_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_MR, sv_query_mr, sv_query_mr,
+		 SV_QUERY_MR_SIZE_VER0),
 	/* They pin user pages: f->lock only around the commit (mr.c). */
 	[SV_NR_REG_MR] = { .handler = sv_reg_mr,
 			   .min_size = SV_REG_MR_SIZE_VER0,

@@ -861,6 +861,30 @@ out:
 	return ret;
 }
 
+/* SV_IOC_QUERY_MR: an MR of this file as ibv_import_mr() rebuilds it. */
+int sv_query_mr(struct sv_file *f, void *arg)
+{
+	struct sv_query_mr *cmd = arg;
+	struct sv_uobj *u;
+	struct sv_mr *mr;
+
+	/* Rereg commits under f->lock: we see all old or all new. */
+	lockdep_assert_held(&f->lock);
+	u = sv_uobj_get(f, cmd->mr_handle, SV_OBJ_MR);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	mr = to_sv_mr(u);
+	cmd->pd_handle = mr->pd->uobj.handle;
+	cmd->lkey = mr->key;
+	cmd->rkey = mr->key;
+	cmd->access = mr->access;
+	cmd->addr = mr->umem->addr;
+	cmd->length = mr->umem->length;
+	cmd->iova = mr->iova;
+	sv_uobj_put(u);
+	return 0;
+}
+
 int sv_dereg_mr(struct sv_file *f, void *arg)
 {
 	struct sv_dereg_mr *cmd = arg;

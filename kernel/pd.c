@@ -102,3 +102,15 @@ int sv_dealloc_pd(struct sv_file *f, void *arg)
 
 	return sv_uobj_destroy(f, cmd->pd_handle, SV_OBJ_PD);
 }
+
+/* SV_IOC_QUERY_PD: does the handle name a PD of this file? */
+int sv_query_pd(struct sv_file *f, void *arg)
+{
+	struct sv_query_pd *cmd = arg;
+	struct sv_pd *pd = sv_pd_get(f, cmd->pd_handle);
+
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	sv_pd_put(pd);
+	return 0;
+}

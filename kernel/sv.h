@@ -288,6 +288,7 @@ struct sv_pd *sv_pd_pin(struct sv_file *f, u32 handle);
 void sv_pd_unpin(struct sv_pd *pd);
 int sv_alloc_pd(struct sv_file *f, void *arg);
 int sv_dealloc_pd(struct sv_file *f, void *arg);
+int sv_query_pd(struct sv_file *f, void *arg);
 
 /* MR keys: a 24-bit index (never 0) and an 8-bit variant. */
 #define SV_MR_KEY_INDEX_BITS	24
@@ -333,6 +334,7 @@ void sv_mr_debugfs_add(struct sv_device *sdev, struct dentry *dir);
 int sv_reg_mr(struct sv_file *f, void *arg);
 int sv_rereg_mr(struct sv_file *f, void *arg);
 int sv_dereg_mr(struct sv_file *f, void *arg);
+int sv_query_mr(struct sv_file *f, void *arg);
 
 /*
  * CQs, completion channels, async events, shared memory

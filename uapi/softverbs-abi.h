@@ -283,6 +283,7 @@ struct sv_query_pkey {
 enum sv_ioctl_nr_pdmr {
 	SV_NR_ALLOC_PD = 0x10,
 	SV_NR_DEALLOC_PD = 0x11,
+	SV_NR_QUERY_PD = 0x12,
 	SV_NR_REG_MR = 0x18,
 	SV_NR_REREG_MR = 0x19,
 	SV_NR_DEREG_MR = 0x1a,
@@ -290,6 +291,7 @@ enum sv_ioctl_nr_pdmr {
 	SV_NR_DESTROY_MKEY = 0x1c,
 	SV_NR_ALLOC_MW = 0x1d,
 	SV_NR_DEALLOC_MW = 0x1e,
+	SV_NR_QUERY_MR = 0x1f,
 };
 
 /* SV_IOC_ALLOC_PD: allocate a protection domain. */
@@ -311,6 +313,35 @@ struct sv_dealloc_pd {
 #define SV_DEALLOC_PD_SIZE_VER0	8
 #define SV_IOC_DEALLOC_PD _IOWR(SV_IOC_MAGIC, SV_NR_DEALLOC_PD, \
 				struct sv_dealloc_pd)
+
+/*
+ * SV_IOC_QUERY_PD and SV_IOC_QUERY_MR (ibv_import_pd(3), ibv_import_mr(3)):
+ * a PD or an MR of this file by handle, for another context on the same
+ * file (ibv_import_device(3): a dup'd or passed fd). The MR's PD, keys,
+ * access flags, registered address (addr), length and iova come back.
+ */
+struct sv_query_pd {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* in */
+};
+
+#define SV_QUERY_PD_SIZE_VER0	8
+#define SV_IOC_QUERY_PD _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_PD, struct sv_query_pd)
+
+struct sv_query_mr {
+	__u32 size;		/* in */
+	__u32 mr_handle;	/* in */
+	__u32 pd_handle;	/* out */
+	__u32 lkey;		/* out */
+	__u32 rkey;		/* out */
+	__u32 access;		/* out: SV_ACCESS_* */
+	__u64 addr;		/* out */
+	__u64 length;		/* out */
+	__u64 iova;		/* out */
+};
+
+#define SV_QUERY_MR_SIZE_VER0	48
+#define SV_IOC_QUERY_MR _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_MR, struct sv_query_mr)
 
 /*
  * Memory access flags: the values of enum ibv_access_flags. Bits in

@@ -7,12 +7,14 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sv_verbs.h"
+#include "sv_private.h"
 #include "sv_system.h"
 
 /* The providers every file registered, collected by the linker. */
@@ -450,19 +452,17 @@ static void sv_providers_fini(struct sv_context *ctx,
 }
 
 /*
- * Open the device's char device and check that the kernel speaks this
- * library's ABI: a kernel with another ABI version fails with
- * EPROTONOSUPPORT.
+ * A context on the device file cmd_fd of device (which it owns once this
+ * succeeds): check that the kernel speaks this library's ABI (another
+ * version fails with EPROTONOSUPPORT), then run the providers.
  */
-SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+static struct ibv_context *sv_ctx_new(struct ibv_device *device, int cmd_fd)
 {
-	SV_SYSTEM_FORWARD_DEV(device, ibv_open_device, device);
 	struct sv_device *dev = to_svdev(device);
 	struct sv_query_abi abi = { .size = sizeof(abi) };
 	const struct sv_ctx_provider *p;
 	struct sv_query_device qd;
 	struct sv_context *ctx;
-	char path[IBV_SYSFS_PATH_MAX];
 	int ret;
 
 	ctx = calloc(1, sizeof(*ctx));
@@ -470,12 +470,7 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 		errno = ENOMEM;
 		return NULL;
 	}
-	snprintf(path, sizeof(path), "%s/%s", SV_DEV_DIR, device->dev_name);
-	ctx->vctx.context.cmd_fd = open(path, O_RDWR | O_CLOEXEC);
-	if (ctx->vctx.context.cmd_fd < 0) {
-		ret = errno;
-		goto err_free;
-	}
+	ctx->vctx.context.cmd_fd = cmd_fd;
 	ctx->vctx.context.device = device;
 	ctx->vctx.context.async_fd = -1;
 	ctx->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -506,11 +501,30 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 
 err_close:
 	pthread_mutex_destroy(&ctx->vctx.context.mutex);
-	close(ctx->vctx.context.cmd_fd);
-err_free:
 	free(ctx);
 	errno = ret;
 	return NULL;
+}
+
+/* Open the device's char device for a context of its own. */
+SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	SV_SYSTEM_FORWARD_DEV(device, ibv_open_device, device);
+	char path[IBV_SYSFS_PATH_MAX];
+	struct ibv_context *ctx;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", SV_DEV_DIR, device->dev_name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ctx = sv_ctx_new(device, fd);
+	if (!ctx) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return ctx;
 }
 
 SV_EXPORT int ibv_close_device(struct ibv_context *context)
@@ -527,27 +541,60 @@ SV_EXPORT int ibv_close_device(struct ibv_context *context)
 	return 0;
 }
 
-/* Importing another process's context needs fd passing: not supported. */
-/* A file descriptor of one of our devices, by the node it opened. */
-static bool sv_fd_is_ours(int fd)
+/*
+ * The softverbs device whose char device fd is open on, referenced by a
+ * device list the caller frees (*list); NULL if fd is no softverbs node.
+ */
+static struct ibv_device *sv_fd_device(int fd, struct ibv_device ***list)
 {
-	char link[64], path[128];
-	ssize_t n;
+	char path[IBV_SYSFS_PATH_MAX];
+	struct ibv_device **l;
+	struct stat fst, st;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n < 0)
-		return false;
-	path[n] = 0;
-	return !strncmp(path, SV_DEV_DIR "/" SV_CLASS_NAME,
-			strlen(SV_DEV_DIR "/" SV_CLASS_NAME));
+	*list = NULL;
+	if (fstat(fd, &fst) || !S_ISCHR(fst.st_mode))
+		return NULL;
+	l = ibv_get_device_list(NULL);
+	if (!l)
+		return NULL;
+	*list = l;
+	for (; *l; l++) {
+		if (!sv_private_device_is_ours(*l))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", SV_DEV_DIR,
+			 (*l)->dev_name);
+		if (!stat(path, &st) && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == fst.st_rdev)
+			return *l;
+	}
+	return NULL;
 }
 
-/* Importing a softverbs context is not built; the system's devices' is. */
+/*
+ * ibv_import_device(3): a context on a dup'd (or passed) cmd_fd of
+ * another context; both then share the kernel's objects (the file), so
+ * ibv_import_pd() and ibv_import_mr() find them by handle. Closing the
+ * context closes cmd_fd (a failed import leaves it open). A file descriptor that is none of ours goes to
+ * the system's libibverbs, if it has one (EOPNOTSUPP otherwise).
+ */
 SV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 {
-	if (!sv_fd_is_ours(cmd_fd) && sv_system_load())
-		return SV_SYSTEM_CALL(ibv_import_device, cmd_fd);
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct ibv_device **list, *dev = sv_fd_device(cmd_fd, &list);
+	struct ibv_context *ctx = NULL;
+
+	if (dev) {
+		/* The context keeps its device beyond the list. */
+		ctx = sv_ctx_new(dev, cmd_fd);
+	} else if (sv_system_load()) {
+		ctx = SV_SYSTEM_CALL(ibv_import_device, cmd_fd);
+	} else {
+		errno = EOPNOTSUPP;
+	}
+	if (list) {
+		int err = errno;
+
+		ibv_free_device_list(list);
+		errno = err;
+	}
+	return ctx;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Memory regions: ibv_reg_mr(3) and its iova variants, ibv_rereg_mr(3),
- * ibv_dereg_mr(3). The kernel pins and charges the pages; fork safety
+ * ibv_dereg_mr(3), ibv_import_mr(3) and ibv_unimport_mr(). The kernel pins and charges the pages; fork safety
  * needs nothing here (the kernel copies pinned pages on fork), so unlike
  * rdma-core with ibv_fork_init() there is no MADV_DONTFORK.
  *
@@ -151,4 +151,47 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 		return ret;
 	free(to_svmr(mr));
 	return 0;
+}
+
+/*
+ * The MR mr_handle of pd's file, as another context registered it: its
+ * keys, address and length from the kernel. EINVAL if it is not in pd.
+ */
+SV_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	SV_SYSTEM_FORWARD(pd->context, ibv_import_mr, pd, mr_handle);
+	struct sv_query_mr q = { .size = sizeof(q), .mr_handle = mr_handle };
+	struct sv_mr *mr;
+	int ret;
+
+	ret = sv_cmd(pd->context, SV_IOC_QUERY_MR, &q);
+	if (!ret && q.pd_handle != pd->handle)
+		ret = EINVAL;
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->ibmr.context = pd->context;
+	mr->ibmr.pd = pd;
+	mr->ibmr.addr = (void *)(uintptr_t)q.addr;
+	mr->ibmr.length = q.length;
+	mr->ibmr.handle = mr_handle;
+	mr->ibmr.lkey = q.lkey;
+	mr->ibmr.rkey = q.rkey;
+	return &mr->ibmr;
+}
+
+/* Forget an imported MR here; the kernel's MR stays registered. */
+SV_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	if (sv_system_context(mr->context)) {
+		SV_SYSTEM_CALL_VOID(ibv_unimport_mr, mr);
+		return;
+	}
+	free(to_svmr(mr));
 }

@@ -85,22 +85,6 @@ SV_STUB int ibv_dealloc_pd(struct ibv_pd *pd)
 	return EOPNOTSUPP;
 }
 
-SV_STUB struct ibv_pd *ibv_import_pd(struct ibv_context *c, uint32_t handle)
-{
-	SV_SYSTEM_FORWARD(c, ibv_import_pd, c, handle);
-	(void)c; (void)handle;
-	SV_NOTSUP_NULL;
-}
-
-SV_STUB void ibv_unimport_pd(struct ibv_pd *pd)
-{
-	if (sv_system_context(pd->context)) {
-		SV_SYSTEM_CALL_VOID(ibv_unimport_pd, pd);
-		return;
-	}
-	(void)pd;
-}
-
 /* ---- MR (mr.c) ---- */
 SV_STUB struct ibv_mr *(ibv_reg_mr)(struct ibv_pd *pd, void *addr,
 				    size_t length, int access)
@@ -148,22 +132,6 @@ SV_STUB int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	(void)mr;
 	return EOPNOTSUPP;
-}
-
-SV_STUB struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t handle)
-{
-	SV_SYSTEM_FORWARD(pd->context, ibv_import_mr, pd, handle);
-	(void)pd; (void)handle;
-	SV_NOTSUP_NULL;
-}
-
-SV_STUB void ibv_unimport_mr(struct ibv_mr *mr)
-{
-	if (sv_system_context(mr->context)) {
-		SV_SYSTEM_CALL_VOID(ibv_unimport_mr, mr);
-		return;
-	}
-	(void)mr;
 }
 
 /* Device memory: softverbs has none. */
