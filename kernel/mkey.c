@@ -295,53 +295,6 @@ static const struct sv_uobj_ops sv_mkey_ops = {
 	.free = sv_mkey_free,
 };
 
-/**
- * sv_mkey_obj_add - make an indirect key or a window an object of f
- * @f: the file; f->lock held
- * @mr: the key, zeroed but for its layout (mr->mkey) and mr->mw
- * @pd_handle: its PD
- * @type: SV_OBJ_MKEY or SV_OBJ_MW
- * @ops: the type's ops
- *
- * Charges it as an MR (as on mlx5), reserves its key, pins its PD, gives
- * it a handle and publishes its key. On error mr is freed (ops->free).
- */
-int sv_mkey_obj_add(struct sv_file *f, struct sv_mr *mr, u32 pd_handle,
-		    enum sv_obj_type type, const struct sv_uobj_ops *ops)
-{
-	int ret;
-
-	sv_mr_init(mr, f->sdev);
-	ret = sv_charge(f, SV_OBJ_MR, &mr->uobj.charge);
-	if (ret)
-		goto err_free;
-	ret = sv_mr_alloc_index(mr);
-	if (ret)
-		goto err_uncharge;
-	mr->pd = sv_pd_pin(f, pd_handle);
-	if (IS_ERR(mr->pd)) {
-		ret = PTR_ERR(mr->pd);
-		goto err_index;
-	}
-	ret = sv_uobj_add(f, &mr->uobj, type, ops);
-	if (ret) {
-		sv_pd_unpin(mr->pd);
-		goto err_index;
-	}
-	ret = sv_mr_key_publish(mr);
-	if (ret)
-		sv_uobj_destroy(f, mr->uobj.handle, type);
-	return ret;
-
-err_index:
-	sv_mr_key_release(mr);
-err_uncharge:
-	sv_uncharge(&mr->uobj.charge);
-err_free:
-	ops->free(&mr->uobj);
-	return ret;
-}
-
 int sv_create_mkey(struct sv_file *f, void *arg)
 {
 	struct sv_create_mkey *cmd = arg;
@@ -361,8 +314,7 @@ int sv_create_mkey(struct sv_file *f, void *arg)
 		kfree(mr);
 		return -ENOMEM;
 	}
-	ret = sv_mkey_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MKEY,
-			      &sv_mkey_ops);
+	ret = sv_mr_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MKEY, &sv_mkey_ops);
 	if (ret)
 		return ret;
 	cmd->max_entries = max;

@@ -90,6 +90,13 @@ struct sv_umem {
 	u64 addr;
 	u64 length;
 	bool writable;
+	/*
+	 * Or device memory (dm.c): its pages from first on, nothing pinned
+	 * or charged again; addr is the offset in it. The DM is referenced
+	 * and its use count raised.
+	 */
+	struct sv_dm *dm;
+	unsigned long first;
 };
 
 /* Key index -> struct sv_mr, for every device (indexes are unique). */
@@ -144,6 +151,8 @@ static int sv_mr_check_iova(u32 access, u64 iova, u64 length)
 
 static struct page *sv_umem_page(const struct sv_umem *umem, unsigned long i)
 {
+	if (umem->dm)
+		return umem->dm->buf->pages[umem->first + i];
 	return umem->chunks[i >> SV_PIN_CHUNK_SHIFT][i & (SV_PIN_CHUNK - 1)];
 }
 
@@ -170,6 +179,12 @@ static void sv_umem_unpin(struct sv_umem *umem, unsigned long npinned,
 
 static void sv_umem_release(struct sv_umem *umem)
 {
+	if (umem->dm) {
+		atomic_dec(&umem->dm->uobj.usecnt);
+		sv_uobj_put(&umem->dm->uobj);
+		kfree(umem);
+		return;
+	}
 	sv_umem_unpin(umem, umem->npages, umem->writable);
 	sv_pinned_uncharge(umem->mm, umem->npages);
 	mmdrop(umem->mm);
@@ -335,6 +350,9 @@ void sv_mr_free(struct sv_uobj *u)
 {
 	struct sv_mr *mr = to_sv_mr(u);
 
+	/* Never destroyed: an MR that failed to become an object. */
+	if (mr->umem)
+		sv_umem_release(mr->umem);
 	/* sv_mr_lookup_key() may still be looking at it under RCU. */
 	kfree_rcu(mr, rcu);
 }
@@ -615,6 +633,55 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 	return 0;
 }
 
+/**
+ * sv_mr_obj_add - make an MR made under f->lock an object of f
+ * @f: the file; f->lock held
+ * @mr: zeroed but for what it is made of: its pages (mr->umem and
+ *	access: device memory), or its layout (mr->mkey, and mr->mw)
+ * @pd_handle: its PD
+ * @type: SV_OBJ_MR, SV_OBJ_MKEY or SV_OBJ_MW
+ * @ops: the type's ops
+ *
+ * Charges it as an MR (indirect keys and windows too, as on mlx5),
+ * reserves its key, pins its PD, gives it a handle and publishes its key.
+ * On error mr is freed (ops->free), with what it is made of.
+ */
+int sv_mr_obj_add(struct sv_file *f, struct sv_mr *mr, u32 pd_handle,
+		  enum sv_obj_type type, const struct sv_uobj_ops *ops)
+{
+	int ret;
+
+	sv_mr_init(mr, f->sdev);
+	ret = sv_charge(f, SV_OBJ_MR, &mr->uobj.charge);
+	if (ret)
+		goto err_free;
+	ret = sv_mr_alloc_index(mr);
+	if (ret)
+		goto err_uncharge;
+	mr->pd = sv_pd_pin(f, pd_handle);
+	if (IS_ERR(mr->pd)) {
+		ret = PTR_ERR(mr->pd);
+		goto err_index;
+	}
+	ret = sv_uobj_add(f, &mr->uobj, type, ops);
+	if (ret) {
+		sv_pd_unpin(mr->pd);
+		goto err_index;
+	}
+	ret = sv_mr_key_publish(mr);
+	if (ret)
+		sv_uobj_destroy(f, mr->uobj.handle, type);
+	return ret;
+
+err_index:
+	sv_mr_key_release(mr);
+err_uncharge:
+	sv_uncharge(&mr->uobj.charge);
+err_free:
+	ops->free(&mr->uobj);
+	return ret;
+}
+
 /*
  * SV_IOC_REG_MR runs without f->lock (file.c): the arguments are checked
  * and the pages pinned first, then f->lock is taken for the PD and the
@@ -751,6 +818,9 @@ static int sv_rereg_plan(struct sv_mr *mr, const struct sv_rereg_mr *cmd,
 	lockdep_assert_held(&mr->uobj.file->lock);
 	if (!mr->umem)
 		return -ENOENT;		/* deregistered meanwhile */
+	/* Device memory MRs stay what they are: zero-based, over the DM. */
+	if (mr->umem->dm)
+		return -EINVAL;
 	p->generation = mr->generation;
 	p->access = cmd->flags & SV_REREG_MR_CHANGE_ACCESS ? cmd->access :
 							     mr->access;
@@ -878,10 +948,64 @@ int sv_query_mr(struct sv_file *f, void *arg)
 	cmd->lkey = mr->key;
 	cmd->rkey = mr->key;
 	cmd->access = mr->access;
-	cmd->addr = mr->umem->addr;
+	cmd->addr = mr->umem->dm ? 0 : mr->umem->addr;
 	cmd->length = mr->umem->length;
 	cmd->iova = mr->iova;
 	sv_uobj_put(u);
+	return 0;
+}
+
+/*
+ * SV_IOC_REG_DM_MR: [dm_offset, dm_offset + length) of a DM as a
+ * zero-based MR whose pages are the DM's. Under f->lock: nothing here
+ * waits for userspace.
+ */
+int sv_reg_dm_mr(struct sv_file *f, void *arg)
+{
+	struct sv_reg_dm_mr *cmd = arg;
+	struct sv_umem *umem;
+	struct sv_dm *dm;
+	struct sv_mr *mr;
+	u64 off = cmd->dm_offset;
+	int ret;
+
+	if (cmd->reserved || !cmd->length ||
+	    !(cmd->access & SV_ACCESS_ZERO_BASED))
+		return -EINVAL;
+	ret = sv_mr_check_access(cmd->access);
+	if (ret)
+		return ret;
+	dm = sv_dm_get(f, cmd->dm_handle);
+	if (IS_ERR(dm))
+		return PTR_ERR(dm);
+	if (off > dm->length || cmd->length > dm->length - off) {
+		sv_uobj_put(&dm->uobj);
+		return -EINVAL;
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
+	if (!mr || !umem) {
+		kfree(umem);
+		kfree(mr);
+		sv_uobj_put(&dm->uobj);
+		return -ENOMEM;
+	}
+	umem->dm = dm;			/* sv_dm_get()'s reference */
+	atomic_inc(&dm->uobj.usecnt);
+	umem->first = off >> PAGE_SHIFT;
+	umem->addr = off;
+	umem->length = cmd->length;
+	umem->npages = (PAGE_ALIGN(off + cmd->length) - (off & PAGE_MASK)) >>
+		       PAGE_SHIFT;
+	umem->writable = true;
+	mr->umem = umem;
+	mr->access = cmd->access;
+	ret = sv_mr_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MR, &sv_mr_ops);
+	if (ret)
+		return ret;
+	cmd->mr_handle = mr->uobj.handle;
+	cmd->lkey = mr->key;
+	cmd->rkey = mr->key;
 	return 0;
 }
 

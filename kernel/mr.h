@@ -46,6 +46,8 @@ struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key);
 void sv_mr_put(struct sv_mr *mr);
 void sv_mr_free(struct sv_uobj *u);
 bool sv_span_fits(const struct sv_mr_span *sp, u64 off, u64 len);
+int sv_mr_obj_add(struct sv_file *f, struct sv_mr *mr, u32 pd_handle,
+		  enum sv_obj_type type, const struct sv_uobj_ops *ops);
 
 /* mkey.c: the data path through an indirect key */
 int sv_mkey_check(struct sv_mr *mr, u32 access, u64 iova, u64 len,
@@ -55,8 +57,7 @@ int sv_mkey_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
 int sv_mkey_span_copy(const struct sv_mr_span *dst, u64 doff,
 		      const struct sv_mr_span *src, u64 soff, u64 len);
 struct sv_mkey *sv_mkey_new(u32 max_entries);
-int sv_mkey_obj_add(struct sv_file *f, struct sv_mr *mr, u32 pd_handle,
-		    enum sv_obj_type type, const struct sv_uobj_ops *ops);
+
 void sv_mkey_release(struct sv_mkey *mk);
 void sv_mkey_set_range(struct sv_mkey *mk, u32 lkey, u64 addr, u64 len,
 		       u64 base, u32 access);

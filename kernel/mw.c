@@ -308,7 +308,7 @@ int sv_alloc_mw(struct sv_file *f, void *arg)
 		return -ENOMEM;
 	}
 	/* A window is an MR to the device's limits, as on mlx5. */
-	ret = sv_mkey_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MW, &sv_mw_ops);
+	ret = sv_mr_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MW, &sv_mw_ops);
 	if (ret)
 		return ret;
 	cmd->mw_handle = mr->uobj.handle;

@@ -51,6 +51,7 @@ enum sv_obj_type {
 	SV_OBJ_STEER_ACTION,
 	SV_OBJ_MKEY,
 	SV_OBJ_MW,
+	SV_OBJ_DM,
 	SV_OBJ_MAX
 };
 
@@ -335,6 +336,19 @@ int sv_reg_mr(struct sv_file *f, void *arg);
 int sv_rereg_mr(struct sv_file *f, void *arg);
 int sv_dereg_mr(struct sv_file *f, void *arg);
 int sv_query_mr(struct sv_file *f, void *arg);
+int sv_reg_dm_mr(struct sv_file *f, void *arg);
+
+/* dm.c: device memory */
+struct sv_dm {
+	struct sv_uobj uobj;
+	struct sv_mbuf *buf;		/* zeroed, mapped by the library */
+	u64 length;
+	u64 mmap_offset;
+};
+
+int sv_alloc_dm(struct sv_file *f, void *arg);
+int sv_free_dm(struct sv_file *f, void *arg);
+struct sv_dm *sv_dm_get(struct sv_file *f, u32 handle);
 
 /*
  * CQs, completion channels, async events, shared memory

@@ -174,6 +174,7 @@ struct fz {
 	uint64_t offs[FZ_MAXOFF];	/* mmap offsets the kernel gave us */
 	size_t offlen[FZ_MAXOFF];
 	int noff;
+	uint32_t last_dm;	/* the handle of the last DM allocated */
 	char *buf[FZ_NBUF];
 	char *robuf;		/* a read-only page */
 	char *hole;		/* an unmapped page */
@@ -1327,6 +1328,11 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(DEREG_MR, sv_dereg_mr, SV_DEREG_MR_SIZE_VER0, -1),
 	FZ_CMD(CREATE_MKEY, sv_create_mkey, SV_CREATE_MKEY_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_MKEY, sv_destroy_mkey, SV_DESTROY_MKEY_SIZE_VER0, -1),
+	FZ_CMD(QUERY_PD, sv_query_pd, SV_QUERY_PD_SIZE_VER0, -1),
+	FZ_CMD(QUERY_MR, sv_query_mr, SV_QUERY_MR_SIZE_VER0, -1),
+	FZ_CMD(ALLOC_DM, sv_alloc_dm, SV_ALLOC_DM_SIZE_VER0, -1),
+	FZ_CMD(FREE_DM, sv_free_dm, SV_FREE_DM_SIZE_VER0, -1),
+	FZ_CMD(REG_DM_MR, sv_reg_dm_mr, SV_REG_DM_MR_SIZE_VER0, -1),
 	FZ_CMD(ALLOC_MW, sv_alloc_mw, SV_ALLOC_MW_SIZE_VER0, -1),
 	FZ_CMD(DEALLOC_MW, sv_dealloc_mw, SV_DEALLOC_MW_SIZE_VER0, -1),
 	FZ_CMD(CREATE_COMP_CHANNEL, sv_create_comp_channel,
@@ -1497,6 +1503,54 @@ FZ void fz_sge(struct fz *fz, int fdi, struct sv_sge *s, uint32_t maxlen)
 	s->lkey = FZ_PCT(fz, 95) ? mr->lkey : (uint32_t)fz_word(fz);
 	if (FZ_PCT(fz, 3))
 		s->length = (uint32_t)fz_word(fz);
+}
+
+/*
+ * Device memory: a DM (mapped or not), an MR over part of it (an MR
+ * object the data path then uses, zero-based), or a DM freed.
+ */
+FZ void fz_dm(struct fz *fz, int fdi)
+{
+	struct sv_alloc_dm a = { .size = sizeof(a) };
+	struct sv_reg_dm_mr r = { .size = sizeof(r) };
+	struct sv_free_dm f = { .size = sizeof(f) };
+	int i;
+
+	switch (FZ_N(fz, 3)) {
+	case 0:
+		a.length = FZ_PCT(fz, 90) ? FZ_N(fz, 65536) + 1 : fz_word(fz);
+		a.log_align_req = FZ_PCT(fz, 90) ? FZ_N(fz, 13) :
+				  (uint32_t)fz_word(fz);
+		if (FZ_PCT(fz, 3))
+			a.flags = 1;
+		if (fz_ioc(fz, fdi, SV_IOC_ALLOC_DM, &a))
+			return;
+		fz->last_dm = a.dm_handle;
+		if (FZ_PCT(fz, 60))
+			fz_map(fz, fdi, a.mmap_offset, a.mmap_len, FM_OTHER, 0);
+		else
+			fz_add_off(fz, a.mmap_offset, a.mmap_len);
+		return;
+	case 1:
+		r.pd_handle = fz_handle(fz, FT_PD, fdi);
+		r.dm_handle = FZ_PCT(fz, 80) ? fz->last_dm : (uint32_t)fz_word(fz);
+		r.access = SV_ACCESS_ZERO_BASED | (FZ_PCT(fz, 90) ?
+			   FZ_N(fz, 16) : (uint32_t)fz_word(fz));
+		r.dm_offset = FZ_PCT(fz, 90) ? FZ_N(fz, 8192) : fz_word(fz);
+		r.length = FZ_PCT(fz, 90) ? FZ_N(fz, 8192) + 1 : fz_word(fz);
+		if (fz_ioc(fz, fdi, SV_IOC_REG_DM_MR, &r))
+			return;
+		i = fz_obj_new(fz, FT_MR, fdi, r.mr_handle);
+		if (i >= 0) {
+			fz->o[i].lkey = r.lkey;
+			fz->o[i].addr = 0;
+			fz->o[i].len = r.length;
+		}
+		return;
+	default:
+		f.dm_handle = FZ_PCT(fz, 80) ? fz->last_dm : (uint32_t)fz_word(fz);
+		fz_ioc(fz, fdi, SV_IOC_FREE_DM, &f);
+	}
 }
 
 /* A bind of a window (or junk) to a piece of a live MR (or junk). */
@@ -2211,8 +2265,10 @@ FZ void fz_step(struct fz *fz)
 		fz_steer_action(fz, fdi);
 	else if (r < 615 && FZ_PCT(fz, 50))
 		fz_create_mkey(fz, fdi);
-	else if (r < 615)
+	else if (r < 615 && FZ_PCT(fz, 50))
 		fz_alloc_mw(fz, fdi);
+	else if (r < 615)
+		fz_dm(fz, fdi);
 	else if (r < 700)
 		fz_destroy(fz, fdi, 0);
 	else if (r < 860)

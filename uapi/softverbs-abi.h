@@ -292,6 +292,9 @@ enum sv_ioctl_nr_pdmr {
 	SV_NR_ALLOC_MW = 0x1d,
 	SV_NR_DEALLOC_MW = 0x1e,
 	SV_NR_QUERY_MR = 0x1f,
+	SV_NR_ALLOC_DM = 0x13,
+	SV_NR_FREE_DM = 0x14,
+	SV_NR_REG_DM_MR = 0x15,
 };
 
 /* SV_IOC_ALLOC_PD: allocate a protection domain. */
@@ -457,6 +460,59 @@ struct sv_destroy_mkey {
 #define SV_DESTROY_MKEY_SIZE_VER0	8
 #define SV_IOC_DESTROY_MKEY _IOWR(SV_IOC_MAGIC, SV_NR_DESTROY_MKEY, \
 				  struct sv_destroy_mkey)
+
+/*
+ * Device memory (ibv_alloc_dm(3), Documentation/memory.rst).
+ *
+ * SV_IOC_ALLOC_DM makes length bytes (1..SV_MAX_DM_SIZE, max_dm_size) of
+ * zeroed module memory, mapped whole at mmap_offset (the library's
+ * ibv_memcpy_to_dm/_from_dm copy through that mapping), aligned to a page:
+ * log_align_req up to PAGE_SHIFT (12), EINVAL beyond. It is charged as
+ * ring memory is (memory cgroup, RLIMIT_MEMLOCK); a device holds at most
+ * SV_MAX_DM of them. SV_IOC_REG_DM_MR registers [dm_offset, dm_offset +
+ * length) of it as a zero-based MR (access must have SV_ACCESS_ZERO_BASED;
+ * beyond the DM: EINVAL); SV_IOC_FREE_DM is EBUSY while MRs use it.
+ */
+#define SV_MAX_DM_SIZE		0x100000	/* bytes per allocation (1 MiB) */
+#define SV_MAX_DM		4096		/* per device */
+
+struct sv_alloc_dm {
+	__u32 size;		/* in */
+	__u32 log_align_req;	/* in */
+	__u64 length;		/* in */
+	__u32 flags;		/* in: must be zero */
+	__u32 dm_handle;	/* out */
+	__u64 mmap_offset;	/* out */
+	__u64 mmap_len;		/* out */
+};
+
+#define SV_ALLOC_DM_SIZE_VER0	40
+#define SV_IOC_ALLOC_DM _IOWR(SV_IOC_MAGIC, SV_NR_ALLOC_DM, struct sv_alloc_dm)
+
+struct sv_free_dm {
+	__u32 size;		/* in */
+	__u32 dm_handle;	/* in */
+};
+
+#define SV_FREE_DM_SIZE_VER0	8
+#define SV_IOC_FREE_DM _IOWR(SV_IOC_MAGIC, SV_NR_FREE_DM, struct sv_free_dm)
+
+struct sv_reg_dm_mr {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* in */
+	__u32 dm_handle;	/* in */
+	__u32 access;		/* in: SV_ACCESS_*, with ZERO_BASED */
+	__u64 dm_offset;	/* in */
+	__u64 length;		/* in */
+	__u32 mr_handle;	/* out */
+	__u32 lkey;		/* out */
+	__u32 rkey;		/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_REG_DM_MR_SIZE_VER0	48
+#define SV_IOC_REG_DM_MR _IOWR(SV_IOC_MAGIC, SV_NR_REG_DM_MR, \
+			       struct sv_reg_dm_mr)
 
 /*
  * Memory windows (ibv_alloc_mw(3), ibv_bind_mw(3), Documentation/mr.rst).

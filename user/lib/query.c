@@ -88,9 +88,9 @@ static void sv_fill_device_attr(struct ibv_device_attr *a,
  * completion_timestamp_mask: SV_DEVICE_CLOCK in the uapi header); a QP
  * accepts IBV_QP_CREATE_PCI_WRITE_END_PADDING (which changes nothing) on
  * every device; RSS and the raw packet features: wq.c; CQ moderation
- * (ibv_modify_cq: cq.c) up to mlx5's bounds. Extended capabilities
- * softverbs lacks (ODP, packet pacing, tag matching, device memory) read
- * as 0.
+ * (ibv_modify_cq: cq.c) up to mlx5's bounds; device memory (dm.c).
+ * Extended capabilities softverbs lacks (ODP, packet pacing, tag
+ * matching) read as 0.
  */
 static int sv_query_device_ex(struct ibv_context *context,
 			      const struct ibv_query_device_ex_input *input,
@@ -116,6 +116,7 @@ static int sv_query_device_ex(struct ibv_context *context,
 	ex.phys_port_cnt_ex = q.phys_port_cnt;
 	ex.completion_timestamp_mask = SV_TIMESTAMP_MASK;
 	ex.hca_core_clock = SV_HCA_CORE_CLOCK_KHZ;
+	ex.max_dm_size = SV_MAX_DM_SIZE;
 	ex.cq_mod_caps.max_cq_count = SV_MAX_CQ_MOD_COUNT;
 	ex.cq_mod_caps.max_cq_period = SV_MAX_CQ_MOD_PERIOD;
 	sv_wq_fill_caps(&ex, q.raw_caps);

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Device memory: ibv_alloc_dm(), ibv_free_dm(), ibv_memcpy_to_dm() and
+ * ibv_memcpy_from_dm() (the DM's function pointers) and ibv_reg_dm_mr().
+ * The memory is the kernel's (kernel/dm.c), mapped here whole; the copies
+ * are memcpy() through that mapping, bounds checked.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sv_verbs.h"
+
+struct sv_dm {
+	struct ibv_dm dm;		/* first: handed out */
+	void *map;
+	size_t map_len;
+	uint64_t length;		/* as allocated */
+};
+
+static struct sv_dm *to_svdm(struct ibv_dm *dm)
+{
+	return (struct sv_dm *)dm;
+}
+
+/* [off, off + len) inside the DM, without wrapping. */
+static bool sv_dm_fits(const struct sv_dm *d, uint64_t off, size_t len)
+{
+	return off <= d->length && len <= d->length - off;
+}
+
+static int sv_memcpy_to_dm(struct ibv_dm *dm, uint64_t dm_offset,
+			   const void *host_addr, size_t length)
+{
+	struct sv_dm *d = to_svdm(dm);
+
+	if (!sv_dm_fits(d, dm_offset, length))
+		return EINVAL;
+	memcpy((char *)d->map + dm_offset, host_addr, length);
+	return 0;
+}
+
+static int sv_memcpy_from_dm(void *host_addr, struct ibv_dm *dm,
+			     uint64_t dm_offset, size_t length)
+{
+	struct sv_dm *d = to_svdm(dm);
+
+	if (!sv_dm_fits(d, dm_offset, length))
+		return EINVAL;
+	memcpy(host_addr, (char *)d->map + dm_offset, length);
+	return 0;
+}
+
+static struct ibv_dm *sv_alloc_dm(struct ibv_context *ctx,
+				  struct ibv_alloc_dm_attr *attr)
+{
+	struct sv_alloc_dm cmd = { .size = sizeof(cmd) };
+	struct sv_free_dm fr = { .size = sizeof(fr) };
+	struct sv_dm *d;
+	int ret;
+
+	/* No comp_mask bit is known for allocation (as mlx5). */
+	if (attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cmd.length = attr->length;
+	cmd.log_align_req = attr->log_align_req;
+	ret = sv_cmd(ctx, SV_IOC_ALLOC_DM, &cmd);
+	if (ret)
+		goto err_free;
+	d->map = mmap(NULL, cmd.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      ctx->cmd_fd, cmd.mmap_offset);
+	if (d->map == MAP_FAILED) {
+		ret = errno;
+		fr.dm_handle = cmd.dm_handle;
+		sv_cmd(ctx, SV_IOC_FREE_DM, &fr);
+		goto err_free;
+	}
+	d->map_len = cmd.mmap_len;
+	d->length = attr->length;
+	d->dm.context = ctx;
+	d->dm.memcpy_to_dm = sv_memcpy_to_dm;
+	d->dm.memcpy_from_dm = sv_memcpy_from_dm;
+	d->dm.handle = cmd.dm_handle;
+	d->dm.comp_mask = IBV_DM_MASK_HANDLE;
+	return &d->dm;
+
+err_free:
+	free(d);
+	errno = ret;
+	return NULL;
+}
+
+/* EBUSY while MRs are registered on it, as the kernel says. */
+static int sv_free_dm(struct ibv_dm *dm)
+{
+	struct sv_free_dm cmd = { .size = sizeof(cmd), .dm_handle = dm->handle };
+	struct sv_dm *d = to_svdm(dm);
+	int ret;
+
+	ret = sv_cmd(dm->context, SV_IOC_FREE_DM, &cmd);
+	if (ret)
+		return ret;
+	munmap(d->map, d->map_len);
+	free(d);
+	return 0;
+}
+
+/* A zero-based MR over [dm_offset, dm_offset + length) of the DM. */
+static struct ibv_mr *sv_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+				   uint64_t dm_offset, size_t length,
+				   unsigned int access)
+{
+	struct sv_reg_dm_mr cmd = {
+		.size = sizeof(cmd), .pd_handle = pd->handle,
+		.dm_handle = dm->handle, .access = access,
+		.dm_offset = dm_offset, .length = length,
+	};
+	struct sv_mr *mr;
+	int ret;
+
+	if (dm->context != pd->context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = sv_cmd(pd->context, SV_IOC_REG_DM_MR, &cmd);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	mr->ibmr.context = pd->context;
+	mr->ibmr.pd = pd;
+	mr->ibmr.addr = NULL;		/* zero-based, as rdma-core's */
+	mr->ibmr.length = length;
+	mr->ibmr.handle = cmd.mr_handle;
+	mr->ibmr.lkey = cmd.lkey;
+	mr->ibmr.rkey = cmd.rkey;
+	return &mr->ibmr;
+}
+
+static int sv_dm_ctx_init(struct sv_context *ctx)
+{
+	ctx->vctx.alloc_dm = sv_alloc_dm;
+	ctx->vctx.free_dm = sv_free_dm;
+	ctx->vctx.reg_dm_mr = sv_reg_dm_mr;
+	return 0;
+}
+
+SV_CTX_PROVIDER(dm, sv_dm_ctx_init, NULL);
