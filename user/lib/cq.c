@@ -255,11 +255,25 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* Parent domains (thread domains) are not supported. */
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD ||
-	    attr->wc_flags & ~(uint64_t)SV_CQ_WC_FLAGS) {
+	if (attr->wc_flags & ~(uint64_t)SV_CQ_WC_FLAGS) {
 		errno = EOPNOTSUPP;
 		return NULL;
+	}
+	/* A parent domain (td.c): its thread domain, its allocator. */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		struct ibv_pd *pd = attr->parent_domain;
+
+		if (!pd || pd->context != context ||
+		    !to_svpd(pd)->protection) {
+			errno = EINVAL;
+			return NULL;
+		}
+		ret = sv_pd_buffer_check(pd, 4096 + (size_t)attr->cqe *
+					 sizeof(struct sv_cqe), SV_RES_TYPE_CQ);
+		if (ret) {
+			errno = ret;
+			return NULL;
+		}
 	}
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS &&
 	    attr->flags & ~(uint32_t)(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
@@ -290,6 +304,11 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 			c.flags |= SV_CQ_FLAG_IGNORE_OVERRUN;
 		cq->single_threaded = attr->flags &
 				      IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	}
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		cq->parent = attr->parent_domain;
+		if (sv_pd_single_threaded(cq->parent))
+			cq->single_threaded = true;
 	}
 	ret = sv_cmd(context, SV_IOC_CREATE_CQ, &c);
 	if (ret)
@@ -329,6 +348,7 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 		channel->refcnt++;
 		pthread_mutex_unlock(&context->mutex);
 	}
+	sv_pd_use(cq->parent, 1);
 	return cq;
 
 err_destroy:
@@ -450,6 +470,7 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&ibcq->mutex);
 	pthread_cond_destroy(&ibcq->cond);
+	sv_pd_use(cq->parent, -1);
 	free(cq);
 	return 0;
 }

@@ -42,6 +42,11 @@ SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 	};
 	int ret;
 
+	/* A parent domain is the library's alone (td.c). */
+	if (to_svpd(pd)->protection)
+		return sv_parent_domain_free(pd);
+	if (__atomic_load_n(&to_svpd(pd)->parents, __ATOMIC_ACQUIRE))
+		return EBUSY;
 	ret = sv_cmd(pd->context, SV_IOC_DEALLOC_PD, &cmd);
 	if (ret)
 		return ret;

@@ -205,7 +205,7 @@ static int sv_post_recv_wq(struct ibv_context *ctx, struct sv_uwq *wq,
 	struct sv_sge *sge;
 	int i, ret = 0;
 
-	pthread_spin_lock(&wq->lock);
+	sv_uwq_lock(wq);
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge) {
 			ret = EINVAL;
@@ -228,7 +228,7 @@ static int sv_post_recv_wq(struct ibv_context *ctx, struct sv_uwq *wq,
 		wq->prod++;
 	}
 	sv_uwq_publish(wq);
-	pthread_spin_unlock(&wq->lock);
+	sv_uwq_unlock(wq);
 	if (ret)
 		*bad = wr;
 	/* Only an errored QP's engine wants to hear about receives. */
@@ -471,7 +471,7 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&wq->lock);
+	sv_uwq_lock(wq);
 	for (; wr; wr = wr->next) {
 		w = sv_uwq_slot(wq, wq->prod);
 		if (!w) {
@@ -484,7 +484,7 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		wq->prod++;
 	}
 	sv_uwq_publish(wq);
-	pthread_spin_unlock(&wq->lock);
+	sv_uwq_unlock(wq);
 	if (ret)
 		*bad = wr;
 	sv_kick(ibqp->context);
@@ -1043,7 +1043,7 @@ static void sv_x_start(struct ibv_qp_ex *q)
 {
 	struct sv_qp *qp = qpx_qp(q);
 
-	pthread_spin_lock(&qp->sq.lock);
+	sv_uwq_lock(&qp->sq);
 	qp->wr_err = q->qp_base.state == IBV_QPS_RESET ? EINVAL : 0;
 	qp->wr_cur = NULL;
 	qp->wr_start_prod = qp->sq.prod;
@@ -1064,7 +1064,7 @@ static int sv_x_complete(struct ibv_qp_ex *q)
 	else
 		sv_uwq_publish(&qp->sq);
 	qp->wr_err = 0;
-	pthread_spin_unlock(&qp->sq.lock);
+	sv_uwq_unlock(&qp->sq);
 	if (!ret)
 		sv_kick(q->qp_base.context);
 	return ret;
@@ -1077,7 +1077,7 @@ static void sv_x_abort(struct ibv_qp_ex *q)
 	qp->umr = NULL;
 	qp->sq.prod = qp->wr_start_prod;
 	qp->wr_err = 0;
-	pthread_spin_unlock(&qp->sq.lock);
+	sv_uwq_unlock(&qp->sq);
 }
 
 /* Replace qp.c's EOPNOTSUPP builders for the operations we execute. */

@@ -170,6 +170,24 @@ static void sv_qp_fill_wr_ops(struct ibv_qp_ex *x)
 
 /* ---- create ---- */
 
+/* About what a QP's two rings take, for a parent domain's allocator. */
+static size_t sv_qp_ring_bytes(const struct ibv_qp_cap *cap)
+{
+	size_t sq = sizeof(struct sv_send_wqe) +
+		    (cap->max_send_sge * sizeof(struct sv_sge) >
+		     cap->max_inline_data ?
+		     cap->max_send_sge * sizeof(struct sv_sge) :
+		     cap->max_inline_data);
+	size_t rq = sizeof(struct sv_recv_wqe) +
+		    cap->max_recv_sge * sizeof(struct sv_sge);
+
+	sq = (sq + 63) & ~(size_t)63;
+	rq = (rq + 63) & ~(size_t)63;
+	return 3 * 64 * 2 + (size_t)cap->max_send_wr * sq +
+	       (size_t)cap->max_recv_wr * rq;
+}
+
+
 #define SV_SEND_OPS_KNOWN						\
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
@@ -288,6 +306,13 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 		}
 	}
 
+	/* A parent domain's allocator is asked for the rings (td.c). */
+	ret = sv_pd_buffer_check(attr->pd, sv_qp_ring_bytes(&attr->cap),
+				 SV_RES_TYPE_QP);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
 		errno = ENOMEM;
@@ -366,6 +391,12 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 		errno = ret;
 		return NULL;
 	}
+	/* A thread domain: one thread at a time posts, no locks. */
+	if (sv_pd_single_threaded(attr->pd)) {
+		qp->sq.single = true;
+		qp->rq.single = true;
+	}
+	sv_pd_use(attr->pd, 1);
 	return &qp->qpx.qp_base;
 }
 
@@ -598,6 +629,7 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	pthread_cond_destroy(&qp->cond);
 	pthread_mutex_destroy(&qp->mutex);
 	sv_dp_qp_unmap(to_svqp(qp));
+	sv_pd_use(qp->pd, -1);
 	free(to_svqp(qp));
 	return 0;
 }

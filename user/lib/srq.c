@@ -113,11 +113,11 @@ SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 	if (!(attr_mask & IBV_SRQ_MAX_WR))
 		return sv_cmd(srq->context, SV_IOC_MODIFY_SRQ, &m);
 	/* A resize moves the ring: no post meanwhile. */
-	pthread_spin_lock(&s->rq.lock);
+	sv_uwq_lock(&s->rq);
 	ret = sv_cmd(srq->context, SV_IOC_MODIFY_SRQ, &m);
 	if (!ret)
 		ret = sv_dp_srq_remap(s, m.mmap_offset, m.mmap_len);
-	pthread_spin_unlock(&s->rq.lock);
+	sv_uwq_unlock(&s->rq);
 	return ret;
 }
 

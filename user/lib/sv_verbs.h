@@ -168,6 +168,7 @@ struct sv_cq {
 	};
 	pthread_spinlock_t lock;	/* pollers, unless single threaded */
 	bool single_threaded;
+	struct ibv_pd *parent;		/* its parent domain, or NULL */
 	struct sv_cq_ring *ring;
 	char *cqes;			/* entries of cqe_size bytes */
 	uint32_t cqe_size;		/* SV_CQE_SIZE or SV_CQE_128_SIZE */
@@ -191,9 +192,34 @@ static inline struct sv_cq *to_svcq_ex(struct ibv_cq_ex *cq)
 }
 
 /* PD and MR (pd.c, mr.c): ibv_pd.handle / ibv_mr.handle are kernel handles. */
+struct sv_td;
+
+/*
+ * A protection domain, or a parent domain (td.c): protection is then the
+ * PD it stands for (its handle is ibpd.handle), with an optional thread
+ * domain and the application's allocators.
+ */
 struct sv_pd {
 	struct ibv_pd ibpd;
+	unsigned int parents;		/* parent domains over it */
+	unsigned int uses;		/* a parent domain's QPs and CQs */
+	struct sv_pd *protection;	/* a parent domain's PD, or NULL */
+	struct sv_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
 };
+
+/* td.c */
+bool sv_pd_single_threaded(struct ibv_pd *pd);
+int sv_parent_domain_free(struct ibv_pd *pd);
+void sv_pd_use(struct ibv_pd *pd, int delta);
+int sv_pd_buffer_check(struct ibv_pd *pd, size_t size, uint64_t type);
+/* The resource types sv_pd_buffer_check() hands a parent's alloc(). */
+#define SV_RES_TYPE_QP	((uint64_t)0x5356 << 32 | 1)
+#define SV_RES_TYPE_CQ	((uint64_t)0x5356 << 32 | 2)
 
 struct sv_mr {
 	struct ibv_mr ibmr;
@@ -226,7 +252,20 @@ struct sv_uwq {
 	uint32_t max_sge;
 	struct sv_ring_map map;
 	pthread_spinlock_t lock;	/* posters */
+	bool single;			/* one thread at a time: no lock (TD) */
 };
+
+static inline void sv_uwq_lock(struct sv_uwq *wq)
+{
+	if (!wq->single)
+		pthread_spin_lock(&wq->lock);
+}
+
+static inline void sv_uwq_unlock(struct sv_uwq *wq)
+{
+	if (!wq->single)
+		pthread_spin_unlock(&wq->lock);
+}
 
 struct sv_qp {
 	struct ibv_qp_ex qpx;		/* first: qpx.qp_base is handed out */

@@ -36,7 +36,7 @@ static int sv_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 	uint32_t cons;
 	int i, ret = 0;
 
-	pthread_spin_lock(&rq->lock);
+	sv_uwq_lock(rq);
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge) {
 			ret = EINVAL;
@@ -61,7 +61,7 @@ static int sv_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		rq->prod++;
 	}
 	__atomic_store_n(&rq->ring->prod, rq->prod, __ATOMIC_RELEASE);
-	pthread_spin_unlock(&rq->lock);
+	sv_uwq_unlock(rq);
 	if (ret)
 		*bad = wr;
 	/* A WQ in ERR: the kernel flushes what was just posted. */

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Thread domains and parent domains (ibv_alloc_td(3),
+ * ibv_alloc_parent_domain(3)): a parent domain stands wherever its PD
+ * does; QPs and CQs made in one with a thread domain run without locks.
+ *
+ *   - the errnos of bad attributes; a PD, TD or parent domain in use is
+ *     EBUSY to free;
+ *   - traffic between QPs of a parent domain with a thread domain, on CQs
+ *     made in it, data verified; MRs registered in it;
+ *   - the allocators: asked for each QP's and CQ's rings with our resource
+ *     types; IBV_ALLOCATOR_USE_DEFAULT works, NULL is ENOMEM, memory of
+ *     the application's own is handed back and EOPNOTSUPP.
+ */
+#include <errno.h>
+#include <infiniband/verbs.h>
+
+#include "sv_harness.h"
+#include "sv_dp_test.h"
+
+/* user/lib/sv_verbs.h's resource types for the allocator */
+#define SV_RES_TYPE_QP	((uint64_t)0x5356 << 32 | 1)
+#define SV_RES_TYPE_CQ	((uint64_t)0x5356 << 32 | 2)
+
+FIXTURE(td) {
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	union ibv_gid gid;
+};
+
+FIXTURE_SETUP(td)
+{
+	self->list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, self->list);
+	self->ctx = sv_open_named(self->list, "softverbs0");
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 1, &self->gid));
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+}
+
+FIXTURE_TEARDOWN(td)
+{
+	if (self->pd)
+		ibv_dealloc_pd(self->pd);
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+	ibv_free_device_list(self->list);
+}
+
+/* What the allocator saw, and what it answers. */
+struct alloc_log {
+	int calls, frees;
+	uint64_t types[8];
+	size_t sizes[8];
+	void *answer;		/* IBV_ALLOCATOR_USE_DEFAULT, NULL, or "own" */
+	void *given, *freed;
+};
+
+static void *t_alloc(struct ibv_pd *pd, void *ctx, size_t size,
+		     size_t align, uint64_t type)
+{
+	struct alloc_log *l = ctx;
+
+	(void)pd;
+	(void)align;
+	if (l->calls < 8) {
+		l->types[l->calls] = type;
+		l->sizes[l->calls] = size;
+	}
+	l->calls++;
+	if (l->answer == (void *)1) {
+		l->given = malloc(size);
+		return l->given;
+	}
+	return l->answer;
+}
+
+static void t_free(struct ibv_pd *pd, void *ctx, void *ptr, uint64_t type)
+{
+	struct alloc_log *l = ctx;
+
+	(void)pd;
+	(void)type;
+	l->frees++;
+	l->freed = ptr;
+	free(ptr);
+}
+
+static struct ibv_cq *pd_cq(struct ibv_context *ctx, struct ibv_pd *parent)
+{
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 32, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+		.parent_domain = parent,
+	};
+	struct ibv_cq_ex *cq = ibv_create_cq_ex(ctx, &ca);
+
+	return cq ? ibv_cq_ex_to_cq(cq) : NULL;
+}
+
+static struct ibv_qp *pd_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(pd, &ia);
+}
+
+TEST_F(td, bad_attributes)
+{
+	struct ibv_td_init_attr ta = { .comp_mask = 1 };
+	struct ibv_parent_domain_init_attr pa = {};
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 4, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+		.parent_domain = self->pd,
+	};
+	struct ibv_pd *par;
+	struct ibv_td *td;
+
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_alloc_td(self->ctx, &ta));
+	EXPECT_EQ(EINVAL, errno);
+	ta.comp_mask = 0;
+	td = ibv_alloc_td(self->ctx, &ta);
+	ASSERT_NE(NULL, td);
+	EXPECT_EQ(self->ctx, td->context);
+	/* No PD; an unknown bit; allocators without functions. */
+	EXPECT_EQ(NULL, ibv_alloc_parent_domain(self->ctx, &pa));
+	EXPECT_EQ(EINVAL, errno);
+	pa.pd = self->pd;
+	pa.comp_mask = 1 << 2;
+	EXPECT_EQ(NULL, ibv_alloc_parent_domain(self->ctx, &pa));
+	EXPECT_EQ(EINVAL, errno);
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
+	EXPECT_EQ(NULL, ibv_alloc_parent_domain(self->ctx, &pa));
+	EXPECT_EQ(EINVAL, errno);
+	pa.comp_mask = 0;
+	pa.td = td;
+	par = ibv_alloc_parent_domain(self->ctx, &pa);
+	ASSERT_NE(NULL, par);
+	EXPECT_EQ(self->pd->handle, par->handle);
+	/* Not over another parent domain. */
+	pa.pd = par;
+	EXPECT_EQ(NULL, ibv_alloc_parent_domain(self->ctx, &pa));
+	EXPECT_EQ(EINVAL, errno);
+	/* A CQ's parent_domain must be one. */
+	EXPECT_EQ(NULL, ibv_create_cq_ex(self->ctx, &ca));
+	EXPECT_EQ(EINVAL, errno);
+	/* In use: EBUSY. */
+	EXPECT_EQ(EBUSY, ibv_dealloc_td(td));
+	EXPECT_EQ(EBUSY, ibv_dealloc_pd(self->pd));
+	EXPECT_EQ(0, ibv_dealloc_pd(par));
+	EXPECT_EQ(0, ibv_dealloc_td(td));
+}
+
+TEST_F(td, traffic_in_a_thread_domain)
+{
+	struct ibv_td_init_attr ta = {};
+	struct ibv_td *td = ibv_alloc_td(self->ctx, &ta);
+	struct ibv_parent_domain_init_attr pa = { .pd = self->pd, .td = td };
+	char *buf = aligned_alloc(4096, 8192);
+	struct ibv_pd *par;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_NE(NULL, td);
+	ASSERT_NE(NULL, buf);
+	par = ibv_alloc_parent_domain(self->ctx, &pa);
+	ASSERT_NE(NULL, par);
+	cq = pd_cq(self->ctx, par);
+	ASSERT_NE(NULL, cq);
+	a = pd_qp(par, cq);
+	b = pd_qp(par, cq);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(par, a->pd);
+	mr = ibv_reg_mr(par, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(0, qp_init(a, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_init(b, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_rtr_rts(a, b->qp_num, &self->gid, 7, 1, 0));
+	ASSERT_EQ(0, qp_rtr_rts(b, a->qp_num, &self->gid, 7, 1, 0));
+	for (i = 0; i < 40; i++) {
+		sv_fill(buf, 256, i);
+		memset(buf + 4096, 0, 256);
+		ASSERT_EQ(0, post_recv(b, mr, buf + 4096, 256, 100 + i));
+		ASSERT_EQ(0, post_send(a, IBV_WR_SEND, mr->lkey, buf, 256, i,
+				       IBV_SEND_SIGNALED, 0, 0));
+		ASSERT_EQ(1, poll1(cq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		ASSERT_EQ(1, poll1(cq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(0, memcmp(buf, buf + 4096, 256));
+	}
+	/* The parent domain is busy while its QPs and CQ live. */
+	EXPECT_EQ(EBUSY, ibv_dealloc_pd(par));
+	EXPECT_EQ(0, ibv_destroy_qp(a));
+	EXPECT_EQ(0, ibv_destroy_qp(b));
+	EXPECT_EQ(EBUSY, ibv_dealloc_pd(par));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_dealloc_pd(par));
+	EXPECT_EQ(0, ibv_dealloc_td(td));
+	free(buf);
+}
+
+TEST_F(td, allocators)
+{
+	struct alloc_log log = { .answer = IBV_ALLOCATOR_USE_DEFAULT };
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = self->pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = t_alloc, .free = t_free, .pd_context = &log,
+	};
+	struct ibv_pd *par = ibv_alloc_parent_domain(self->ctx, &pa);
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+
+	ASSERT_NE(NULL, par);
+	/* USE_DEFAULT: the module's memory. */
+	cq = pd_cq(self->ctx, par);
+	ASSERT_NE(NULL, cq);
+	qp = pd_qp(par, cq);
+	ASSERT_NE(NULL, qp);
+	EXPECT_EQ(2, log.calls);
+	EXPECT_EQ(SV_RES_TYPE_CQ, log.types[0]);
+	EXPECT_EQ(SV_RES_TYPE_QP, log.types[1]);
+	EXPECT_LT(0, log.sizes[1]);
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+
+	/* NULL: no memory. */
+	log.answer = NULL;
+	errno = 0;
+	EXPECT_EQ(NULL, pd_qp(par, cq));
+	EXPECT_EQ(ENOMEM, errno);
+	/* Memory of its own: not used for a ring yet, handed back. */
+	log.answer = (void *)1;
+	EXPECT_EQ(NULL, pd_qp(par, cq));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(1, log.frees);
+	EXPECT_EQ(log.given, log.freed);
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(par));
+}
+
+TEST_HARNESS_MAIN
