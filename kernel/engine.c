@@ -578,6 +578,12 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 		memcpy(w, sq->wqes +
 		       (size_t)(sq->cons & (sq->entries - 1)) * sq->wqe_size,
 		       min(sq->wqe_size, ef->scratch_size));
+		/* A paced QP in debt waits, its WR not started (pace.c). */
+		if (sv_pace_held(qp, &qp->wait_until)) {
+			qp->waiting = true;
+			*wake = min(*wake, qp->wait_until);
+			break;
+		}
 		/* A DCI stream in error flushes its work (dc.c). */
 		flushed = sv_dci_stream_blocked(qp, w);
 		if (flushed) {
@@ -588,6 +594,8 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 		}
 		did = true;
 		ef->executed++;
+		if (res != SV_EXEC_RETRY)
+			sv_pace_charge(qp, sv_wqe_bytes(w, ef->scratch_size));
 		if (res == SV_EXEC_RETRY) {
 			qp->waiting = true;
 			*wake = min(*wake, qp->wait_until);

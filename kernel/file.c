@@ -103,6 +103,8 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_DESTROY_QP_SIZE_VER0),
 	SV_IOCTL(SV_NR_RESET_DCI_STREAM, sv_reset_dci_stream,
 		 sv_reset_dci_stream, SV_RESET_DCI_STREAM_SIZE_VER0),
+	SV_IOCTL(SV_NR_QP_RATE_LIMIT, sv_qp_rate_limit, sv_qp_rate_limit,
+		 SV_QP_RATE_LIMIT_SIZE_VER0),
 	SV_IOCTL_CREATE(SV_NR_CREATE_SRQ, sv_create_srq, sv_create_srq,
 			SV_CREATE_SRQ_SIZE_VER0, SV_OBJ_SRQ, handle),
 	SV_IOCTL(SV_NR_MODIFY_SRQ, sv_modify_srq, sv_modify_srq,

@@ -504,6 +504,11 @@ struct sv_qp {
 	u32 rnr_left;			/* RNR retries left for the head WQE */
 	u32 retry_left;			/* transport retries left */
 	bool waiting;			/* backing off before a retry */
+	/* Pacing (pace.c): under sq.lock */
+	u64 pace_bps;			/* bytes per second; 0: none */
+	u64 pace_burst;			/* bytes the bucket holds at most */
+	s64 pace_tokens;		/* bytes; negative: in debt */
+	u64 pace_last;			/* ktime_get_ns() of the last refill */
 	bool retried;			/* rnr_left or retry_left went down */
 	u32 dest_qpn;			/* RC, UC: attr's, for the engine */
 	u8 dest_gid[16];
@@ -667,6 +672,11 @@ int sv_alloc_mw(struct sv_file *f, void *arg);
 int sv_dealloc_mw(struct sv_file *f, void *arg);
 u32 sv_mw_bind(struct sv_qp *qp, const struct sv_send_wqe *w);
 int sv_mw_remote_inv(struct sv_qp *dqp, u32 rkey);
+
+/* pace.c: ibv_modify_qp_rate_limit */
+int sv_qp_rate_limit(struct sv_file *f, void *arg);
+bool sv_pace_held(struct sv_qp *qp, u64 *until);
+void sv_pace_charge(struct sv_qp *qp, u64 bytes);
 
 /* dc.c */
 bool sv_dc_key_ok(const struct sv_send_wqe *w, struct sv_qp *dct);

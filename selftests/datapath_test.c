@@ -831,6 +831,77 @@ TEST_F(dp, atomic_write)
 	EXPECT_EQ(0xeeeeeeeeU, *(uint32_t *)(self->rbuf + 4));
 }
 
+/*
+ * ibv_modify_qp_rate_limit(): 24 writes of 16 KiB at 8,000 kbit/s (1 MB/s)
+ * with a 16 KiB burst take at least (384 - 32) KiB / 1 MB/s; the bad
+ * attributes are EINVAL; a rate of 0 lifts the limit.
+ */
+TEST_F(dp, rate_limit)
+{
+	struct ibv_qp_rate_limit_attr rl = { .rate_limit = 8000,
+					     .max_burst_sz = 16384,
+					     .typical_pkt_sz = 4096 };
+	struct ibv_device_attr_ex ex;
+	struct timespec t0, t1;
+	struct ibv_wc wc;
+	double secs;
+	int i;
+
+	ASSERT_EQ(0, ibv_query_device_ex(self->ctx, NULL, &ex));
+	EXPECT_EQ(SV_QP_RATE_LIMIT_MIN, ex.packet_pacing_caps.qp_rate_limit_min);
+	EXPECT_EQ(SV_QP_RATE_LIMIT_MAX, ex.packet_pacing_caps.qp_rate_limit_max);
+	EXPECT_TRUE(ex.packet_pacing_caps.supported_qpts & (1 << IBV_QPT_RC));
+	self->a = mkqp(self, IBV_QPT_RC, NULL, 0);
+	ASSERT_NE(NULL, self->a);
+	/* Not in RTS: EINVAL. */
+	EXPECT_EQ(EINVAL, ibv_modify_qp_rate_limit(self->a, &rl));
+	ibv_destroy_qp(self->a);
+	self->a = NULL;
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	rl.comp_mask = 1;
+	EXPECT_EQ(EINVAL, ibv_modify_qp_rate_limit(self->a, &rl));
+	rl.comp_mask = 0;
+	rl.rate_limit = SV_QP_RATE_LIMIT_MIN - 1;
+	EXPECT_EQ(EINVAL, ibv_modify_qp_rate_limit(self->a, &rl));
+	rl.rate_limit = SV_QP_RATE_LIMIT_MAX + 1;
+	EXPECT_EQ(EINVAL, ibv_modify_qp_rate_limit(self->a, &rl));
+	rl.rate_limit = 8000;
+	ASSERT_EQ(0, ibv_modify_qp_rate_limit(self->a, &rl));
+
+	sv_fill(self->sbuf, 16384, 5);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 24; i++)
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
+				       self->smr->lkey, self->sbuf, 16384, i,
+				       IBV_SEND_SIGNALED,
+				       (uintptr_t)self->rbuf + (i % 4) * 16384,
+				       self->rmr->rkey));
+	for (i = 0; i < 24; i++) {
+		ASSERT_EQ(1, poll1(self->scq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(i, wc.wr_id);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	EXPECT_LE((384 - 32) * 1024 / 1e6, secs) TH_LOG("%.3f s", secs);
+	TH_LOG("paced at 1,000,000 B/s: 393,216 B in %.3f s (%.0f B/s)", secs,
+	       393216 / secs);
+	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf + 3 * 16384, 16384));
+
+	/* No limit: the same writes go as fast as the engine goes. */
+	rl.rate_limit = 0;
+	ASSERT_EQ(0, ibv_modify_qp_rate_limit(self->a, &rl));
+	for (i = 0; i < 24; i++)
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
+				       self->smr->lkey, self->sbuf, 16384,
+				       100 + i, IBV_SEND_SIGNALED,
+				       (uintptr_t)self->rbuf, self->rmr->rkey));
+	for (i = 0; i < 24; i++) {
+		ASSERT_EQ(1, poll1(self->scq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	}
+}
+
 /* Not promised: the copy's stores are not ordered (README). */
 TEST_F(dp, data_in_order)
 {

@@ -887,6 +887,7 @@ enum sv_qp_nr {
 	SV_NR_QUERY_QP = 0x32,
 	SV_NR_DESTROY_QP = 0x33,
 	SV_NR_RESET_DCI_STREAM = 0x34,
+	SV_NR_QP_RATE_LIMIT = 0x35,
 	SV_NR_CREATE_SRQ = 0x40,
 	SV_NR_MODIFY_SRQ = 0x41,
 	SV_NR_QUERY_SRQ = 0x42,
@@ -1061,6 +1062,31 @@ struct sv_qp_attr {
 #define SV_CREATE_QP_TIR_SELF_LB_UC	0x8
 #define SV_CREATE_QP_TIR_SELF_LB_MC	0x10
 #define SV_CREATE_QP_SHARED_RINGS	0x20
+
+/*
+ * SV_IOC_QP_RATE_LIMIT (ibv_modify_qp_rate_limit(3)): pace an RTS QP's
+ * sends (EINVAL in another state) to rate_limit kbit/s of message bytes,
+ * SV_QP_RATE_LIMIT_MIN..SV_QP_RATE_LIMIT_MAX or 0 for no limit (EINVAL
+ * otherwise), with bursts of up to max_burst_sz bytes (0: one 4 KiB MTU);
+ * typical_pkt_sz is accepted and not needed. A token bucket in the engine:
+ * a WR waits until the QP is no longer in debt, then its bytes are taken.
+ */
+#define SV_QP_RATE_LIMIT_MIN	8		/* kbit/s */
+#define SV_QP_RATE_LIMIT_MAX	100000000	/* kbit/s: 100 Gbit/s */
+
+struct sv_qp_rate_limit {
+	__u32 size;
+	__u32 handle;		/* in: the QP */
+	__u32 rate_limit;	/* in: kbit/s */
+	__u32 max_burst_sz;	/* in: bytes */
+	__u16 typical_pkt_sz;	/* in: bytes */
+	__u16 reserved;		/* must be zero */
+	__u32 reserved2;	/* must be zero */
+};
+
+#define SV_QP_RATE_LIMIT_SIZE_VER0	24
+#define SV_IOC_QP_RATE_LIMIT _IOWR(SV_IOC_MAGIC, SV_NR_QP_RATE_LIMIT, \
+				   struct sv_qp_rate_limit)
 
 /*
  * SV_IOC_CREATE_QP: a RC, UC, UD or RAW_PACKET QP in RESET. XRC and

@@ -534,6 +534,25 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 }
 
 /*
+ * ibv_modify_qp_rate_limit(): the engine paces the QP's sends
+ * (kernel/pace.c); comp_mask must be 0, the rate 0 or within
+ * packet_pacing_caps, the QP in RTS (EINVAL otherwise).
+ */
+static int sv_modify_qp_rate_limit(struct ibv_qp *qp,
+				   struct ibv_qp_rate_limit_attr *attr)
+{
+	struct sv_qp_rate_limit r = { .size = sizeof(r),
+				      .handle = qp->handle };
+
+	if (!attr || attr->comp_mask)
+		return EINVAL;
+	r.rate_limit = attr->rate_limit;
+	r.max_burst_sz = attr->max_burst_sz;
+	r.typical_pkt_sz = attr->typical_pkt_sz;
+	return sv_cmd(qp->context, SV_IOC_QP_RATE_LIMIT, &r);
+}
+
+/*
  * ibv_query_qp_data_in_order(): 1 would promise that a message's bytes
  * become visible in order, so that a peer polling its last byte may read
  * the rest. The kernel copies with memcpy(), whose fast-string stores
@@ -663,6 +682,7 @@ SV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 static int sv_qp_ctx_init(struct sv_context *ctx)
 {
 	ctx->vctx.create_qp_ex = sv_create_qp_ex;
+	ctx->vctx.modify_qp_rate_limit = sv_modify_qp_rate_limit;
 	return 0;
 }
 SV_CTX_PROVIDER(qp, sv_qp_ctx_init, NULL);

@@ -88,8 +88,8 @@ static void sv_fill_device_attr(struct ibv_device_attr *a,
  * completion_timestamp_mask: SV_DEVICE_CLOCK in the uapi header); a QP
  * accepts IBV_QP_CREATE_PCI_WRITE_END_PADDING (which changes nothing) on
  * every device; RSS and the raw packet features: wq.c; CQ moderation
- * (ibv_modify_cq: cq.c) up to mlx5's bounds; device memory (dm.c).
- * Extended capabilities softverbs lacks (ODP, packet pacing, tag
+ * (ibv_modify_cq: cq.c) up to mlx5's bounds; device memory (dm.c);
+ * packet pacing (qp.c). Extended capabilities softverbs lacks (ODP, tag
  * matching) read as 0.
  */
 static int sv_query_device_ex(struct ibv_context *context,
@@ -117,6 +117,11 @@ static int sv_query_device_ex(struct ibv_context *context,
 	ex.completion_timestamp_mask = SV_TIMESTAMP_MASK;
 	ex.hca_core_clock = SV_HCA_CORE_CLOCK_KHZ;
 	ex.max_dm_size = SV_MAX_DM_SIZE;
+	/* ibv_modify_qp_rate_limit(): the engine paces these QP types. */
+	ex.packet_pacing_caps.qp_rate_limit_min = SV_QP_RATE_LIMIT_MIN;
+	ex.packet_pacing_caps.qp_rate_limit_max = SV_QP_RATE_LIMIT_MAX;
+	ex.packet_pacing_caps.supported_qpts = 1U << IBV_QPT_RC |
+		1U << IBV_QPT_UC | 1U << IBV_QPT_UD | 1U << IBV_QPT_RAW_PACKET;
 	ex.cq_mod_caps.max_cq_count = SV_MAX_CQ_MOD_COUNT;
 	ex.cq_mod_caps.max_cq_period = SV_MAX_CQ_MOD_PERIOD;
 	sv_wq_fill_caps(&ex, q.raw_caps);
