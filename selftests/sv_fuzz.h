@@ -899,6 +899,22 @@ FZ uint32_t fz_peer_qpn(struct fz *fz, int qpt)
 }
 
 /* Attributes of the state walk RESET -> INIT -> RTR -> RTS (-> SQD). */
+/* Pace a QP (kernel/pace.c): mostly rates that let traffic through. */
+FZ void fz_rate_limit(struct fz *fz, int fdi)
+{
+	struct sv_qp_rate_limit r = { .size = sizeof(r) };
+
+	r.handle = fz_handle(fz, FT_QP, fdi);
+	r.rate_limit = FZ_PCT(fz, 20) ? 0 : FZ_PCT(fz, 80) ?
+		       SV_QP_RATE_LIMIT_MIN * 1000 + FZ_N(fz, 10000000) :
+		       (uint32_t)fz_word(fz);
+	r.max_burst_sz = FZ_PCT(fz, 50) ? 0 : (uint32_t)fz_word(fz);
+	r.typical_pkt_sz = (uint16_t)fz_word(fz);
+	if (FZ_PCT(fz, 3))
+		r.reserved = 1;
+	fz_ioc(fz, fdi, SV_IOC_QP_RATE_LIMIT, &r);
+}
+
 FZ void fz_modify_qp(struct fz *fz, int fdi)
 {
 	struct sv_modify_qp m = { .size = sizeof(m) };
@@ -1328,6 +1344,7 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(DEREG_MR, sv_dereg_mr, SV_DEREG_MR_SIZE_VER0, -1),
 	FZ_CMD(CREATE_MKEY, sv_create_mkey, SV_CREATE_MKEY_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_MKEY, sv_destroy_mkey, SV_DESTROY_MKEY_SIZE_VER0, -1),
+	FZ_CMD(QP_RATE_LIMIT, sv_qp_rate_limit, SV_QP_RATE_LIMIT_SIZE_VER0, -1),
 	FZ_CMD(QUERY_PD, sv_query_pd, SV_QUERY_PD_SIZE_VER0, -1),
 	FZ_CMD(QUERY_MR, sv_query_mr, SV_QUERY_MR_SIZE_VER0, -1),
 	FZ_CMD(ALLOC_DM, sv_alloc_dm, SV_ALLOC_DM_SIZE_VER0, -1),
@@ -2239,8 +2256,10 @@ FZ void fz_step(struct fz *fz)
 		fz_async_fd(fz, fdi);
 	else if (r < 400)
 		fz_create_qp(fz, fdi);
-	else if (r < 500)
+	else if (r < 500 && FZ_PCT(fz, 95))
 		fz_modify_qp(fz, fdi);
+	else if (r < 500)
+		fz_rate_limit(fz, fdi);
 	else if (r < 515)
 		fz_query_qp(fz, fdi);
 	else if (r < 540)
