@@ -89,6 +89,13 @@ struct sv_cq *sv_cq_get(struct sv_file *f, u32 handle)
 	return container_of(u, struct sv_cq, uobj);
 }
 
+/* Does arm ask for an event for a completion (solicited: or an error)? */
+static bool sv_cq_arm_wants(u32 arm, bool solicited)
+{
+	return (arm & SV_CQ_ARM_NEXT) ||
+	       ((arm & SV_CQ_ARM_SOLICITED) && solicited);
+}
+
 /*
  * Take the arm if a new completion satisfies it (solicited: it satisfies
  * a solicited-only arm too). Under cq->lock; false if it was not armed so.
@@ -100,8 +107,7 @@ static bool sv_cq_take_arm(struct sv_cq *cq, bool solicited)
 
 	arm = READ_ONCE(*armp);
 	for (;;) {
-		if (!(arm & SV_CQ_ARM_NEXT) &&
-		    !((arm & SV_CQ_ARM_SOLICITED) && solicited))
+		if (!sv_cq_arm_wants(arm, solicited))
 			return false;
 		want = arm & ~SV_CQ_ARM_MASK;
 		want = cmpxchg(armp, arm, want);
@@ -145,8 +151,7 @@ static void sv_cq_notify(struct sv_cq *cq, bool solicited)
 	/* Pairs with the library's atomic OR on arm (uapi contract). */
 	smp_mb();
 	arm = READ_ONCE(cq->ring->arm);
-	if (!(arm & SV_CQ_ARM_NEXT) &&
-	    !((arm & SV_CQ_ARM_SOLICITED) && solicited))
+	if (!sv_cq_arm_wants(arm, solicited))
 		return;
 	if (sv_cq_mod_due(cq) && sv_cq_take_arm(cq, solicited))
 		sv_cq_fire(cq);

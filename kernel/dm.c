@@ -65,14 +65,11 @@ int sv_alloc_dm(struct sv_file *f, void *arg)
 	if (ret)
 		goto err_free;
 	dm->length = cmd->length;
-	dm->buf = sv_mbuf_alloc(cmd->length);
+	dm->buf = sv_mbuf_alloc_mapped(f, cmd->length, &dm->mmap_offset);
 	if (IS_ERR(dm->buf)) {
 		ret = PTR_ERR(dm->buf);
 		goto err_uncharge;
 	}
-	ret = sv_mmap_entry_add(f, dm->buf, &dm->mmap_offset);
-	if (ret)
-		goto err_buf;
 	ret = sv_uobj_add(f, &dm->uobj, SV_OBJ_DM, &sv_dm_ops);
 	if (ret)
 		goto err_mmap;
@@ -83,7 +80,6 @@ int sv_alloc_dm(struct sv_file *f, void *arg)
 
 err_mmap:
 	sv_mmap_entry_remove(f, dm->mmap_offset);
-err_buf:
 	sv_mbuf_put(dm->buf);
 err_uncharge:
 	sv_uncharge(&dm->uobj.charge);

@@ -254,23 +254,6 @@ static void sv_wq_place(struct sv_wq *wq, struct sv_mbuf *buf, u32 ring_off,
 	wq->map_shared = false;
 }
 
-/* A ring buffer of size bytes, mappable at *offset; or an ERR_PTR. */
-static struct sv_mbuf *sv_wq_buf_new(struct sv_file *f, size_t size,
-				     u64 *offset)
-{
-	struct sv_mbuf *buf = sv_mbuf_alloc(size);
-	int ret;
-
-	if (IS_ERR(buf))
-		return buf;
-	ret = sv_mmap_entry_add(f, buf, offset);
-	if (ret) {
-		sv_mbuf_put(buf);
-		return ERR_PTR(ret);
-	}
-	return buf;
-}
-
 int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
 	       u32 wqe_size)
 {
@@ -278,8 +261,8 @@ int sv_wq_init(struct sv_file *f, struct sv_wq *wq, u32 entries,
 
 	entries = sv_wq_entries(entries);
 	wqe_size = ALIGN(wqe_size, 64);
-	buf = sv_wq_buf_new(f, PAGE_SIZE + (size_t)entries * wqe_size,
-			    &wq->mmap_offset);
+	buf = sv_mbuf_alloc_mapped(f, PAGE_SIZE + (size_t)entries * wqe_size,
+				   &wq->mmap_offset);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	sv_wq_place(wq, buf, 0, PAGE_SIZE, entries, wqe_size);
@@ -303,8 +286,8 @@ static int sv_wq_init_pair(struct sv_file *f, struct sv_wq *sq, u32 sq_n,
 	sq_wqe = ALIGN(sq_wqe, 64);
 	rq_wqe = ALIGN(rq_wqe, 64);
 	rq_slots = sq_slots + (size_t)sq_n * sq_wqe;
-	buf = sv_wq_buf_new(f, rq_slots + (size_t)rq_n * rq_wqe,
-			    &sq->mmap_offset);
+	buf = sv_mbuf_alloc_mapped(f, rq_slots + (size_t)rq_n * rq_wqe,
+				   &sq->mmap_offset);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	sv_wq_place(sq, buf, 0, sq_slots, sq_n, sq_wqe);
@@ -315,7 +298,6 @@ static int sv_wq_init_pair(struct sv_file *f, struct sv_wq *sq, u32 sq_n,
 	return 0;
 }
 
-/* Userspace can no longer map it (the memory stays until sv_wq_free). */
 /**
  * sv_wq_resize - move a ring of its own (an SRQ's) to one of @entries slots
  * @f: the file; f->lock held (the ring's mapping changes)
@@ -339,8 +321,8 @@ int sv_wq_resize(struct sv_file *f, struct sv_wq *wq, u32 entries)
 	if (WARN_ON_ONCE(wq->map_shared))
 		return -EINVAL;
 	entries = sv_wq_entries(entries);
-	buf = sv_wq_buf_new(f, PAGE_SIZE + (size_t)entries * wq->wqe_size,
-			    &offset);
+	buf = sv_mbuf_alloc_mapped(f, PAGE_SIZE +
+				   (size_t)entries * wq->wqe_size, &offset);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	sv_wq_lock(wq);
@@ -370,6 +352,7 @@ int sv_wq_resize(struct sv_file *f, struct sv_wq *wq, u32 entries)
 	return 0;
 }
 
+/* Userspace can no longer map it (the memory stays until sv_wq_free). */
 void sv_wq_fini(struct sv_file *f, struct sv_wq *wq)
 {
 	if (wq->buf && !wq->map_shared)

@@ -57,11 +57,6 @@ static DEFINE_SPINLOCK(sv_atomic_lock);
 
 #define SV_GRH_LEN		40
 
-static struct sv_pd *sv_qp_pd(struct sv_qp *qp)
-{
-	return container_of(qp->pd, struct sv_pd, uobj);
-}
-
 void sv_sg_release(struct sv_sg *sg)
 {
 	u32 i;

@@ -428,13 +428,13 @@ u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w)
 		return SV_WC_STATUS_LOC_PROT_ERR;
 	/* A window is freed by mw.c's rules and never laid out by a UMR. */
 	if (mr->mw && !umr) {
-		status = sv_mw_local_inv(qp, mr, key) ?
+		status = sv_mw_invalidate(mr, sv_qp_pd(qp), key) ?
 			 SV_WC_STATUS_LOC_PROT_ERR : 0;
 		goto out;
 	}
 	mk = mr->mkey;
 	if (!mk || mr->mw ||
-	    READ_ONCE(mr->pd) != container_of(qp->pd, struct sv_pd, uobj)) {
+	    READ_ONCE(mr->pd) != sv_qp_pd(qp)) {
 		status = SV_WC_STATUS_LOC_PROT_ERR;
 		goto out;
 	}

@@ -176,6 +176,27 @@ int sv_mmap_entry_add(struct sv_file *f, struct sv_mbuf *b, u64 *offset)
 	return 0;
 }
 
+/*
+ * sv_mbuf_alloc() of size bytes, mappable by f's owner at *offset (its
+ * table holds the buffer's one reference besides the caller's); an
+ * ERR_PTR if either fails.
+ */
+struct sv_mbuf *sv_mbuf_alloc_mapped(struct sv_file *f, size_t size,
+				     u64 *offset)
+{
+	struct sv_mbuf *b = sv_mbuf_alloc(size);
+	int ret;
+
+	if (IS_ERR(b))
+		return b;
+	ret = sv_mmap_entry_add(f, b, offset);
+	if (ret) {
+		sv_mbuf_put(b);
+		return ERR_PTR(ret);
+	}
+	return b;
+}
+
 /* Userspace can no longer map it; existing mappings keep the buffer. */
 void sv_mmap_entry_remove(struct sv_file *f, u64 offset)
 {

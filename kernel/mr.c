@@ -149,6 +149,12 @@ static int sv_mr_check_iova(u32 access, u64 iova, u64 length)
 	return base + (length - 1) < base ? -EINVAL : 0;
 }
 
+/* The pages [addr, addr + length) touches. */
+static unsigned long sv_umem_npages(u64 addr, u64 length)
+{
+	return (PAGE_ALIGN(addr + length) - (addr & PAGE_MASK)) >> PAGE_SHIFT;
+}
+
 static struct page *sv_umem_page(const struct sv_umem *umem, unsigned long i)
 {
 	if (umem->dm)
@@ -242,8 +248,7 @@ static struct sv_umem *sv_umem_get(u64 addr, u64 length, bool writable)
 	umem->addr = addr;
 	umem->length = length;
 	umem->writable = writable;
-	umem->npages = (PAGE_ALIGN(addr + length) - (addr & PAGE_MASK)) >>
-		       PAGE_SHIFT;
+	umem->npages = sv_umem_npages(addr, length);
 
 	/* Every limit before anything sized by the length. */
 	ret = sv_pinned_charge(mm, umem->npages);
@@ -995,8 +1000,7 @@ int sv_reg_dm_mr(struct sv_file *f, void *arg)
 	umem->first = off >> PAGE_SHIFT;
 	umem->addr = off;
 	umem->length = cmd->length;
-	umem->npages = (PAGE_ALIGN(off + cmd->length) - (off & PAGE_MASK)) >>
-		       PAGE_SHIFT;
+	umem->npages = sv_umem_npages(off, cmd->length);
 	umem->writable = true;
 	mr->umem = umem;
 	mr->access = cmd->access;

@@ -64,6 +64,6 @@ void sv_mkey_set_range(struct sv_mkey *mk, u32 lkey, u64 addr, u64 len,
 
 /* mw.c: the checks of an access through a window */
 int sv_mw_check(const struct sv_mr *mr, const struct sv_qp *qp);
-int sv_mw_local_inv(struct sv_qp *qp, struct sv_mr *mr, u32 key);
+int sv_mw_invalidate(struct sv_mr *mr, struct sv_pd *pd, u32 key);
 
 #endif /* SV_MR_H */

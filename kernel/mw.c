@@ -60,11 +60,6 @@ static struct sv_mr *to_sv_mr(struct sv_uobj *u)
 	return container_of(u, struct sv_mr, uobj);
 }
 
-static struct sv_pd *sv_qp_pd_of(const struct sv_qp *qp)
-{
-	return container_of(qp->pd, struct sv_pd, uobj);
-}
-
 /*
  * May an access through the window mr reach it now? qp: the responder of
  * a remote access, NULL for a local one. Called by sv_mr_check(), the key
@@ -117,7 +112,7 @@ static struct sv_mr *sv_mw_target(struct sv_qp *qp, u32 lkey, u64 addr,
 	bool ok;
 
 	/* Same PD as the QP (and the window), the range inside the MR. */
-	if (sv_mr_span_get(qp->sdev, lkey, sv_qp_pd_of(qp), 0, addr, len, &sp))
+	if (sv_mr_span_get(qp->sdev, lkey, sv_qp_pd(qp), 0, addr, len, &sp))
 		return NULL;
 	t = sp.mr;
 	/* Entered: the MR's access does not change under us. */
@@ -160,7 +155,7 @@ u32 sv_mw_bind(struct sv_qp *qp, const struct sv_send_wqe *w)
 		return status;
 	mw = mr->mw;
 	/* The window's PD is the QP's (C10-72; for type 1 the MR's too). */
-	if (!mw || READ_ONCE(mr->pd) != sv_qp_pd_of(qp))
+	if (!mw || READ_ONCE(mr->pd) != sv_qp_pd(qp))
 		goto out;
 	mutex_lock(&mw->lock);
 	if (READ_ONCE(mr->key) != w->rkey)	/* rebound or destroyed */
@@ -201,10 +196,10 @@ out:
 
 /*
  * Free the type 2 window mr whose key is key, for a QP of pd: LOCAL_INV
- * on the requester, SEND_WITH_INV on the responder. -EINVAL if it is not
- * a bound type 2 window of pd with that key.
+ * on the requester (mkey.c), SEND_WITH_INV on the responder. -EINVAL if
+ * it is not a bound type 2 window of pd with that key.
  */
-static int sv_mw_invalidate(struct sv_mr *mr, struct sv_pd *pd, u32 key)
+int sv_mw_invalidate(struct sv_mr *mr, struct sv_pd *pd, u32 key)
 {
 	struct sv_mw *mw = mr->mw;
 	struct sv_mr *old = NULL;
@@ -225,12 +220,6 @@ static int sv_mw_invalidate(struct sv_mr *mr, struct sv_pd *pd, u32 key)
 	return ret;
 }
 
-/* LOCAL_INV of qp naming the window mr (referenced by the caller). */
-int sv_mw_local_inv(struct sv_qp *qp, struct sv_mr *mr, u32 key)
-{
-	return sv_mw_invalidate(mr, sv_qp_pd_of(qp), key);
-}
-
 /* SEND_WITH_INV arriving at dqp: free its window rkey. 0 or -EINVAL. */
 int sv_mw_remote_inv(struct sv_qp *dqp, u32 rkey)
 {
@@ -240,7 +229,7 @@ int sv_mw_remote_inv(struct sv_qp *dqp, u32 rkey)
 	if (!mr)
 		return ret;
 	if (mr->mw)
-		ret = sv_mw_invalidate(mr, sv_qp_pd_of(dqp), rkey);
+		ret = sv_mw_invalidate(mr, sv_qp_pd(dqp), rkey);
 	sv_mr_put(mr);
 	return ret;
 }

@@ -369,6 +369,8 @@ struct vm_area_struct;
 struct sv_mbuf *sv_mbuf_alloc(size_t size);
 void sv_mbuf_put(struct sv_mbuf *b);
 int sv_mmap_entry_add(struct sv_file *f, struct sv_mbuf *b, u64 *offset);
+struct sv_mbuf *sv_mbuf_alloc_mapped(struct sv_file *f, size_t size,
+				     u64 *offset);
 void sv_mmap_entry_remove(struct sv_file *f, u64 offset);
 int sv_mmap(struct file *filp, struct vm_area_struct *vma);
 void sv_mmap_file_init(struct sv_file *f);
@@ -524,6 +526,12 @@ struct sv_qp {
 	u32 dci_max_errored;		/* streams in error that fail the DCI */
 	unsigned long dci_errored;	/* bitmap of streams in error */
 };
+
+/* The PD a QP was made in. */
+static inline struct sv_pd *sv_qp_pd(const struct sv_qp *qp)
+{
+	return container_of(qp->pd, struct sv_pd, uobj);
+}
 
 static inline bool sv_qp_is_dc(const struct sv_qp *qp)
 {

@@ -323,9 +323,8 @@ enum sv_exec_result sv_tx_send(struct sv_qp *qp, struct sv_send_wqe *w,
 			*status = SV_WC_LOC_QP_OP_ERR;
 			return SV_EXEC_FATAL;
 		}
-		if (sv_sg_resolve(sg, sdev,
-				  container_of(qp->pd, struct sv_pd, uobj), 0,
-				  data, w->num_sge)) {
+		if (sv_sg_resolve(sg, sdev, sv_qp_pd(qp), 0, data,
+				  w->num_sge)) {
 			*status = SV_WC_LOC_PROT_ERR;
 			return SV_EXEC_FATAL;
 		}
