@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "sv_harness.h"
+#include "sv_qp_test.h"
 #include "sv_dp_test.h"
 #include "sv_test.h"
 
@@ -402,37 +403,41 @@ TEST_F(hook, moderation_by_count)
 	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
 }
 
+/*
+ * Moderate cq to (count, period), arm it, push n completions: the
+ * microseconds until its event, or -1 if none came within 5 s.
+ */
+static long event_delay_us(struct ibv_cq *cq, struct ibv_comp_channel *ch,
+			   uint16_t count, uint16_t period, int n)
+{
+	struct timespec t0, t1;
+	int i;
+
+	if (moderate(cq, count, period) || ibv_req_notify_cq(cq, 0))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++)
+		if (push(cq, i, 0))
+			return -1;
+	if (event_within(ch, 5000) != 1)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0.tv_sec) * 1000000 +
+	       (t1.tv_nsec - t0.tv_nsec) / 1000;
+}
+
 /* ... or for cq_period microseconds after the first of them. */
 TEST_F(hook, moderation_by_period)
 {
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(self->ctx);
-	struct timespec t0, t1;
 	struct ibv_cq *cq;
-	long us;
 
 	ASSERT_NE(NULL, ch);
 	cq = ibv_create_cq(self->ctx, 16, NULL, ch, 0);
 	ASSERT_NE(NULL, cq);
-	ASSERT_EQ(0, moderate(cq, 100, 4000));
-	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, push(cq, 1, 0));
-	ASSERT_EQ(0, push(cq, 2, 0));
-	ASSERT_EQ(1, event_within(ch, 5000));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	us = (t1.tv_sec - t0.tv_sec) * 1000000 +
-	     (t1.tv_nsec - t0.tv_nsec) / 1000;
-	EXPECT_LE(4000, us);
+	EXPECT_LE(4000, event_delay_us(cq, ch, 100, 4000, 2));
 	/* Count 0: the period alone. */
-	ASSERT_EQ(0, moderate(cq, 0, 2000));
-	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, push(cq, 3, 0));
-	ASSERT_EQ(1, event_within(ch, 5000));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	us = (t1.tv_sec - t0.tv_sec) * 1000000 +
-	     (t1.tv_nsec - t0.tv_nsec) / 1000;
-	EXPECT_LE(2000, us);
+	EXPECT_LE(2000, event_delay_us(cq, ch, 0, 2000, 1));
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
 	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
 }
@@ -464,12 +469,10 @@ TEST_F(hook, moderation_errors)
 
 	m.handle = cq->handle;
 	m.reserved = 1;
-	EXPECT_EQ(-1, ioctl(cq->context->cmd_fd, SV_IOC_MODIFY_CQ, &m));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(cq->context->cmd_fd, SV_IOC_MODIFY_CQ, &m));
 	m.reserved = 0;
 	m.handle = 0x7ffffff0;
-	EXPECT_EQ(-1, ioctl(cq->context->cmd_fd, SV_IOC_MODIFY_CQ, &m));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(ENOENT, sv_ioc(cq->context->cmd_fd, SV_IOC_MODIFY_CQ, &m));
 
 	/* Destroyed with its timer running. */
 	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));

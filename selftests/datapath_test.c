@@ -599,35 +599,52 @@ TEST_F(dp, cq_overflow_raises_cq_err)
 	ASSERT_EQ(0, ibv_destroy_cq(cq));
 }
 
+/* a -> b over RC, b receiving from srq; both RTS. */
+static int srq_pair(FIXTURE_DATA(dp) *self, struct ibv_srq *srq)
+{
+	self->a = mkqp(self, IBV_QPT_RC, NULL, 1);
+	self->b = mkqp(self, IBV_QPT_RC, srq, 0);
+	if (!self->a || !self->b ||
+	    qp_init(self->a, IBV_ACCESS_LOCAL_WRITE) ||
+	    qp_init(self->b, IBV_ACCESS_LOCAL_WRITE) ||
+	    qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 7) ||
+	    qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7))
+		return -1;
+	return 0;
+}
+
+/* Receives from..to - 1 on srq, 64 bytes each at rbuf + 64 * i. */
+static int srq_post(FIXTURE_DATA(dp) *self, struct ibv_srq *srq, int from,
+		    int to)
+{
+	struct ibv_recv_wr wr, *bad;
+	struct ibv_sge sg;
+	int i;
+
+	for (i = from; i < to; i++) {
+		sg = (struct ibv_sge){ (uintptr_t)self->rbuf + i * 64, 64,
+				       self->rmr->lkey };
+		wr = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &sg,
+					   .num_sge = 1 };
+		if (ibv_post_srq_recv(srq, &wr, &bad))
+			return -1;
+	}
+	return 0;
+}
+
 TEST_F(dp, srq_limit_and_last_wqe)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
 	struct ibv_srq_attr lim = { .srq_limit = 2 };
 	struct ibv_async_event ev;
-	struct ibv_recv_wr wr, *bad;
-	struct ibv_sge sg;
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 	struct ibv_wc wc;
 	struct ibv_srq *srq;
-	int i;
 
 	srq = ibv_create_srq(self->pd, &sa);
 	ASSERT_NE(NULL, srq);
-	self->a = mkqp(self, IBV_QPT_RC, NULL, 1);
-	self->b = mkqp(self, IBV_QPT_RC, srq, 0);
-	ASSERT_NE(NULL, self->a);
-	ASSERT_NE(NULL, self->b);
-	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_init(self->b, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 7));
-	ASSERT_EQ(0, qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7));
-	for (i = 0; i < 3; i++) {
-		sg = (struct ibv_sge){ (uintptr_t)self->rbuf + i * 64, 64,
-				       self->rmr->lkey };
-		wr = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &sg,
-					   .num_sge = 1 };
-		ASSERT_EQ(0, ibv_post_srq_recv(srq, &wr, &bad));
-	}
+	ASSERT_EQ(0, srq_pair(self, srq));
+	ASSERT_EQ(0, srq_post(self, srq, 0, 3));
 	ASSERT_EQ(0, ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT));
 	sv_fill(self->sbuf, 64, 2);
 	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
@@ -666,9 +683,7 @@ TEST_F(dp, srq_resize)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
 	struct ibv_srq_attr q;
-	struct ibv_recv_wr wr, *bad;
 	struct ibv_device_attr da;
-	struct ibv_sge sg;
 	struct ibv_wc wc;
 	struct ibv_srq *srq;
 	int i;
@@ -677,22 +692,9 @@ TEST_F(dp, srq_resize)
 	EXPECT_TRUE(da.device_cap_flags & IBV_DEVICE_SRQ_RESIZE);
 	srq = ibv_create_srq(self->pd, &sa);
 	ASSERT_NE(NULL, srq);
-	self->a = mkqp(self, IBV_QPT_RC, NULL, 1);
-	self->b = mkqp(self, IBV_QPT_RC, srq, 0);
-	ASSERT_NE(NULL, self->a);
-	ASSERT_NE(NULL, self->b);
-	ASSERT_EQ(0, qp_init(self->a, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_init(self->b, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 7));
-	ASSERT_EQ(0, qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 7));
+	ASSERT_EQ(0, srq_pair(self, srq));
 	/* 12 posted, 2 consumed: 10 to move. */
-	for (i = 0; i < 12; i++) {
-		sg = (struct ibv_sge){ (uintptr_t)self->rbuf + i * 64, 64,
-				       self->rmr->lkey };
-		wr = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &sg,
-					   .num_sge = 1 };
-		ASSERT_EQ(0, ibv_post_srq_recv(srq, &wr, &bad));
-	}
+	ASSERT_EQ(0, srq_post(self, srq, 0, 12));
 	for (i = 0; i < 2; i++) {
 		sv_fill(self->sbuf + i * 64, 64, i);
 		ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->smr->lkey,
@@ -710,13 +712,7 @@ TEST_F(dp, srq_resize)
 	ASSERT_EQ(0, ibv_query_srq(srq, &q));
 	EXPECT_LE(100, q.max_wr);
 	/* Room for 100 now: post the rest, 110 in all. */
-	for (i = 12; i < 110; i++) {
-		sg = (struct ibv_sge){ (uintptr_t)self->rbuf + i * 64, 64,
-				       self->rmr->lkey };
-		wr = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &sg,
-					   .num_sge = 1 };
-		ASSERT_EQ(0, ibv_post_srq_recv(srq, &wr, &bad)) TH_LOG("%d", i);
-	}
+	ASSERT_EQ(0, srq_post(self, srq, 12, 110));
 	memset(self->rbuf, 0, BUF);
 	for (i = 2; i < 110; i++) {
 		sv_fill(self->sbuf + i * 64, 64, i);

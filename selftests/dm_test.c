@@ -20,6 +20,7 @@
 
 #include "softverbs-abi.h"
 #include "sv_harness.h"
+#include "sv_qp_test.h"
 #include "sv_dp_test.h"
 
 #define DMLEN	65536
@@ -239,31 +240,24 @@ TEST_F(dm, bad_arguments)
 
 	/* The kernel's: flags, handles of nothing and of another type. */
 	a.flags = 1;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_ALLOC_DM, &a));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_ALLOC_DM, &a));
 	r.dm_handle = 0x7ffffff0;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_REG_DM_MR, &r));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(ENOENT, sv_ioc(fd, SV_IOC_REG_DM_MR, &r));
 	r.dm_handle = self->pd->handle;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_REG_DM_MR, &r));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_REG_DM_MR, &r));
 	r.dm_handle = self->dm->handle;
 	r.reserved = 1;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_REG_DM_MR, &r));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_REG_DM_MR, &r));
 	r.reserved = 0;
 	r.pd_handle = 0x7ffffff0;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_REG_DM_MR, &r));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(ENOENT, sv_ioc(fd, SV_IOC_REG_DM_MR, &r));
 	f.dm_handle = self->hmr->handle;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_FREE_DM, &f));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_FREE_DM, &f));
 	f.dm_handle = 0x7ffffff0;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_FREE_DM, &f));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(ENOENT, sv_ioc(fd, SV_IOC_FREE_DM, &f));
 	/* A PD with a DM MR in it is busy; the DM itself names no PD. */
 	r.pd_handle = self->pd->handle;
-	ASSERT_EQ(0, ioctl(fd, SV_IOC_REG_DM_MR, &r));
+	ASSERT_EQ(0, sv_ioc(fd, SV_IOC_REG_DM_MR, &r));
 	EXPECT_EQ(EBUSY, ibv_dealloc_pd(self->pd));
 	EXPECT_EQ(EBUSY, ibv_free_dm(self->dm));
 }

@@ -31,6 +31,7 @@
 
 #include "softverbs-abi.h"
 #include "sv_harness.h"
+#include "sv_qp_test.h"
 #include "sv_dp_test.h"
 
 #define BUFSZ	8192
@@ -807,42 +808,33 @@ TEST_F(mw, kernel_errnos)
 	struct sv_dealloc_mw d = { .size = sizeof(d) };
 
 	a.type = 0;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_ALLOC_MW, &a));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_ALLOC_MW, &a));
 	a.type = 3;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_ALLOC_MW, &a));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_ALLOC_MW, &a));
 	a.type = SV_MW_TYPE_2;
 	a.reserved = 1;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_ALLOC_MW, &a));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_ALLOC_MW, &a));
 	a.reserved = 0;
 	a.pd_handle = 0x7ffffff0;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_ALLOC_MW, &a));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(ENOENT, sv_ioc(fd, SV_IOC_ALLOC_MW, &a));
 	/* An MR's handle is no PD's. */
 	a.pd_handle = self->mr->handle;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_ALLOC_MW, &a));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_ALLOC_MW, &a));
 	a.size = SV_ALLOC_MW_SIZE_VER0 - 4;
 	a.pd_handle = self->pd->handle;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_ALLOC_MW, &a));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_ALLOC_MW, &a));
 
 	d.mw_handle = 0x7ffffff0;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DEALLOC_MW, &d));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(ENOENT, sv_ioc(fd, SV_IOC_DEALLOC_MW, &d));
 	d.mw_handle = self->mr->handle;
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DEALLOC_MW, &d));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, sv_ioc(fd, SV_IOC_DEALLOC_MW, &d));
 	/* A PD with a window is busy. */
 	a.size = sizeof(a);
-	ASSERT_EQ(0, ioctl(fd, SV_IOC_ALLOC_MW, &a));
+	ASSERT_EQ(0, sv_ioc(fd, SV_IOC_ALLOC_MW, &a));
 	EXPECT_EQ(EBUSY, ibv_dealloc_pd(self->pd));
 	d.mw_handle = a.mw_handle;
-	EXPECT_EQ(0, ioctl(fd, SV_IOC_DEALLOC_MW, &d));
-	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DEALLOC_MW, &d));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, sv_ioc(fd, SV_IOC_DEALLOC_MW, &d));
+	EXPECT_EQ(ENOENT, sv_ioc(fd, SV_IOC_DEALLOC_MW, &d));
 }
 
 /*

@@ -478,14 +478,14 @@ static struct ibv_context *sv_ctx_new(struct ibv_device *device, int cmd_fd)
 
 	ret = sv_cmd(&ctx->vctx.context, SV_IOC_QUERY_ABI, &abi);
 	if (ret)
-		goto err_close;
+		goto err_free;
 	if (abi.abi_version != SV_ABI_VERSION) {
 		ret = EPROTONOSUPPORT;
-		goto err_close;
+		goto err_free;
 	}
 	ret = sv_query_device_raw(&ctx->vctx.context, &qd);
 	if (ret)
-		goto err_close;
+		goto err_free;
 	ctx->vctx.context.num_comp_vectors = qd.num_comp_vectors;
 
 	sv_ctx_default_ops(&ctx->vctx);
@@ -493,17 +493,24 @@ static struct ibv_context *sv_ctx_new(struct ibv_device *device, int cmd_fd)
 		ret = p->init ? p->init(ctx) : 0;
 		if (ret) {
 			sv_providers_fini(ctx, p);
-			goto err_close;
+			goto err_free;
 		}
 	}
 	sv_device_get(dev);
 	return &ctx->vctx.context;
 
-err_close:
+err_free:
 	pthread_mutex_destroy(&ctx->vctx.context.mutex);
 	free(ctx);
 	errno = ret;
 	return NULL;
+}
+
+/* The device's char device node. */
+static void sv_dev_path(const struct ibv_device *device, char *path,
+			size_t len)
+{
+	snprintf(path, len, "%s/%s", SV_DEV_DIR, device->dev_name);
 }
 
 /* Open the device's char device for a context of its own. */
@@ -514,7 +521,7 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	struct ibv_context *ctx;
 	int fd, err;
 
-	snprintf(path, sizeof(path), "%s/%s", SV_DEV_DIR, device->dev_name);
+	sv_dev_path(device, path, sizeof(path));
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -561,8 +568,7 @@ static struct ibv_device *sv_fd_device(int fd, struct ibv_device ***list)
 	for (; *l; l++) {
 		if (!sv_private_device_is_ours(*l))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", SV_DEV_DIR,
-			 (*l)->dev_name);
+		sv_dev_path(*l, path, sizeof(path));
 		if (!stat(path, &st) && S_ISCHR(st.st_mode) &&
 		    st.st_rdev == fst.st_rdev)
 			return *l;

@@ -141,14 +141,9 @@ static struct ibv_mr *sv_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 		errno = ret;
 		return NULL;
 	}
-	mr->ibmr.context = pd->context;
-	mr->ibmr.pd = pd;
-	mr->ibmr.addr = NULL;		/* zero-based, as rdma-core's */
-	mr->ibmr.length = length;
-	mr->ibmr.handle = cmd.mr_handle;
-	mr->ibmr.lkey = cmd.lkey;
-	mr->ibmr.rkey = cmd.rkey;
-	return &mr->ibmr;
+	/* Zero-based: no address, as rdma-core's. */
+	return sv_mr_fill(mr, pd, NULL, length, cmd.mr_handle, cmd.lkey,
+			  cmd.rkey);
 }
 
 static int sv_dm_ctx_init(struct sv_context *ctx)

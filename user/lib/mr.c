@@ -18,6 +18,21 @@
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
+/* The library's view of a kernel MR of pd: mr filled, handed out. */
+struct ibv_mr *sv_mr_fill(struct sv_mr *mr, struct ibv_pd *pd, void *addr,
+			  size_t length, uint32_t handle, uint32_t lkey,
+			  uint32_t rkey)
+{
+	mr->ibmr.context = pd->context;
+	mr->ibmr.pd = pd;
+	mr->ibmr.addr = addr;
+	mr->ibmr.length = length;
+	mr->ibmr.handle = handle;
+	mr->ibmr.lkey = lkey;
+	mr->ibmr.rkey = rkey;
+	return &mr->ibmr;
+}
+
 SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 					  size_t length, uint64_t iova,
 					  unsigned int access)
@@ -46,14 +61,8 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 		errno = ret;
 		return NULL;
 	}
-	mr->ibmr.context = pd->context;
-	mr->ibmr.pd = pd;
-	mr->ibmr.addr = addr;
-	mr->ibmr.length = length;
-	mr->ibmr.handle = cmd.mr_handle;
-	mr->ibmr.lkey = cmd.lkey;
-	mr->ibmr.rkey = cmd.rkey;
-	return &mr->ibmr;
+	return sv_mr_fill(mr, pd, addr, length, cmd.mr_handle, cmd.lkey,
+			  cmd.rkey);
 }
 
 SV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr,
@@ -176,14 +185,8 @@ SV_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 		errno = ENOMEM;
 		return NULL;
 	}
-	mr->ibmr.context = pd->context;
-	mr->ibmr.pd = pd;
-	mr->ibmr.addr = (void *)(uintptr_t)q.addr;
-	mr->ibmr.length = q.length;
-	mr->ibmr.handle = mr_handle;
-	mr->ibmr.lkey = q.lkey;
-	mr->ibmr.rkey = q.rkey;
-	return &mr->ibmr;
+	return sv_mr_fill(mr, pd, (void *)(uintptr_t)q.addr, q.length,
+			  mr_handle, q.lkey, q.rkey);
 }
 
 /* Forget an imported MR here; the kernel's MR stays registered. */

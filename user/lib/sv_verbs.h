@@ -225,6 +225,10 @@ struct sv_mr {
 	struct ibv_mr ibmr;
 };
 
+struct ibv_mr *sv_mr_fill(struct sv_mr *mr, struct ibv_pd *pd, void *addr,
+			  size_t length, uint32_t handle, uint32_t lkey,
+			  uint32_t rkey);
+
 static inline struct sv_pd *to_svpd(struct ibv_pd *pd)
 {
 	return container_of(pd, struct sv_pd, ibpd);
