@@ -478,7 +478,8 @@ static bool sv_engine_flush(struct sv_qp *qp)
 		sv_steer_qp_purge(qp);
 		did = true;
 	}
-	if (qp->rq.ring) {
+	/* An XRC INI QP has no receive CQ: whatever its ring says, no WQE. */
+	if (qp->rq.ring && qp->recv_cq) {
 		sv_wq_lock(&qp->rq);
 		did |= sv_wq_flush(&qp->rq, qp->recv_cq, qp->qpn, false);
 		sv_wq_unlock(&qp->rq);

@@ -95,8 +95,9 @@ int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev, struct sv_pd *pd,
  * One remote span at dqp as a one-entry list: rkey may be an MR's, an
  * indirect key's or a memory window's (mw.c). len is not 0.
  */
-static int sv_sg_remote(struct sv_sg *sg, struct sv_qp *dqp, u32 access,
-			u32 rkey, u64 addr, u64 len)
+static int sv_sg_remote(struct sv_sg *sg, struct sv_qp *dqp,
+			struct sv_pd *pd, u32 access, u32 rkey, u64 addr,
+			u64 len)
 {
 	int ret;
 
@@ -104,8 +105,8 @@ static int sv_sg_remote(struct sv_sg *sg, struct sv_qp *dqp, u32 access,
 	sg->len = 0;
 	if (len > SV_MAX_MSG_SZ)
 		return -ERANGE;
-	ret = sv_mr_span_get_remote(dqp, sv_qp_pd(dqp), rkey, access, addr,
-				    len, &sg->ent[0]);
+	ret = sv_mr_span_get_remote(dqp, pd, rkey, access, addr, len,
+				    &sg->ent[0]);
 	if (ret)
 		return ret;
 	sg->n = 1;
@@ -224,6 +225,13 @@ static void sv_qp_err_event(struct sv_qp *qp, u32 event, bool fatal)
 	}
 	qp->attr.qp_state = SV_QPS_ERR;
 	qp->attr.cur_qp_state = SV_QPS_ERR;
+	/* An XRC TGT QP has no queues and no engine: its handles hear. */
+	if (qp->qp_type == SV_QPT_XRC_RECV) {
+		if (event)
+			sv_xrc_qp_event(qp, event);
+		spin_unlock_bh(&qp->lock);
+		return;
+	}
 	WRITE_ONCE(qp->sq.ring->flags, SV_WQ_RING_ERR);
 	if (qp->rq.ring)
 		WRITE_ONCE(qp->rq.ring->flags, SV_WQ_RING_ERR);
@@ -248,7 +256,7 @@ void sv_qp_fatal(struct sv_qp *qp)
 /* The responder's side failed on RC: it goes to ERR and is told so. */
 static void sv_responder_err(struct sv_qp *dqp, bool access)
 {
-	if (dqp->qp_type != SV_QPT_RC)
+	if (dqp->qp_type != SV_QPT_RC && dqp->qp_type != SV_QPT_XRC_RECV)
 		return;
 	sv_qp_err_event(dqp, access ? SV_EVENT_QP_ACCESS_ERR : 0, false);
 }
@@ -312,26 +320,19 @@ static void sv_rq_pop(struct sv_wq *wq)
 
 /*
  * The SRQ limit: raise SRQ_LIMIT_REACHED once when armed and under it.
- * dqp (alive: not dead under its lock) keeps the SRQ's file.
+ * An SRQ not dead under its lock has its file.
  */
-static void sv_srq_check_limit(struct sv_qp *dqp, struct sv_srq *srq)
+static void sv_srq_check_limit(struct sv_srq *srq)
 {
 	u32 avail = READ_ONCE(srq->rq.ring->prod) - srq->rq.cons;
-	bool fire = false;
 
 	spin_lock_bh(&srq->lock);
-	if (srq->limit && avail < srq->limit) {
+	if (srq->limit && avail < srq->limit && !srq->dead) {
 		srq->limit = 0;
-		fire = true;
-	}
-	spin_unlock_bh(&srq->lock);
-	if (!fire)
-		return;
-	spin_lock_bh(&dqp->lock);
-	if (!dqp->dead)
 		sv_async_event(srq->uobj.file, SV_EVENT_SRQ_LIMIT_REACHED,
 			       srq->user_handle, &srq->events);
-	spin_unlock_bh(&dqp->lock);
+	}
+	spin_unlock_bh(&srq->lock);
 }
 
 /* Fill a GRH (IPv6 layout for RoCE; the 40 bytes UD receives begin with). */
@@ -357,6 +358,9 @@ struct sv_req {
 	const void *inl;		/* inline data */
 	u64 len;			/* message length */
 	struct sv_qp *dqp;
+	/* the PD, and the SRQ an XRC request names, at the responder */
+	struct sv_pd *dpd;
+	struct sv_srq *xsrq;
 	struct sv_sg *rsg;		/* scratch for the responder's list */
 	struct sv_rwqe *rw;		/* scratch for a receive WQE */
 	u8 mgid[16];			/* the destination GID (AH or QP's) */
@@ -383,7 +387,8 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	struct sv_send_wqe *w = r->w;
 	bool ud = qp->qp_type == SV_QPT_UD;
 	bool write_imm = w->opcode == SV_WR_RDMA_WRITE_WITH_IMM;
-	struct sv_srq *srq = NULL;
+	struct sv_uobj *cq = dqp->recv_cq;
+	struct sv_srq *srq = r->xsrq;
 	struct sv_cqe cqe = {};
 	struct sv_rwqe *rw;
 	struct sv_wq *wq;
@@ -391,13 +396,19 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	int ret;
 
 	rw = r->rw;
-	if (dqp->srq) {
+	if (srq)		/* XRC: the request's SRQ, and its CQ */
+		cq = srq->cq;
+	else if (dqp->srq)
 		srq = container_of(dqp->srq, struct sv_srq, uobj);
-		wq = &srq->rq;
-	} else {
-		wq = &dqp->rq;
-	}
+	wq = srq ? &srq->rq : &dqp->rq;
 	sv_wq_lock(wq);
+	/* An XRC SRQ may have gone since it was looked up. */
+	if (srq && srq->dead) {
+		sv_wq_unlock(wq);
+		sv_responder_err(dqp, false);
+		*status = SV_WC_REM_INV_REQ_ERR;
+		return SV_EXEC_FATAL;
+	}
 	ret = sv_rq_peek(wq, rw);
 	if (ret < 0) {
 		sv_wq_unlock(wq);
@@ -445,7 +456,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 			cqe.status = SV_WC_LOC_QP_OP_ERR;
 			goto resp_fail;
 		}
-		ret = sv_sg_resolve(r->rsg, dqp->sdev, sv_qp_pd(dqp),
+		ret = sv_sg_resolve(r->rsg, dqp->sdev, r->dpd,
 				    SV_ACCESS_LOCAL_WRITE, rw->sge,
 				    rw->hdr.num_sge);
 		if (ret) {
@@ -482,21 +493,20 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	 * mutex-locked (only raw ones take frames in softirq): this sleeps.
 	 */
 	if (w->opcode == SV_WR_SEND_WITH_INV &&
-	    sv_mw_remote_inv(dqp, w->imm_data)) {
+	    sv_mw_remote_inv(dqp->sdev, r->dpd, w->imm_data)) {
 		cqe.status = SV_WC_REM_INV_REQ_ERR;
 		goto resp_fail;
 	}
-	sv_dp_push_cqe(dqp->recv_cq, &cqe,
-		       !!(w->send_flags & SV_SEND_SOLICITED));
+	sv_dp_push_cqe(cq, &cqe, !!(w->send_flags & SV_SEND_SOLICITED));
 	if (srq)
-		sv_srq_check_limit(dqp, srq);
+		sv_srq_check_limit(srq);
 	sv_wq_unlock(wq);
 	return SV_EXEC_DONE;
 
 resp_fail:
 	/* As on the requester: in ERR before the error CQE shows. */
 	sv_responder_err(dqp, false);
-	sv_dp_push_cqe(dqp->recv_cq, &cqe, true);
+	sv_dp_push_cqe(cq, &cqe, true);
 	sv_wq_unlock(wq);
 	if (!sv_qp_reliable(qp))
 		return SV_EXEC_DONE;
@@ -538,8 +548,8 @@ static enum sv_exec_result sv_rdma(struct sv_req *r, u32 *status)
 	if (!(sv_dqp_access(dqp) & need))
 		return sv_remote_access_err(r, -EACCES, status);
 	if (r->len) {
-		ret = sv_sg_remote(r->rsg, dqp, need, w->rkey, w->remote_addr,
-				   r->len);
+		ret = sv_sg_remote(r->rsg, dqp, r->dpd, need, w->rkey,
+				   w->remote_addr, r->len);
 		if (ret)
 			return sv_remote_access_err(r, ret, status);
 		if (read)
@@ -570,7 +580,8 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 		return sv_remote_access_err(r, -EINVAL, status);
 	if (!(sv_dqp_access(dqp) & need))
 		return sv_remote_access_err(r, -EACCES, status);
-	ret = sv_sg_remote(rsg, dqp, need, w->rkey, w->remote_addr, 8);
+	ret = sv_sg_remote(rsg, dqp, r->dpd, need, w->rkey, w->remote_addr,
+			   8);
 	if (ret)
 		return sv_remote_access_err(r, ret, status);
 	spin_lock(&sv_atomic_lock);
@@ -616,12 +627,14 @@ static bool sv_qp_op_ok(u32 qp_type, u32 op)
 	case SV_WR_ATOMIC_CMP_AND_SWP:
 	case SV_WR_ATOMIC_FETCH_AND_ADD:
 	case SV_WR_ATOMIC_WRITE:
-		return qp_type == SV_QPT_RC || qp_type == SV_QPT_DCI;
+		return qp_type == SV_QPT_RC || qp_type == SV_QPT_DCI ||
+		       qp_type == SV_QPT_XRC_SEND;
 	case SV_WR_LOCAL_INV:
 		return qp_type == SV_QPT_RC || qp_type == SV_QPT_UC ||
-		       qp_type == SV_QPT_DCI;
-	case SV_WR_BIND_MW:	/* as rxe and mlx5: RC and UC */
-		return qp_type == SV_QPT_RC || qp_type == SV_QPT_UC;
+		       qp_type == SV_QPT_DCI || qp_type == SV_QPT_XRC_SEND;
+	case SV_WR_BIND_MW:	/* as mlx5: RC, UC and XRC INI */
+		return qp_type == SV_QPT_RC || qp_type == SV_QPT_UC ||
+		       qp_type == SV_QPT_XRC_SEND;
 	case SV_WR_UMR:		/* as mlx5: RC QPs only */
 		return qp_type == SV_QPT_RC;
 	default:
@@ -664,7 +677,9 @@ static bool sv_dest_is_peer(struct sv_qp *qp, struct sv_qp *dqp)
 static bool sv_dest_ok(struct sv_req *r, struct sv_qp *dqp)
 {
 	struct sv_qp *qp = r->qp;
-	u32 want = qp->qp_type == SV_QPT_DCI ? SV_QPT_DCT : qp->qp_type;
+	u32 want = qp->qp_type == SV_QPT_DCI ? SV_QPT_DCT :
+		   qp->qp_type == SV_QPT_XRC_SEND ? SV_QPT_XRC_RECV :
+		   qp->qp_type;
 	u32 qkey;
 	bool ok;
 
@@ -727,6 +742,29 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 	return dqp;
 }
 
+/*
+ * The responder's PD: its QP's, or for an XRC TGT QP that of the XRC SRQ
+ * the request names (w->remote_qpn), which must be of the TGT QP's
+ * domain: else the request is invalid and the TGT QP goes to ERR.
+ */
+static enum sv_exec_result sv_dest_pd(struct sv_req *r, u32 *status)
+{
+	struct sv_qp *dqp = r->dqp;
+
+	if (dqp->qp_type != SV_QPT_XRC_RECV) {
+		r->dpd = sv_qp_pd(dqp);
+		return SV_EXEC_DONE;
+	}
+	r->xsrq = sv_xsrq_get(dqp, r->w->remote_qpn & SV_QPN_MASK);
+	if (!r->xsrq) {
+		sv_responder_err(dqp, false);
+		*status = SV_WC_REM_INV_REQ_ERR;
+		return SV_EXEC_FATAL;
+	}
+	r->dpd = container_of(r->xsrq->pd, struct sv_pd, uobj);
+	return SV_EXEC_DONE;
+}
+
 /* A UD send to the multicast QPN: every QP attached to the AH's group. */
 static void sv_multicast(struct sv_req *r, u32 *status)
 {
@@ -737,6 +775,7 @@ static void sv_multicast(struct sv_req *r, u32 *status)
 	for (i = 0; i < n; i++) {
 		if (sv_dest_ok(r, qps[i])) {
 			r->dqp = qps[i];
+			r->dpd = sv_qp_pd(qps[i]);
 			sv_deliver(r, status);	/* UD: never fatal */
 		}
 		sv_qp_put(qps[i]);
@@ -873,6 +912,9 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		goto out_lsg;
 	}
 
+	res = sv_dest_pd(&r, status);
+	if (res != SV_EXEC_DONE)
+		goto out_dqp;
 	switch (w->opcode) {
 	case SV_WR_SEND:
 	case SV_WR_SEND_WITH_IMM:
@@ -895,6 +937,9 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		sv_stat_add(r.dqp->sdev, SV_STAT_RX_PKTS, 1);
 		sv_stat_add(r.dqp->sdev, SV_STAT_RX_BYTES, r.len);
 	}
+	if (r.xsrq)
+		sv_uobj_put(&r.xsrq->uobj);
+out_dqp:
 	sv_qp_put(r.dqp);
 out_lsg:
 	if (lsg)
@@ -997,7 +1042,7 @@ push:
 	sv_cq_push_stamped(container_of(qp->recv_cq, struct sv_cq, uobj), &cqe,
 			   false, &m->ts);
 	if (srq)
-		sv_srq_check_limit(qp, srq);
+		sv_srq_check_limit(srq);
 	sv_wq_unlock(wq);
 	if (!cqe.status) {
 		sv_stat_add(qp->sdev, SV_STAT_RX_PKTS, 1);

@@ -61,6 +61,10 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_QUERY_PD_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_MR, sv_query_mr, sv_query_mr,
 		 SV_QUERY_MR_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_OPEN_XRCD, sv_open_xrcd, sv_open_xrcd,
+			SV_OPEN_XRCD_SIZE_VER0, SV_OBJ_XRCD, handle),
+	SV_IOCTL(SV_NR_CLOSE_XRCD, sv_close_xrcd, sv_close_xrcd,
+		 SV_CLOSE_XRCD_SIZE_VER0),
 	SV_IOCTL_CREATE(SV_NR_ALLOC_DM, sv_alloc_dm, sv_alloc_dm,
 			SV_ALLOC_DM_SIZE_VER0, SV_OBJ_DM, dm_handle),
 	SV_IOCTL(SV_NR_FREE_DM, sv_free_dm, sv_free_dm, SV_FREE_DM_SIZE_VER0),
@@ -105,6 +109,8 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 sv_reset_dci_stream, SV_RESET_DCI_STREAM_SIZE_VER0),
 	SV_IOCTL(SV_NR_QP_RATE_LIMIT, sv_qp_rate_limit, sv_qp_rate_limit,
 		 SV_QP_RATE_LIMIT_SIZE_VER0),
+	SV_IOCTL_CREATE(SV_NR_OPEN_QP, sv_open_qp, sv_open_qp,
+			SV_OPEN_QP_SIZE_VER0, SV_OBJ_XRC_QP, handle),
 	SV_IOCTL_CREATE(SV_NR_CREATE_SRQ, sv_create_srq, sv_create_srq,
 			SV_CREATE_SRQ_SIZE_VER0, SV_OBJ_SRQ, handle),
 	SV_IOCTL(SV_NR_MODIFY_SRQ, sv_modify_srq, sv_modify_srq,
@@ -228,6 +234,7 @@ static bool sv_ioctl_dead_ok(unsigned int nr)
 	case SV_NR_READ_COUNTERS:
 	case SV_NR_DESTROY_WQ:
 	case SV_NR_DESTROY_RWQ_IND_TBL:
+	case SV_NR_CLOSE_XRCD:
 		return true;
 	default:
 		return false;
@@ -266,8 +273,13 @@ static long sv_ioctl_finish(struct sv_file *f, const struct sv_ioctl_desc *d,
 		return 0;
 	}
 	if (d->creates) {
+		u32 h = *(u32 *)(karg + d->handle_off);
+
 		mutex_lock(&f->lock);
-		sv_uobj_destroy(f, *(u32 *)(karg + d->handle_off), d->creates);
+		/* An XRC TGT QP's creator has a handle on it (xrc.c). */
+		if (sv_uobj_destroy(f, h, d->creates) == -EINVAL &&
+		    d->creates == SV_OBJ_QP)
+			sv_uobj_destroy(f, h, SV_OBJ_XRC_QP);
 		mutex_unlock(&f->lock);
 	}
 	if (nfilp) {

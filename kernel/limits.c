@@ -160,6 +160,7 @@ static const u32 sv_obj_fixed[SV_OBJ_MAX] = {
 	[SV_OBJ_WQ] = SV_MAX_WQ,
 	[SV_OBJ_RWQ_IND_TBL] = SV_MAX_RWQ_IND_TBL,
 	[SV_OBJ_DM] = SV_MAX_DM,
+	[SV_OBJ_XRCD] = SV_MAX_XRCD,
 };
 
 /* A type's limit on the device; completion channels have max_cq's. */

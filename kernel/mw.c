@@ -220,16 +220,19 @@ int sv_mw_invalidate(struct sv_mr *mr, struct sv_pd *pd, u32 key)
 	return ret;
 }
 
-/* SEND_WITH_INV arriving at dqp: free its window rkey. 0 or -EINVAL. */
-int sv_mw_remote_inv(struct sv_qp *dqp, u32 rkey)
+/*
+ * SEND_WITH_INV arriving at a responder of PD pd on sdev: free its
+ * window rkey. 0 or -EINVAL.
+ */
+int sv_mw_remote_inv(struct sv_device *sdev, struct sv_pd *pd, u32 rkey)
 {
-	struct sv_mr *mr = sv_mr_lookup_key(dqp->sdev, rkey);
+	struct sv_mr *mr = sv_mr_lookup_key(sdev, rkey);
 	int ret = -EINVAL;
 
 	if (!mr)
 		return ret;
 	if (mr->mw)
-		ret = sv_mw_invalidate(mr, sv_qp_pd(dqp), rkey);
+		ret = sv_mw_invalidate(mr, pd, rkey);
 	sv_mr_put(mr);
 	return ret;
 }

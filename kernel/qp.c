@@ -25,10 +25,12 @@ void sv_qp_device_init(struct sv_device *sdev)
 	ida_init(&sdev->srqns);
 	mutex_init(&sdev->mcast_lock);
 	INIT_LIST_HEAD(&sdev->mcast_groups);
+	sv_xrc_device_init(sdev);
 }
 
 void sv_qp_device_fini(struct sv_device *sdev)
 {
+	sv_xrc_device_fini(sdev);
 	xa_destroy(&sdev->qps);
 	ida_destroy(&sdev->srqns);
 	mutex_destroy(&sdev->mcast_lock);
@@ -116,21 +118,30 @@ static void sv_qp_destroy(struct sv_uobj *u)
 	sv_parent_release(qp->srq);
 }
 
+static void sv_parent_drop(struct sv_uobj *p)
+{
+	if (p)
+		sv_uobj_put(p);
+}
+
+/* An XRC TGT QP has no PD, CQs or SRQ; an INI QP no receive CQ. */
 static void sv_qp_free(struct sv_uobj *u)
 {
 	struct sv_qp *qp = to_sv_qp(u);
 
 	sv_dp_qp_free(qp);
+	sv_parent_drop(qp->pd);
+	sv_parent_drop(qp->send_cq);
+	sv_parent_drop(qp->recv_cq);
+	sv_parent_drop(qp->srq);
+	if (qp->xrcd)
+		sv_xrcd_put(qp->xrcd);
 	put_device(&qp->sdev->dev);
-	sv_uobj_put(qp->pd);
-	sv_uobj_put(qp->send_cq);
-	sv_uobj_put(qp->recv_cq);
-	if (qp->srq)
-		sv_uobj_put(qp->srq);
 	kfree_rcu(qp, rcu);
 }
 
-static const struct sv_uobj_ops sv_qp_ops = {
+/* A TGT QP's own reference uses these too (xrc.c); .destroy never runs. */
+const struct sv_uobj_ops sv_qp_ops = {
 	.destroy = sv_qp_destroy,
 	.free = sv_qp_free,
 };
@@ -206,6 +217,31 @@ static int sv_qp_check_dc(struct sv_create_qp *c)
 	return 0;
 }
 
+/*
+ * XRC QPs as uverbs makes them: an INI QP has no receive side (its caps
+ * come back 0, as mlx5's), a TGT QP nothing but its domain.
+ */
+static int sv_qp_check_xrc(struct sv_create_qp *c)
+{
+	if (c->qp_type != SV_QPT_XRC_RECV && c->xrcd_handle)
+		return -EINVAL;
+	if (c->qp_type == SV_QPT_XRC_SEND) {
+		if (c->recv_cq_handle || c->srq_handle)
+			return -EINVAL;
+		c->cap.max_recv_wr = 0;
+		c->cap.max_recv_sge = 0;
+	}
+	if (c->qp_type == SV_QPT_XRC_RECV) {
+		if (c->pd_handle || c->send_cq_handle || c->recv_cq_handle ||
+		    c->srq_handle || c->create_flags ||
+		    (c->flags & ~(SV_CREATE_QP_SQ_SIG_ALL |
+				  SV_CREATE_QP_SHARED_RINGS)))
+			return -EINVAL;
+		memset(&c->cap, 0, sizeof(c->cap));
+	}
+	return 0;
+}
+
 static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 {
 	struct sv_device *sdev = f->sdev;
@@ -226,15 +262,18 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 		break;
 	case SV_QPT_DCI:
 	case SV_QPT_DCT:
-		break;
 	case SV_QPT_XRC_SEND:
 	case SV_QPT_XRC_RECV:
+		break;
 	case SV_QPT_DRIVER:
 		return -EOPNOTSUPP;
 	default:
 		return -EINVAL;
 	}
-	if (c->reserved || (c->flags & ~SV_CREATE_QP_FLAGS_KNOWN) ||
+	ret = sv_qp_check_xrc(c);
+	if (ret)
+		return ret;
+	if ((c->flags & ~SV_CREATE_QP_FLAGS_KNOWN) ||
 	    memchr_inv(c->reserved2, 0, sizeof(c->reserved2)))
 		return -EINVAL;
 	ret = sv_qp_check_dc(c);
@@ -324,9 +363,20 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	INIT_LIST_HEAD(&qp->engine_node);
 	sv_event_obj_init(&qp->events);
 
+	if (c->qp_type == SV_QPT_XRC_RECV) {
+		qp->attr.qp_state = SV_QPS_RESET;
+		qp->attr.port_num = SV_PORT_NUM;
+		ret = sv_xrc_tgt_create(f, qp, c);
+		if (ret)
+			goto err_parents;
+		c->qpn = qp->qpn;
+		c->cap = qp->cap;
+		return 0;
+	}
 	qp->pd = sv_parent_get(f, c->pd_handle, SV_OBJ_PD);
 	qp->send_cq = sv_parent_get(f, c->send_cq_handle, SV_OBJ_CQ);
-	qp->recv_cq = sv_parent_get(f, c->recv_cq_handle, SV_OBJ_CQ);
+	if (c->qp_type != SV_QPT_XRC_SEND)
+		qp->recv_cq = sv_parent_get(f, c->recv_cq_handle, SV_OBJ_CQ);
 	if (c->srq_handle)
 		qp->srq = sv_parent_get(f, c->srq_handle, SV_OBJ_SRQ);
 	if (IS_ERR(qp->pd))
@@ -393,11 +443,24 @@ err_parents:
 	return ret;
 }
 
+/*
+ * As uverbs (modify_qp_mask()): an XRC QP's modify drops the attributes
+ * of the side it does not have, which programs written for RC pass.
+ */
+static u32 sv_qp_xrc_mask(u32 qp_type, u32 mask)
+{
+	if (qp_type == SV_QPT_XRC_SEND)
+		return mask & ~(SV_QP_MAX_DEST_RD_ATOMIC | SV_QP_MIN_RNR_TIMER);
+	if (qp_type == SV_QPT_XRC_RECV)
+		return mask & ~(SV_QP_MAX_QP_RD_ATOMIC | SV_QP_RETRY_CNT |
+				SV_QP_RNR_RETRY);
+	return mask;
+}
+
 int sv_modify_qp(struct sv_file *f, void *arg)
 {
 	struct sv_modify_qp *m = arg;
-	bool to_sqd, notify;
-	struct sv_uobj *u;
+	bool to_sqd, notify, tgt;
 	struct sv_qp *qp;
 	u32 old_state;
 	int ret;
@@ -412,16 +475,18 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 	if ((m->attr_mask & SV_QP_QKEY) && (m->attr.qkey & SV_QKEY_CONTROLLED) &&
 	    !capable(CAP_NET_RAW))
 		return -EPERM;
-	u = sv_uobj_get(f, m->handle, SV_OBJ_QP);
-	if (IS_ERR(u))
-		return PTR_ERR(u);
-	qp = to_sv_qp(u);
+	qp = sv_qp_lookup(f, m->handle);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 	if (qp->rss) {		/* RSS QPs have no state to change */
-		sv_uobj_put(u);
+		sv_qp_put(qp);
 		return -EOPNOTSUPP;
 	}
+	/* An XRC TGT QP has no queues: its state is all there is. */
+	tgt = qp->qp_type == SV_QPT_XRC_RECV;
 	sv_ah_attr_normalize(&m->attr.ah_attr);
 	sv_ah_attr_normalize(&m->attr.alt_ah_attr);
+	m->attr_mask = sv_qp_xrc_mask(qp->qp_type, m->attr_mask);
 	spin_lock_bh(&qp->lock);
 	old_state = qp->attr.qp_state;
 	to_sqd = (m->attr_mask & SV_QP_STATE) &&
@@ -431,36 +496,36 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 	if (!ret)
 		sv_qp_apply_modify(qp, m->attr_mask, &m->attr);
 	notify = !ret && to_sqd && qp->attr.en_sqd_async_notify;
-	spin_unlock_bh(&qp->lock);
-	if (!ret && (m->attr_mask & (SV_QP_AV | SV_QP_DEST_QPN)))
-		sv_dp_qp_dest_changed(qp);
-	if (!ret && (m->attr_mask & SV_QP_STATE))
-		sv_dp_qp_modified(qp, old_state);
 	/*
 	 * Nothing is in flight yet, so the send queue is drained at once:
-	 * tell the owner if it asked to know.
+	 * tell the owner if it asked to know (every handle of a TGT QP).
 	 */
-	if (notify)
+	if (notify && tgt)
+		sv_xrc_qp_event(qp, SV_EVENT_SQ_DRAINED);
+	spin_unlock_bh(&qp->lock);
+	if (!ret && !tgt && (m->attr_mask & (SV_QP_AV | SV_QP_DEST_QPN)))
+		sv_dp_qp_dest_changed(qp);
+	if (!ret && !tgt && (m->attr_mask & SV_QP_STATE))
+		sv_dp_qp_modified(qp, old_state);
+	if (notify && !tgt)
 		sv_async_event(f, SV_EVENT_SQ_DRAINED, qp->user_handle,
 			       &qp->events);
-	sv_uobj_put(u);
+	sv_qp_put(qp);
 	return ret;
 }
 
 int sv_query_qp(struct sv_file *f, void *arg)
 {
 	struct sv_query_qp *q = arg;
-	struct sv_uobj *u;
 	struct sv_qp *qp;
 
 	if (q->reserved || q->reserved2)
 		return -EINVAL;
-	u = sv_uobj_get(f, q->handle, SV_OBJ_QP);
-	if (IS_ERR(u))
-		return PTR_ERR(u);
-	qp = to_sv_qp(u);
+	qp = sv_qp_lookup(f, q->handle);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 	if (qp->rss) {
-		sv_uobj_put(u);
+		sv_qp_put(qp);
 		return -EOPNOTSUPP;
 	}
 	spin_lock_bh(&qp->lock);
@@ -471,7 +536,7 @@ int sv_query_qp(struct sv_file *f, void *arg)
 	q->qp_type = qp->qp_type;
 	q->flags = qp->flags;
 	q->qpn = qp->qpn;
-	sv_uobj_put(u);
+	sv_qp_put(qp);
 	return 0;
 }
 
@@ -483,13 +548,18 @@ int sv_destroy_qp(struct sv_file *f, void *arg)
 
 	if (d->reserved)
 		return -EINVAL;
+	/* A handle on an XRC TGT QP goes; the QP with the last (xrc.c). */
 	u = sv_uobj_get(f, d->handle, SV_OBJ_QP);
+	if (PTR_ERR_OR_ZERO(u) == -EINVAL)
+		u = sv_uobj_get(f, d->handle, SV_OBJ_XRC_QP);
 	if (IS_ERR(u))
 		return PTR_ERR(u);
-	ret = sv_uobj_destroy(f, d->handle, SV_OBJ_QP);
+	ret = sv_uobj_destroy(f, d->handle, u->type);
 	/* Its events are detached: the count is final. */
 	if (!ret)
-		d->events_reported = to_sv_qp(u)->events.async_reported;
+		d->events_reported = u->type == SV_OBJ_QP ?
+			to_sv_qp(u)->events.async_reported :
+			sv_xrc_qp_events(u)->async_reported;
 	sv_uobj_put(u);
 	return ret;
 }

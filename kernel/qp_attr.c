@@ -8,8 +8,23 @@
  */
 #include "sv.h"
 
-/* RAW_PACKET QPs take no attribute but the port (on RESET -> INIT). */
-enum { SV_T_RC, SV_T_UC, SV_T_UD, SV_T_RAW, SV_T_MAX };
+/*
+ * RAW_PACKET QPs take no attribute but the port (on RESET -> INIT). XRC
+ * INI (XI) and TGT (XT) QPs take RC's, less what their missing side would
+ * use, as the IB spec's XRC tables (and the RDMA core's qp_state_table).
+ */
+enum { SV_T_RC, SV_T_UC, SV_T_UD, SV_T_RAW, SV_T_XI, SV_T_XT, SV_T_MAX };
+
+#define SV_XRC_INIT	(SV_QP_PKEY_INDEX | SV_QP_PORT | SV_QP_ACCESS_FLAGS)
+#define SV_XRC_RTR_REQ	(SV_QP_AV | SV_QP_PATH_MTU | SV_QP_DEST_QPN |	\
+			 SV_QP_RQ_PSN)
+#define SV_XRC_RTR_OPT	(SV_QP_ALT_PATH | SV_QP_ACCESS_FLAGS |		\
+			 SV_QP_PKEY_INDEX)
+#define SV_XRC_RTS_OPT	(SV_QP_CUR_STATE | SV_QP_ALT_PATH |		\
+			 SV_QP_ACCESS_FLAGS | SV_QP_PATH_MIG_STATE)
+#define SV_XRC_SQD_OPT	(SV_QP_PORT | SV_QP_AV | SV_QP_TIMEOUT |	\
+			 SV_QP_ALT_PATH | SV_QP_ACCESS_FLAGS |		\
+			 SV_QP_PKEY_INDEX | SV_QP_PATH_MIG_STATE)
 
 struct sv_qp_trans {
 	bool valid;
@@ -30,6 +45,8 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_PORT |
 					   SV_QP_QKEY,
 				[SV_T_RAW] = SV_QP_PORT,
+				[SV_T_XI] = SV_XRC_INIT,
+				[SV_T_XT] = SV_XRC_INIT,
 			},
 		},
 		[SV_QPS_ERR] = { .valid = true },
@@ -47,6 +64,8 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_PORT |
 					   SV_QP_QKEY,
 				[SV_T_RAW] = SV_QP_PORT,
+				[SV_T_XI] = SV_XRC_INIT,
+				[SV_T_XT] = SV_XRC_INIT,
 			},
 		},
 		[SV_QPS_RTR] = {
@@ -58,6 +77,10 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 					   SV_QP_MIN_RNR_TIMER,
 				[SV_T_UC] = SV_QP_AV | SV_QP_PATH_MTU |
 					   SV_QP_DEST_QPN | SV_QP_RQ_PSN,
+				[SV_T_XI] = SV_XRC_RTR_REQ,
+				[SV_T_XT] = SV_XRC_RTR_REQ |
+					   SV_QP_MAX_DEST_RD_ATOMIC |
+					   SV_QP_MIN_RNR_TIMER,
 			},
 			.opt = {
 				[SV_T_RC] = SV_QP_ALT_PATH | SV_QP_ACCESS_FLAGS |
@@ -65,6 +88,8 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 				[SV_T_UC] = SV_QP_ALT_PATH | SV_QP_ACCESS_FLAGS |
 					   SV_QP_PKEY_INDEX,
 				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_QKEY,
+				[SV_T_XI] = SV_XRC_RTR_OPT,
+				[SV_T_XT] = SV_XRC_RTR_OPT,
 			},
 		},
 	},
@@ -79,6 +104,10 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 					   SV_QP_MAX_QP_RD_ATOMIC,
 				[SV_T_UC] = SV_QP_SQ_PSN,
 				[SV_T_UD] = SV_QP_SQ_PSN,
+				[SV_T_XI] = SV_QP_TIMEOUT | SV_QP_RETRY_CNT |
+					   SV_QP_RNR_RETRY | SV_QP_SQ_PSN |
+					   SV_QP_MAX_QP_RD_ATOMIC,
+				[SV_T_XT] = SV_QP_TIMEOUT | SV_QP_SQ_PSN,
 			},
 			.opt = {
 				[SV_T_RC] = SV_QP_CUR_STATE | SV_QP_ALT_PATH |
@@ -89,6 +118,8 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 					   SV_QP_ACCESS_FLAGS |
 					   SV_QP_PATH_MIG_STATE,
 				[SV_T_UD] = SV_QP_CUR_STATE | SV_QP_QKEY,
+				[SV_T_XI] = SV_XRC_RTS_OPT,
+				[SV_T_XT] = SV_XRC_RTS_OPT | SV_QP_MIN_RNR_TIMER,
 			},
 		},
 	},
@@ -106,6 +137,8 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 					   SV_QP_ALT_PATH |
 					   SV_QP_PATH_MIG_STATE,
 				[SV_T_UD] = SV_QP_CUR_STATE | SV_QP_QKEY,
+				[SV_T_XI] = SV_XRC_RTS_OPT,
+				[SV_T_XT] = SV_XRC_RTS_OPT | SV_QP_MIN_RNR_TIMER,
 			},
 		},
 		[SV_QPS_SQD] = {
@@ -114,6 +147,8 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 				[SV_T_RC] = SV_QP_EN_SQD_ASYNC_NOTIFY,
 				[SV_T_UC] = SV_QP_EN_SQD_ASYNC_NOTIFY,
 				[SV_T_UD] = SV_QP_EN_SQD_ASYNC_NOTIFY,
+				[SV_T_XI] = SV_QP_EN_SQD_ASYNC_NOTIFY,
+				[SV_T_XT] = SV_QP_EN_SQD_ASYNC_NOTIFY,
 			},
 		},
 	},
@@ -131,6 +166,8 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 					   SV_QP_ACCESS_FLAGS |
 					   SV_QP_PATH_MIG_STATE,
 				[SV_T_UD] = SV_QP_CUR_STATE | SV_QP_QKEY,
+				[SV_T_XI] = SV_XRC_RTS_OPT,
+				[SV_T_XT] = SV_XRC_RTS_OPT | SV_QP_MIN_RNR_TIMER,
 			},
 		},
 		[SV_QPS_SQD] = {
@@ -151,6 +188,12 @@ static const struct sv_qp_trans sv_qp_trans[SV_QPS_ERR + 1][SV_QPS_ERR + 1] = {
 					   SV_QP_PKEY_INDEX |
 					   SV_QP_PATH_MIG_STATE,
 				[SV_T_UD] = SV_QP_PKEY_INDEX | SV_QP_QKEY,
+				[SV_T_XI] = SV_XRC_SQD_OPT | SV_QP_RETRY_CNT |
+					   SV_QP_RNR_RETRY |
+					   SV_QP_MAX_QP_RD_ATOMIC,
+				[SV_T_XT] = SV_XRC_SQD_OPT |
+					   SV_QP_MAX_DEST_RD_ATOMIC |
+					   SV_QP_MIN_RNR_TIMER,
 			},
 		},
 	},
@@ -184,6 +227,10 @@ static int sv_qp_tindex(u32 qp_type)
 		return SV_T_UC;
 	case SV_QPT_RAW_PACKET:
 		return SV_T_RAW;
+	case SV_QPT_XRC_SEND:
+		return SV_T_XI;
+	case SV_QPT_XRC_RECV:
+		return SV_T_XT;
 	default:
 		return SV_T_UD;
 	}
@@ -318,7 +365,7 @@ int sv_qp_check_modify(struct sv_qp *qp, u32 mask,
 		return -EINVAL;
 	/* SQE -> RTS exists for UC and UD only. */
 	if (cur == SV_QPS_SQE && next == SV_QPS_RTS &&
-	    qp->qp_type == SV_QPT_RC)
+	    qp->qp_type != SV_QPT_UC && qp->qp_type != SV_QPT_UD)
 		return -EINVAL;
 
 	return sv_qp_check_values(qp->sdev, mask, attr);

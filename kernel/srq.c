@@ -6,6 +6,13 @@
  *
  * Resizing moves the ring (engine.c, sv_wq_resize()); the data path and
  * the limit event are exec.c's.
+ *
+ * An XRC SRQ also names its XRC domain (a reference, and a usecnt on the
+ * file's handle) and its CQ (a reference and a usecnt), and is found by
+ * number (sdev->xsrqs) by the TGT QPs of its domain, which hold no
+ * usecnt on it: destroying sets dead under its lock and its ring's, so a
+ * TGT QP delivering into it (exec.c) sees either a live SRQ for the
+ * whole delivery or a dead one; the memory goes after an RCU grace period.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -20,11 +27,23 @@ static struct sv_srq *to_sv_srq(struct sv_uobj *u)
 static void sv_srq_destroy(struct sv_uobj *u)
 {
 	struct sv_srq *srq = to_sv_srq(u);
+	struct sv_device *sdev = u->file->sdev;
 
+	if (srq->xrcd)
+		xa_erase(&sdev->xsrqs, srq->srqn);
+	sv_wq_lock(&srq->rq);
+	spin_lock_bh(&srq->lock);
+	srq->dead = true;
+	spin_unlock_bh(&srq->lock);
+	sv_wq_unlock(&srq->rq);
 	sv_async_event_detach(u->file, &srq->events);
 	sv_wq_fini(u->file, &srq->rq);
-	ida_free(&u->file->sdev->srqns, srq->srqn);
+	ida_free(&sdev->srqns, srq->srqn);
 	atomic_dec(&srq->pd->usecnt);
+	if (srq->cq)
+		atomic_dec(&srq->cq->usecnt);
+	if (srq->xrcd_handle)
+		atomic_dec(&srq->xrcd_handle->usecnt);
 }
 
 static void sv_srq_free(struct sv_uobj *u)
@@ -32,14 +51,49 @@ static void sv_srq_free(struct sv_uobj *u)
 	struct sv_srq *srq = to_sv_srq(u);
 
 	sv_uobj_put(srq->pd);
+	if (srq->cq)
+		sv_uobj_put(srq->cq);
+	if (srq->xrcd) {
+		sv_uobj_put(srq->xrcd_handle);
+		sv_xrcd_put(srq->xrcd);
+	}
 	sv_wq_free(&srq->rq);
-	kfree(srq);
+	kfree_rcu(srq, rcu);
 }
 
 static const struct sv_uobj_ops sv_srq_ops = {
 	.destroy = sv_srq_destroy,
 	.free = sv_srq_free,
 };
+
+/* An XRC SRQ's domain and CQ, referenced and in use. */
+static int sv_srq_xrc_get(struct sv_file *f, struct sv_srq *srq,
+			  struct sv_create_srq *c)
+{
+	struct sv_uobj *cq, *xu;
+
+	cq = sv_uobj_get(f, c->cq_handle, SV_OBJ_CQ);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	xu = sv_xrcd_use(f, c->xrcd_handle, &srq->xrcd);
+	if (IS_ERR(xu)) {
+		sv_uobj_put(cq);
+		return PTR_ERR(xu);
+	}
+	atomic_inc(&cq->usecnt);
+	srq->cq = cq;
+	srq->xrcd_handle = xu;
+	return 0;
+}
+
+static void sv_srq_xrc_put(struct sv_srq *srq)
+{
+	if (!srq->xrcd)
+		return;
+	sv_xrcd_unuse(srq->xrcd_handle, srq->xrcd);
+	atomic_dec(&srq->cq->usecnt);
+	sv_uobj_put(srq->cq);
+}
 
 int sv_create_srq(struct sv_file *f, void *arg)
 {
@@ -48,10 +102,15 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	struct sv_uobj *pd;
 	int ret;
 
-	if (c->reserved || c->reserved2)
+	if (c->reserved || c->reserved2 || c->reserved3)
 		return -EINVAL;
 	if (!c->max_wr || c->max_wr > sv_depth(f->sdev, SV_DEPTH_SRQ_WR) ||
 	    c->max_sge > SV_MAX_SRQ_SGE)
+		return -EINVAL;
+	if (c->srq_type == SV_SRQT_TM)
+		return -EOPNOTSUPP;
+	if (c->srq_type > SV_SRQT_TM ||
+	    (c->srq_type != SV_SRQT_XRC && (c->xrcd_handle || c->cq_handle)))
 		return -EINVAL;
 
 	pd = sv_uobj_get(f, c->pd_handle, SV_OBJ_PD);
@@ -70,6 +129,15 @@ int sv_create_srq(struct sv_file *f, void *arg)
 		return ret;
 	}
 	srq->pd = pd;
+	if (c->srq_type == SV_SRQT_XRC) {
+		ret = sv_srq_xrc_get(f, srq, c);
+		if (ret) {
+			sv_uncharge(&srq->uobj.charge);
+			sv_uobj_put(pd);
+			kfree(srq);
+			return ret;
+		}
+	}
 	srq->user_handle = c->user_handle;
 	spin_lock_init(&srq->lock);
 	sv_event_obj_init(&srq->events);
@@ -95,6 +163,9 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	ret = sv_uobj_add(f, &srq->uobj, SV_OBJ_SRQ, &sv_srq_ops);
 	if (ret)
 		goto err_srqn;
+	/* The TGT QPs of its domain find it from now on. */
+	if (srq->xrcd)
+		xa_store(&f->sdev->xsrqs, srq->srqn, srq, GFP_KERNEL);
 	c->handle = srq->uobj.handle;
 	c->srqn = srq->srqn;
 	c->max_wr = srq->max_wr;
@@ -107,6 +178,7 @@ err_srqn:
 err_wq:
 	sv_wq_fini(f, &srq->rq);
 	sv_wq_free(&srq->rq);
+	sv_srq_xrc_put(srq);
 	sv_uncharge(&srq->uobj.charge);
 	sv_uobj_put(pd);
 	kfree(srq);

@@ -52,6 +52,8 @@ enum sv_obj_type {
 	SV_OBJ_MKEY,
 	SV_OBJ_MW,
 	SV_OBJ_DM,
+	SV_OBJ_XRCD,			/* a file's handle on an XRC domain */
+	SV_OBJ_XRC_QP,			/* ... on an XRC TGT QP (xrc.c) */
 	SV_OBJ_MAX
 };
 
@@ -84,6 +86,9 @@ struct sv_device {
 	/* QPs and multicast (qp.c, mcast.c) */
 	struct xarray qps;		/* qpn -> struct sv_qp, RCU lookups */
 	struct ida srqns;		/* SRQ numbers (srq.c) */
+	struct xarray xsrqs;		/* srqn -> XRC SRQ, RCU lookups */
+	struct mutex xrcd_lock;		/* xrcds (xrc.c) */
+	struct list_head xrcds;		/* XRC domains opened by inode */
 	u32 next_qpn;			/* cyclic QPN allocation */
 	struct mutex mcast_lock;	/* the multicast groups and attachments */
 	struct list_head mcast_groups;	/* struct sv_mcast_grp */
@@ -492,6 +497,9 @@ struct sv_qp {
 	struct sv_uobj *send_cq;
 	struct sv_uobj *recv_cq;
 	struct sv_uobj *srq;		/* NULL without an SRQ */
+	/* XRC TGT (xrc.c): its domain and the handles on it, qp->lock */
+	struct sv_xrcd *xrcd;
+	struct list_head xrc_handles;
 	struct sv_qp_cap cap;
 	spinlock_t lock;		/* attr: the data path reads it */
 	struct sv_qp_attr attr;		/* attr.qp_state is the state */
@@ -541,7 +549,8 @@ static inline bool sv_qp_is_dc(const struct sv_qp *qp)
 /* Does the requester wait for an answer (RC, DCI), or is it unreliable? */
 static inline bool sv_qp_reliable(const struct sv_qp *qp)
 {
-	return qp->qp_type == SV_QPT_RC || qp->qp_type == SV_QPT_DCI;
+	return qp->qp_type == SV_QPT_RC || qp->qp_type == SV_QPT_DCI ||
+	       qp->qp_type == SV_QPT_XRC_SEND;
 }
 
 /*
@@ -569,9 +578,15 @@ static inline u32 sv_qp_wire_qpn(const struct sv_qp *qp)
 
 struct sv_srq {
 	struct sv_uobj uobj;		/* first */
+	struct rcu_head rcu;		/* XRC: sv_xsrq_get() */
 	struct sv_uobj *pd;
 	int srqn;			/* ibv_get_srq_num() */
-	spinlock_t lock;		/* max_wr, limit */
+	/* XRC: its domain (xrc.c), the file's handle on it, its CQ */
+	struct sv_xrcd *xrcd;
+	struct sv_uobj *xrcd_handle;
+	struct sv_uobj *cq;
+	bool dead;			/* destroyed: set under lock and rq's */
+	spinlock_t lock;		/* max_wr, limit, dead */
 	u32 max_wr;
 	u32 max_sge;
 	u32 limit;			/* 0: not armed */
@@ -597,6 +612,26 @@ int sv_modify_qp(struct sv_file *f, void *arg);
 int sv_query_qp(struct sv_file *f, void *arg);
 int sv_destroy_qp(struct sv_file *f, void *arg);
 int sv_reset_dci_stream(struct sv_file *f, void *arg);
+
+extern const struct sv_uobj_ops sv_qp_ops;
+
+/* xrc.c: XRC domains, TGT QPs and the handles on them */
+struct sv_xrcd;
+void sv_xrc_device_init(struct sv_device *sdev);
+void sv_xrc_device_fini(struct sv_device *sdev);
+void sv_xrcd_put(struct sv_xrcd *x);
+struct sv_uobj *sv_xrcd_use(struct sv_file *f, u32 handle,
+			    struct sv_xrcd **x);
+void sv_xrcd_unuse(struct sv_uobj *u, struct sv_xrcd *x);
+int sv_open_xrcd(struct sv_file *f, void *arg);
+int sv_close_xrcd(struct sv_file *f, void *arg);
+int sv_xrc_tgt_create(struct sv_file *f, struct sv_qp *qp,
+		      struct sv_create_qp *c);
+int sv_open_qp(struct sv_file *f, void *arg);
+struct sv_qp *sv_qp_lookup(struct sv_file *f, u32 handle);
+struct sv_event_obj *sv_xrc_qp_events(struct sv_uobj *u);
+void sv_xrc_qp_event(struct sv_qp *qp, u32 event);
+struct sv_srq *sv_xsrq_get(struct sv_qp *tgt, u32 srqn);
 
 /* qp_attr.c */
 int sv_qp_check_modify(struct sv_qp *qp, u32 mask,
@@ -679,7 +714,7 @@ u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w);
 int sv_alloc_mw(struct sv_file *f, void *arg);
 int sv_dealloc_mw(struct sv_file *f, void *arg);
 u32 sv_mw_bind(struct sv_qp *qp, const struct sv_send_wqe *w);
-int sv_mw_remote_inv(struct sv_qp *dqp, u32 rkey);
+int sv_mw_remote_inv(struct sv_device *sdev, struct sv_pd *pd, u32 rkey);
 
 /* pace.c: ibv_modify_qp_rate_limit */
 int sv_qp_rate_limit(struct sv_file *f, void *arg);

@@ -37,6 +37,8 @@ static const char * const sv_obj_names[SV_OBJ_MAX] = {
 	[SV_OBJ_MKEY] = "mkey",
 	[SV_OBJ_MW] = "mw",
 	[SV_OBJ_DM] = "dm",
+	[SV_OBJ_XRCD] = "xrcd",
+	[SV_OBJ_XRC_QP] = "xrc_qp",
 };
 
 const char *sv_obj_name(enum sv_obj_type type)
@@ -50,15 +52,16 @@ const char *sv_obj_name(enum sv_obj_type type)
  * When the file closes, objects go in this order, so that no object is
  * destroyed while another still names it (QPs before the CQs, SRQs and PD
  * they use; windows before the MRs they are bound to; MRs before their
- * PD and the device memory they are made of).
+ * PD and the device memory they are made of; XRC SRQs and handles on TGT
+ * QPs before the XRC domain handles they came through).
  */
 static const enum sv_obj_type sv_destroy_order[] = {
 	SV_OBJ_FLOW, SV_OBJ_STEER_ACTION, SV_OBJ_FLOW_MATCHER,
 	SV_OBJ_STEER_TABLE,
-	SV_OBJ_STEER_ANCHOR, SV_OBJ_COUNTERS, SV_OBJ_QP,
+	SV_OBJ_STEER_ANCHOR, SV_OBJ_COUNTERS, SV_OBJ_QP, SV_OBJ_XRC_QP,
 	SV_OBJ_RWQ_IND_TBL, SV_OBJ_WQ,
 	SV_OBJ_SRQ, SV_OBJ_AH, SV_OBJ_MW, SV_OBJ_MKEY, SV_OBJ_MR, SV_OBJ_DM,
-	SV_OBJ_CQ,
+	SV_OBJ_XRCD, SV_OBJ_CQ,
 	SV_OBJ_COMP_CHANNEL, SV_OBJ_PD,
 };
 

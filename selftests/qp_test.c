@@ -251,10 +251,12 @@ TEST_F(dev, create_zero_caps)
 
 TEST_F(dev, create_unsupported_types)
 {
+	/* XRC QPs with a receive CQ (INI) or any of these (TGT): EINVAL */
 	static const uint32_t eopnotsupp[] = { SV_QPT_RAW_PACKET,
-		SV_QPT_XRC_SEND, SV_QPT_XRC_RECV, SV_QPT_DRIVER };
+		SV_QPT_DRIVER };
 	static const uint32_t einval[] = { 0, 1, 5, 6, 7, 11, 0xfe, 0x100,
-					   0xffffffff };
+					   0xffffffff, SV_QPT_XRC_SEND,
+					   SV_QPT_XRC_RECV };
 	struct sv_create_qp c;
 	unsigned int i;
 
@@ -322,9 +324,10 @@ TEST_F(dev, create_flags_and_reserved)
 	c.flags = 2;
 	EXPECT_EQ(EINVAL, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
 	c.flags = 0;
-	c.reserved = 1;
+	/* an XRC domain on a QP that is not an XRC TGT */
+	c.xrcd_handle = 1;
 	EXPECT_EQ(EINVAL, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
-	c.reserved = 0;
+	c.xrcd_handle = 0;
 	c.size = SV_CREATE_QP_SIZE_VER0 - 1;
 	EXPECT_EQ(EINVAL, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
 	c.size = SV_CREATE_QP_SIZE_VER0;

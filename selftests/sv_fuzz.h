@@ -819,8 +819,10 @@ FZ void fz_create_qp(struct fz *fz, int fdi)
 		c.cap.max_inline_data = (uint32_t)fz_word(fz);
 	}
 	c.user_handle = FZ_RND(fz);
+	/* an XRC domain handle: XRC_RECV only */
 	if (FZ_PCT(fz, 3))
-		c.reserved = 1;
+		c.xrcd_handle = FZ_PCT(fz, 50) ? FZ_N(fz, 8) :
+				(uint32_t)fz_word(fz);
 	/* TSO headers: RAW_PACKET only (EINVAL here) */
 	if (FZ_PCT(fz, 3))
 		c.max_tso_header = FZ_PCT(fz, 50) ? FZ_N(fz, 300) :

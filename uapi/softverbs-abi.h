@@ -127,9 +127,10 @@ struct sv_query_abi {
 #define SV_DEVICE_MEM_WINDOW	0x00020000U	/* IBV_DEVICE_MEM_WINDOW */
 #define SV_DEVICE_MEM_WINDOW_TYPE_2B 0x01000000U /* ..._MEM_WINDOW_TYPE_2B */
 #define SV_DEVICE_SRQ_RESIZE	0x00002000U	/* IBV_DEVICE_SRQ_RESIZE */
+#define SV_DEVICE_XRC		0x00100000U	/* IBV_DEVICE_XRC */
 #define SV_DEVICE_CAP_FLAGS	(SV_DEVICE_SYS_IMAGE_GUID | SV_DEVICE_RC_RNR_NAK_GEN | \
 				 SV_DEVICE_SRQ_RESIZE | SV_DEVICE_MEM_WINDOW | \
-				 SV_DEVICE_MEM_WINDOW_TYPE_2B)
+				 SV_DEVICE_MEM_WINDOW_TYPE_2B | SV_DEVICE_XRC)
 #define SV_ATOMIC_HCA		1	/* IBV_ATOMIC_HCA */
 
 /* port attributes */
@@ -284,6 +285,8 @@ enum sv_ioctl_nr_pdmr {
 	SV_NR_ALLOC_PD = 0x10,
 	SV_NR_DEALLOC_PD = 0x11,
 	SV_NR_QUERY_PD = 0x12,
+	SV_NR_OPEN_XRCD = 0x16,
+	SV_NR_CLOSE_XRCD = 0x17,
 	SV_NR_REG_MR = 0x18,
 	SV_NR_REREG_MR = 0x19,
 	SV_NR_DEREG_MR = 0x1a,
@@ -330,6 +333,35 @@ struct sv_query_pd {
 
 #define SV_QUERY_PD_SIZE_VER0	8
 #define SV_IOC_QUERY_PD _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_PD, struct sv_query_pd)
+
+/*
+ * SV_IOC_OPEN_XRCD (ibv_open_xrcd(3)): an XRC domain. fd -1 makes a new
+ * domain of this file's own. Any other fd names a file: every open of the
+ * same device with a file of the same inode, in any process, reaches the
+ * same domain (which lives while a handle, an XRC SRQ or an XRC TGT QP
+ * of it does). oflags as the man page: without O_CREAT a domain must
+ * exist for the inode; with O_CREAT | O_EXCL it must not (EINVAL
+ * otherwise, as uverbs). A bad fd is EBADF. Other oflags bits: EINVAL.
+ */
+struct sv_open_xrcd {
+	__u32 size;		/* in */
+	__s32 fd;		/* in: a file whose inode names the domain, or -1 */
+	__u32 oflags;		/* in: O_CREAT, O_EXCL */
+	__u32 handle;		/* out */
+};
+
+#define SV_MAX_XRCD		65536		/* handles, per device */
+#define SV_OPEN_XRCD_SIZE_VER0	16
+#define SV_IOC_OPEN_XRCD _IOWR(SV_IOC_MAGIC, SV_NR_OPEN_XRCD, struct sv_open_xrcd)
+
+/* SV_IOC_CLOSE_XRCD: EBUSY while an XRC SRQ or TGT QP of this handle is. */
+struct sv_close_xrcd {
+	__u32 size;		/* in */
+	__u32 handle;		/* in */
+};
+
+#define SV_CLOSE_XRCD_SIZE_VER0	8
+#define SV_IOC_CLOSE_XRCD _IOWR(SV_IOC_MAGIC, SV_NR_CLOSE_XRCD, struct sv_close_xrcd)
 
 struct sv_query_mr {
 	__u32 size;		/* in */
@@ -888,6 +920,7 @@ enum sv_qp_nr {
 	SV_NR_DESTROY_QP = 0x33,
 	SV_NR_RESET_DCI_STREAM = 0x34,
 	SV_NR_QP_RATE_LIMIT = 0x35,
+	SV_NR_OPEN_QP = 0x36,
 	SV_NR_CREATE_SRQ = 0x40,
 	SV_NR_MODIFY_SRQ = 0x41,
 	SV_NR_QUERY_SRQ = 0x42,
@@ -1089,7 +1122,7 @@ struct sv_qp_rate_limit {
 				   struct sv_qp_rate_limit)
 
 /*
- * SV_IOC_CREATE_QP: a RC, UC, UD or RAW_PACKET QP in RESET. XRC and
+ * SV_IOC_CREATE_QP: a RC, UC, UD, RAW_PACKET, XRC or DC QP in RESET.
  * DRIVER QPs are EOPNOTSUPP. A RAW_PACKET QP needs a device bound to a
  * netdev (EOPNOTSUPP otherwise) and CAP_NET_RAW in the device's network
  * namespace (EPERM). Both CQs are required (they may be the same
@@ -1118,6 +1151,21 @@ struct sv_qp_rate_limit {
  * min_rnr_timer optional), to ERR and RESET from anywhere; a DCT only
  * RESET -> INIT (access flags, pkey_index, port) -> RTR (min_rnr_timer,
  * AV, path_mtu), exactly those: as mlx5_ib.
+ *
+ * XRC (ibv_create_qp_ex(3)): an XRC_SEND (INI) QP has a PD and a send CQ
+ * and no receive queue (recv_cq_handle and srq_handle must be 0; the
+ * receive caps come back 0); each of its work requests names, in
+ * remote_qpn, the SRQ number of an XRC SRQ at the other end. An
+ * XRC_RECV (TGT) QP has only xrcd_handle: no PD, CQs, SRQ or queues
+ * (every other handle and cap must be 0, and come back 0). It belongs to
+ * the XRC domain, not to the file: SV_IOC_OPEN_QP gives other files
+ * handles on it, and it lives until the last handle is destroyed. A
+ * message from the INI QP it is connected to lands in the XRC SRQ the
+ * request names, which must be of the TGT QP's domain (else the
+ * requester sees IBV_WC_REM_INV_REQ_ERR and the TGT QP goes to ERR); its
+ * completion goes to that SRQ's CQ with qp_num the TGT QP's number, and
+ * RDMA and atomics are checked against the SRQ's PD and the TGT QP's
+ * access flags. State transitions as the IB spec's XRC tables (uverbs).
  */
 struct sv_create_qp {
 	__u32 size;
@@ -1131,7 +1179,7 @@ struct sv_create_qp {
 	struct sv_qp_cap cap;	/* in/out */
 	__u32 handle;		/* out */
 	__u32 qpn;		/* out: unique on the device, >= 2 */
-	__u32 reserved;		/* must be zero */
+	__u32 xrcd_handle;	/* in: XRC_RECV only, else 0 */
 	__u64 user_handle;	/* in: returned in this QP's async events */
 	__u32 source_qpn;	/* in: with IBV_QP_CREATE_SOURCE_QPN, else 0 */
 	__u32 max_tso_header;	/* in: RAW_PACKET only, <= SV_MAX_TSO_HEADER */
@@ -1213,6 +1261,26 @@ struct sv_reset_dci_stream {
 #define SV_IOC_RESET_DCI_STREAM _IOWR(SV_IOC_MAGIC, SV_NR_RESET_DCI_STREAM, \
 	struct sv_reset_dci_stream)
 
+/*
+ * SV_IOC_OPEN_QP (ibv_open_qp(3)): a handle in this file on the XRC TGT
+ * QP qpn of the XRC domain xrcd_handle names (ENOENT if the domain has
+ * none; qp_type must be SV_QPT_XRC_RECV, EINVAL otherwise). The handle
+ * modifies, queries and destroys the QP like its creator's, and gets its
+ * async events under user_handle.
+ */
+struct sv_open_qp {
+	__u32 size;		/* in */
+	__u32 xrcd_handle;	/* in */
+	__u32 qpn;		/* in */
+	__u32 qp_type;		/* in: SV_QPT_XRC_RECV */
+	__u64 user_handle;	/* in: returned in the QP's async events */
+	__u32 handle;		/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_OPEN_QP_SIZE_VER0	32
+#define SV_IOC_OPEN_QP _IOWR(SV_IOC_MAGIC, SV_NR_OPEN_QP, struct sv_open_qp)
+
 enum sv_srq_attr_mask {		/* enum ibv_srq_attr_mask */
 	SV_SRQ_MAX_WR = 1 << 0,
 	SV_SRQ_LIMIT = 1 << 1,
@@ -1234,9 +1302,27 @@ struct sv_create_srq {
 	__u64 user_handle;	/* in: returned in this SRQ's async events */
 	__u32 srqn;		/* out: unique on the device, >= 1 */
 	__u32 reserved2;
+	/* VER1 */
+	__u32 srq_type;		/* in: SV_SRQT_* */
+	__u32 xrcd_handle;	/* in: SV_SRQT_XRC only, else 0 */
+	__u32 cq_handle;	/* in: SV_SRQT_XRC only, else 0 */
+	__u32 reserved3;	/* must be zero */
+};
+
+/*
+ * An XRC SRQ (ibv_create_srq_ex(3), IBV_SRQT_XRC) belongs to an XRC
+ * domain as well as a PD, and has its own CQ: every XRC TGT QP of the
+ * domain delivers into it the messages that name its srqn. Tag matching
+ * (SV_SRQT_TM) is EOPNOTSUPP.
+ */
+enum sv_srq_type {		/* enum ibv_srq_type */
+	SV_SRQT_BASIC = 0,
+	SV_SRQT_XRC = 1,
+	SV_SRQT_TM = 2,
 };
 
 #define SV_CREATE_SRQ_SIZE_VER0	32
+#define SV_CREATE_SRQ_SIZE_VER1	48
 #define SV_IOC_CREATE_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_SRQ, struct sv_create_srq)
 
 /*
@@ -1436,7 +1522,7 @@ struct sv_send_wqe {
 	__u64 compare_add;	/* atomics */
 	__u64 swap;		/* ATOMIC_CMP_AND_SWP */
 	__u32 ah_handle;	/* UD, DCI */
-	__u32 remote_qpn;	/* UD; DCI: the DCT's number */
+	__u32 remote_qpn;	/* UD; DCI: the DCT's; XRC_SEND: the SRQ's number */
 	__u32 remote_qkey;	/* UD; DCI: the DC access key's low 32 bits */
 	__u32 dc_key_hi;	/* DCI: the DC access key's high 32 bits */
 	__u16 dc_stream;	/* DCI: the stream channel (mlx5dv) */

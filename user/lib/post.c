@@ -243,8 +243,13 @@ static int sv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 {
 	struct sv_qp *qp = to_svqp(ibqp);
 
-	/* A QP in RESET has no receive queue to post to yet. */
-	if (ibqp->srq || !qp->rq.ring || ibqp->state == IBV_QPS_RESET) {
+	/*
+	 * A QP in RESET has no receive queue to post to yet; XRC QPs have
+	 * none at all (their receives are an XRC SRQ's).
+	 */
+	if (ibqp->srq || !qp->rq.ring || ibqp->state == IBV_QPS_RESET ||
+	    ibqp->qp_type == IBV_QPT_XRC_SEND ||
+	    ibqp->qp_type == IBV_QPT_XRC_RECV) {
 		*bad = wr;
 		return EINVAL;
 	}
@@ -263,8 +268,9 @@ static int sv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 
 static bool sv_op_valid(const struct sv_qp *qp, enum ibv_wr_opcode op)
 {
-	/* A DCI (IBV_QPT_DRIVER) has RC's operations. */
-	enum ibv_qp_type type = qp->kqp_type == SV_QPT_DCI ? IBV_QPT_RC :
+	/* A DCI (IBV_QPT_DRIVER) and an XRC INI QP have RC's operations. */
+	enum ibv_qp_type type = qp->kqp_type == SV_QPT_DCI ||
+				qp->kqp_type == SV_QPT_XRC_SEND ? IBV_QPT_RC :
 				qp->qpx.qp_base.qp_type;
 
 	/* A raw QP's WR is one Ethernet frame, or a TSO's segments. */
@@ -434,6 +440,9 @@ static int sv_fill_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		w->remote_qpn = wr->wr.ud.remote_qpn;
 		w->remote_qkey = wr->wr.ud.remote_qkey;
 	}
+	/* XRC: the SRQ at the other end that takes the message */
+	if (ibqp->qp_type == IBV_QPT_XRC_SEND)
+		w->remote_qpn = wr->qp_type.xrc.remote_srqn;
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		for (i = 0; i < wr->num_sge; i++) {
 			if (wr->sg_list[i].length > qp->max_inline - len)
@@ -697,6 +706,15 @@ static void sv_x_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
 	w->ah_handle = ah->handle;
 	w->remote_qpn = qpn;
 	w->remote_qkey = qkey;
+}
+
+/* ibv_wr_set_xrc_srqn(): an XRC INI QP's WR names the remote SRQ. */
+static void sv_x_xrc_srqn(struct ibv_qp_ex *q, uint32_t srqn)
+{
+	struct sv_send_wqe *w = sv_wr_cur(q);
+
+	if (w)
+		w->remote_qpn = srqn;
 }
 
 /* mlx5dv_wr_set_dc_addr_stream(): a DCI's destination. */
@@ -1098,6 +1116,7 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp)
 	x->wr_atomic_cmp_swp = sv_x_cas;
 	x->wr_atomic_fetch_add = sv_x_faa;
 	x->wr_set_ud_addr = sv_x_ud_addr;
+	x->wr_set_xrc_srqn = sv_x_xrc_srqn;
 	x->wr_set_sge = sv_x_sge;
 	x->wr_set_sge_list = sv_x_sge_list;
 	x->wr_set_inline_data = sv_x_inline;

@@ -227,6 +227,7 @@ static int sv_check_send_ops(enum ibv_qp_type type, uint64_t ops)
 		ok = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO;
 		break;
 	case IBV_QPT_DRIVER:	/* a DCI (mlx5dv_create_qp()): RC's */
+	case IBV_QPT_XRC_SEND:	/* as mlx5: RC's */
 		ok = SV_SEND_OPS_RC;
 		break;
 	default:
@@ -240,6 +241,59 @@ static int sv_check_send_ops(enum ibv_qp_type type, uint64_t ops)
 	 IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER | \
 	 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |		\
 	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+void sv_qp_init_base(struct sv_qp *qp, struct ibv_context *ctx,
+		     uint32_t handle, uint32_t qpn, enum ibv_qp_type type)
+{
+	qp->qpx.qp_base.context = ctx;
+	qp->qpx.qp_base.handle = handle;
+	qp->qpx.qp_base.qp_num = qpn;
+	qp->qpx.qp_base.state = IBV_QPS_RESET;
+	qp->qpx.qp_base.qp_type = type;
+	pthread_mutex_init(&qp->qpx.qp_base.mutex, NULL);
+	pthread_cond_init(&qp->qpx.qp_base.cond, NULL);
+}
+
+/*
+ * An XRC TGT QP (kernel/xrc.c): its domain and nothing else, no rings;
+ * other processes reach it with ibv_open_qp() (xrcd.c).
+ */
+static struct ibv_qp *sv_create_tgt_qp(struct ibv_context *ctx,
+				       struct ibv_qp_init_attr_ex *attr)
+{
+	struct sv_create_qp c = { .size = sizeof(c) };
+	struct sv_qp *qp;
+	int ret;
+
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
+	    attr->xrcd->context != ctx ||
+	    (attr->comp_mask & (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+				IBV_QP_INIT_ATTR_MAX_TSO_HEADER))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c.qp_type = SV_QPT_XRC_RECV;
+	c.xrcd_handle = to_svxrcd(attr->xrcd)->handle;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
+		c.create_flags = attr->create_flags;
+	c.user_handle = (uintptr_t)&qp->qpx.qp_base;
+	ret = sv_cmd(ctx, SV_IOC_CREATE_QP, &c);
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	sv_qp_init_base(qp, ctx, c.handle, c.qpn, IBV_QPT_XRC_RECV);
+	qp->qpx.qp_base.qp_context = attr->qp_context;
+	qp->kqp_type = SV_QPT_XRC_RECV;
+	memset(&attr->cap, 0, sizeof(attr->cap));
+	return &qp->qpx.qp_base;
+}
 
 /*
  * @o: from libmlx5's mlx5dv_create_qp() (sv_private_create_qp()), or
@@ -263,14 +317,22 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	/* RSS QPs: wq.c */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE)
 		return sv_create_rss_qp(ctx, attr, dv_flags);
-	/* XRC QPs are not supported; a hash needs a table. */
+	/* A hash needs a table. */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) {
 		errno = EINVAL;
 		return NULL;
 	}
+	if (attr->qp_type == IBV_QPT_XRC_RECV && !o)
+		return sv_create_tgt_qp(ctx, attr);
+	/* An XRC domain is a TGT QP's alone. */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) {
-		errno = EOPNOTSUPP;
+		errno = EINVAL;
 		return NULL;
+	}
+	/* An XRC INI QP sends only: no receive CQ, no SRQ (as mlx5). */
+	if (attr->qp_type == IBV_QPT_XRC_SEND) {
+		attr->recv_cq = NULL;
+		attr->srq = NULL;
 	}
 	/* TSO (post.c): RAW_PACKET QPs, headers up to SV_MAX_TSO_HEADER. */
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) &&
@@ -281,9 +343,10 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 		return NULL;
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
-	    !attr->send_cq || !attr->recv_cq ||
+	    !attr->send_cq ||
+	    (!attr->recv_cq && attr->qp_type != IBV_QPT_XRC_SEND) ||
 	    attr->pd->context != ctx || attr->send_cq->context != ctx ||
-	    attr->recv_cq->context != ctx ||
+	    (attr->recv_cq && attr->recv_cq->context != ctx) ||
 	    (attr->srq && attr->srq->context != ctx)) {
 		errno = EINVAL;
 		return NULL;
@@ -320,7 +383,7 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	}
 	c.pd_handle = attr->pd->handle;
 	c.send_cq_handle = attr->send_cq->handle;
-	c.recv_cq_handle = attr->recv_cq->handle;
+	c.recv_cq_handle = attr->recv_cq ? attr->recv_cq->handle : 0;
 	c.srq_handle = attr->srq ? attr->srq->handle : 0;
 	c.qp_type = dc_type ? dc_type : attr->qp_type;
 	/* One mapping for both rings: a small QP takes one page. */
@@ -351,20 +414,14 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 		return NULL;
 	}
 
-	qp->qpx.qp_base.context = ctx;
+	sv_qp_init_base(qp, ctx, c.handle, c.qpn, attr->qp_type);
 	qp->qpx.qp_base.qp_context = attr->qp_context;
 	qp->qpx.qp_base.pd = attr->pd;
 	qp->qpx.qp_base.send_cq = attr->send_cq;
 	qp->qpx.qp_base.recv_cq = attr->recv_cq;
 	qp->qpx.qp_base.srq = attr->srq;
-	qp->qpx.qp_base.handle = c.handle;
-	qp->qpx.qp_base.qp_num = c.qpn;
-	qp->qpx.qp_base.state = IBV_QPS_RESET;
-	qp->qpx.qp_base.qp_type = attr->qp_type;
 	qp->kqp_type = c.qp_type;
 	qp->max_tso_header = c.max_tso_header;
-	pthread_mutex_init(&qp->qpx.qp_base.mutex, NULL);
-	pthread_cond_init(&qp->qpx.qp_base.cond, NULL);
 	/* libmlx5's send ops alone make an ibv_qp_ex too, as on mlx5. */
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
 	    (o && o->dv_send_ops)) {

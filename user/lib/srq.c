@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * libsoftverbs shared receive queues: ibv_create_srq, ibv_create_srq_ex
- * (the verbs_context op; basic SRQs only), ibv_modify_srq (the limit, and
+ * (the verbs_context op; basic and XRC SRQs), ibv_modify_srq (the limit, and
  * resizing: the ring moves), ibv_query_srq, ibv_destroy_srq. The kernel
  * side is kernel/srq.c; ibv_post_srq_recv is post.c's.
  */
@@ -11,8 +11,10 @@
 #include "sv_verbs.h"
 #include "sv_system.h"
 
+/* A basic SRQ, or an XRC one of xrcd whose completions go to cq. */
 static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
-				     struct ibv_srq_attr *attr)
+				     struct ibv_srq_attr *attr,
+				     struct ibv_xrcd *xrcd, struct ibv_cq *cq)
 {
 	struct sv_create_srq c = { .size = sizeof(c) };
 	struct sv_srq *srq;
@@ -27,6 +29,11 @@ static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
 	c.max_wr = attr->max_wr;
 	c.max_sge = attr->max_sge;
 	c.user_handle = (uintptr_t)&srq->srq;
+	if (xrcd) {
+		c.srq_type = SV_SRQT_XRC;
+		c.xrcd_handle = to_svxrcd(xrcd)->handle;
+		c.cq_handle = cq->handle;
+	}
 	ret = sv_cmd(pd->context, SV_IOC_CREATE_SRQ, &c);
 	if (ret) {
 		free(srq);
@@ -64,7 +71,7 @@ SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 		errno = EINVAL;
 		return NULL;
 	}
-	return sv_srq_create(pd, attr->srq_context, &attr->attr);
+	return sv_srq_create(pd, attr->srq_context, &attr->attr, NULL, NULL);
 }
 
 #define SV_SRQ_INIT_ATTR_KNOWN						\
@@ -75,26 +82,33 @@ SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 static struct ibv_srq *sv_create_srq_ex(struct ibv_context *ctx,
 					struct ibv_srq_init_attr_ex *attr)
 {
+	enum ibv_srq_type type = attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE ?
+				 attr->srq_type : IBV_SRQT_BASIC;
+	bool xrc = type == IBV_SRQT_XRC;
+
 	if (attr->comp_mask & ~(uint32_t)SV_SRQ_INIT_ATTR_KNOWN) {
 		errno = EINVAL;
 		return NULL;
 	}
-	/* XRC and tag matching SRQs are not supported. */
-	if ((attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD |
-				IBV_SRQ_INIT_ATTR_CQ |
-				IBV_SRQ_INIT_ATTR_TM)) ||
-	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	     attr->srq_type != IBV_SRQT_BASIC)) {
-		errno = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-			attr->srq_type > IBV_SRQT_TM ? EINVAL : EOPNOTSUPP;
+	/* Tag matching SRQs are not supported. */
+	if (type == IBV_SRQT_TM || (attr->comp_mask & IBV_SRQ_INIT_ATTR_TM)) {
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
-	    attr->pd->context != ctx) {
+	/* An XRC SRQ needs its domain and CQ (as uverbs); others take none. */
+	if (type > IBV_SRQT_TM ||
+	    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ctx ||
+	    (xrc && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) ||
+		     !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ||
+		     !attr->xrcd || !attr->cq ||
+		     attr->xrcd->context != ctx ||
+		     attr->cq->context != ctx))) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return sv_srq_create(attr->pd, attr->srq_context, &attr->attr);
+	return sv_srq_create(attr->pd, attr->srq_context, &attr->attr,
+			     xrc ? attr->xrcd : NULL, xrc ? attr->cq : NULL);
 }
 
 SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,

@@ -336,6 +336,21 @@ static inline struct sv_qp *to_svqp(struct ibv_qp *qp)
 	return container_of(qp, struct sv_qp, qpx.qp_base);
 }
 
+/* xrcd.c: an XRC domain handle */
+struct sv_xrcd {
+	struct ibv_xrcd xrcd;		/* first: handed out */
+	uint32_t handle;
+};
+
+static inline struct sv_xrcd *to_svxrcd(struct ibv_xrcd *x)
+{
+	return container_of(x, struct sv_xrcd, xrcd);
+}
+
+/* qp.c: the ibv_qp of a new QP or of a handle on an XRC TGT QP */
+void sv_qp_init_base(struct sv_qp *qp, struct ibv_context *ctx,
+		     uint32_t handle, uint32_t qpn, enum ibv_qp_type type);
+
 struct sv_srq {
 	struct ibv_srq srq;		/* first: handed out */
 	uint32_t srqn;			/* ibv_get_srq_num() */
