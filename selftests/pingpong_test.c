@@ -277,6 +277,96 @@ TEST(ib_send_bw_dc)
 	EXPECT_EQ(0, perftest_dc("ib_send_bw", 18613));
 }
 
+/* perftest's XRC mode (-c XRC): an XRC domain on a file, XRC SRQs. */
+static int perftest_xrc(const char *prog, int port, const char *more)
+{
+	char bin[64], args[128];
+
+	snprintf(bin, sizeof(bin), "/usr/bin/%s", prog);
+	if (access(bin, X_OK))
+		return 0;
+	snprintf(args, sizeof(args), "-d softverbs0 -F -c XRC %s", more);
+	return pingpong_expect(prog, port, args, PERF_DONE);
+}
+
+TEST(ib_send_bw_xrc)
+{
+	EXPECT_EQ(0, perftest_xrc("ib_send_bw", 18621, "-q 2"));
+}
+
+TEST(ib_write_bw_xrc)
+{
+	EXPECT_EQ(0, perftest_xrc("ib_write_bw", 18622, ""));
+}
+
+TEST(ib_read_bw_xrc)
+{
+	EXPECT_EQ(0, perftest_xrc("ib_read_bw", 18623, ""));
+}
+
+TEST(ib_atomic_bw_xrc)
+{
+	EXPECT_EQ(0, perftest_xrc("ib_atomic_bw", 18624, ""));
+}
+
+TEST(ib_send_lat_xrc)
+{
+	EXPECT_EQ(0, perftest_xrc("ib_send_lat", 18625, ""));
+}
+
+TEST(ib_write_lat_xrc)
+{
+	EXPECT_EQ(0, perftest_xrc("ib_write_lat", 18626, ""));
+}
+
+TEST(ib_read_lat_xrc)
+{
+	EXPECT_EQ(0, perftest_xrc("ib_read_lat", 18627, ""));
+}
+
+/*
+ * rdma-core's ibv_xsrq_pingpong: XRC SRQs and INI/TGT QP pairs, the
+ * domain on a file; the server serves -c clients at once.
+ */
+#define XSRQ_DONE	"success"
+
+TEST(xsrq_pingpong)
+{
+	EXPECT_EQ(0, pingpong_expect("ibv_xsrq_pingpong", 18630,
+				     "-g 1 -n 20 -s 8192", XSRQ_DONE));
+}
+
+TEST(xsrq_pingpong_events_mtu4096)
+{
+	EXPECT_EQ(0, pingpong_expect("ibv_xsrq_pingpong", 18631,
+				     "-g 1 -e -m 4096 -n 10 -s 65536",
+				     XSRQ_DONE));
+}
+
+TEST(xsrq_pingpong_three_clients)
+{
+	char *sargv[] = { "ibv_xsrq_pingpong", "-p", "18632", "-g", "1",
+			  "-c", "3", "-n", "10", NULL };
+	char *cargv[] = { "ibv_xsrq_pingpong", "-p", "18632", "-g", "1",
+			  "-n", "10", "localhost", NULL };
+	const char *outs[] = { "/tmp/sv_xsrq_c0.out", "/tmp/sv_xsrq_c1.out",
+			       "/tmp/sv_xsrq_c2.out" };
+	const char *sout = "/tmp/sv_xsrq_s.out";
+	pid_t s, c[3];
+	int i;
+
+	s = spawn(sargv, sout);
+	usleep(700000);
+	for (i = 0; i < 3; i++)
+		c[i] = spawn(cargv, outs[i]);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, reap(c[i], 60 * sv_slow()));
+		EXPECT_TRUE(grep_file(outs[i], XSRQ_DONE));
+	}
+	EXPECT_EQ(0, reap(s, 30 * sv_slow()));
+	EXPECT_TRUE(grep_file(sout, XSRQ_DONE));
+}
+
 TEST(ib_write_bw)
 {
 	EXPECT_EQ(0, perftest("ib_write_bw", 18601));

@@ -209,9 +209,10 @@ TEST_F(ctx, create_qp_ex)
 	ia.create_flags = IBV_QP_CREATE_SCATTER_FCS;
 	EXPECT_EQ(NULL, ibv_create_qp_ex(self->ctx, &ia));
 	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* An XRC domain is an XRC TGT QP's alone (xrc_test). */
 	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
 	EXPECT_EQ(NULL, ibv_create_qp_ex(self->ctx, &ia));
-	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(EINVAL, errno);
 	ia.comp_mask = IBV_QP_INIT_ATTR_PD | (1u << 20);
 	EXPECT_EQ(NULL, ibv_create_qp_ex(self->ctx, &ia));
 	EXPECT_EQ(EINVAL, errno);
@@ -283,7 +284,7 @@ TEST_F(ctx, srq)
 	EXPECT_EQ(NULL, ibv_create_srq(self->pd, &sa));
 	EXPECT_EQ(EINVAL, errno);
 
-	/* ibv_create_srq_ex: basic SRQs only. */
+	/* ibv_create_srq_ex: basic SRQs, and XRC ones (xrc_test). */
 	sx.attr.max_wr = 4;
 	sx.attr.max_sge = 1;
 	sx.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE;
@@ -292,16 +293,18 @@ TEST_F(ctx, srq)
 	srq = ibv_create_srq_ex(self->ctx, &sx);
 	ASSERT_NE(NULL, srq) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(0, ibv_destroy_srq(srq));
+	/* An XRC SRQ without its domain and CQ */
 	sx.srq_type = IBV_SRQT_XRC;
 	EXPECT_EQ(NULL, ibv_create_srq_ex(self->ctx, &sx));
-	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(EINVAL, errno);
 	sx.srq_type = IBV_SRQT_TM;
 	EXPECT_EQ(NULL, ibv_create_srq_ex(self->ctx, &sx));
 	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* No PD */
 	sx.srq_type = IBV_SRQT_BASIC;
 	sx.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_CQ;
 	EXPECT_EQ(NULL, ibv_create_srq_ex(self->ctx, &sx));
-	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_F(ctx, ah)

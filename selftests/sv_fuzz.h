@@ -175,6 +175,8 @@ struct fz {
 	size_t offlen[FZ_MAXOFF];
 	int noff;
 	uint32_t last_dm;	/* the handle of the last DM allocated */
+	uint32_t last_xrcd;	/* ... XRC domain handle opened */
+	uint32_t last_tgt;	/* ... XRC TGT QP's number */
 	char *buf[FZ_NBUF];
 	char *robuf;		/* a read-only page */
 	char *hole;		/* an unmapped page */
@@ -1354,6 +1356,9 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(REG_DM_MR, sv_reg_dm_mr, SV_REG_DM_MR_SIZE_VER0, -1),
 	FZ_CMD(ALLOC_MW, sv_alloc_mw, SV_ALLOC_MW_SIZE_VER0, -1),
 	FZ_CMD(DEALLOC_MW, sv_dealloc_mw, SV_DEALLOC_MW_SIZE_VER0, -1),
+	FZ_CMD(OPEN_XRCD, sv_open_xrcd, SV_OPEN_XRCD_SIZE_VER0, -1),
+	FZ_CMD(CLOSE_XRCD, sv_close_xrcd, SV_CLOSE_XRCD_SIZE_VER0, -1),
+	FZ_CMD(OPEN_QP, sv_open_qp, SV_OPEN_QP_SIZE_VER0, -1),
 	FZ_CMD(CREATE_COMP_CHANNEL, sv_create_comp_channel,
 	       SV_CREATE_COMP_CHANNEL_SIZE_VER0, 12),
 	FZ_CMD(DESTROY_COMP_CHANNEL, sv_destroy_comp_channel,
@@ -1569,6 +1574,96 @@ FZ void fz_dm(struct fz *fz, int fdi)
 	default:
 		f.dm_handle = FZ_PCT(fz, 80) ? fz->last_dm : (uint32_t)fz_word(fz);
 		fz_ioc(fz, fdi, SV_IOC_FREE_DM, &f);
+	}
+}
+
+/*
+ * XRC: domains (private, or of one file every worker shares), XRC SRQs
+ * on them, TGT QPs and handles opened on other workers' TGT QPs, INI QPs
+ * whose sends name random SRQ numbers; closes, busy or not.
+ */
+FZ void fz_xrc(struct fz *fz, int fdi)
+{
+	struct sv_open_xrcd o = { .size = sizeof(o), .fd = -1 };
+	struct sv_create_srq c = { .size = sizeof(c) };
+	struct sv_create_qp q = { .size = sizeof(q) };
+	struct sv_open_qp oq = { .size = sizeof(oq) };
+	struct sv_close_xrcd x = { .size = sizeof(x) };
+	uint32_t xh = FZ_PCT(fz, 85) ? fz->last_xrcd : (uint32_t)fz_word(fz);
+	int i, ffd = -1;
+
+	switch (FZ_N(fz, 6)) {
+	case 0:
+		if (FZ_PCT(fz, 60)) {
+			ffd = open("/tmp/sv_fuzz_xrcd", O_RDWR | O_CREAT, 0600);
+			o.fd = ffd;
+		} else if (FZ_PCT(fz, 10)) {
+			o.fd = (int32_t)fz_word(fz);
+		}
+		o.oflags = FZ_PCT(fz, 80) ? O_CREAT : FZ_PCT(fz, 50) ?
+			   O_CREAT | O_EXCL : (uint32_t)fz_word(fz);
+		if (!fz_ioc(fz, fdi, SV_IOC_OPEN_XRCD, &o))
+			fz->last_xrcd = o.handle;
+		if (ffd >= 0)
+			close(ffd);
+		return;
+	case 1:
+		c.pd_handle = fz_handle(fz, FT_PD, fdi);
+		c.max_wr = FZ_PCT(fz, 90) ? FZ_N(fz, 64) + 1 : fz_word(fz);
+		c.max_sge = FZ_N(fz, 4);
+		c.srq_type = FZ_PCT(fz, 90) ? SV_SRQT_XRC : FZ_N(fz, 5);
+		c.xrcd_handle = xh;
+		c.cq_handle = fz_handle(fz, FT_CQ, fdi);
+		if (fz_ioc(fz, fdi, SV_IOC_CREATE_SRQ, &c))
+			return;
+		fz_obj_new(fz, FT_SRQ, fdi, c.handle);
+		if (FZ_PCT(fz, 75))
+			fz_map_wq(fz, fdi, SV_WQ_SRQ, c.handle, 0);
+		return;
+	case 2:
+	case 3:
+		q.qp_type = FZ_PCT(fz, 50) ? SV_QPT_XRC_RECV : SV_QPT_XRC_SEND;
+		if (q.qp_type == SV_QPT_XRC_RECV || FZ_PCT(fz, 5))
+			q.xrcd_handle = xh;
+		if (q.qp_type == SV_QPT_XRC_SEND || FZ_PCT(fz, 5)) {
+			q.pd_handle = fz_handle(fz, FT_PD, fdi);
+			q.send_cq_handle = fz_handle(fz, FT_CQ, fdi);
+			q.cap.max_send_wr = FZ_N(fz, 32) + 1;
+			q.cap.max_send_sge = FZ_N(fz, 3);
+		}
+		q.user_handle = FZ_RND(fz);
+		if (fz_ioc(fz, fdi, SV_IOC_CREATE_QP, &q))
+			return;
+		if (q.qp_type == SV_QPT_XRC_RECV)
+			fz->last_tgt = q.qpn;
+		i = fz_obj_new(fz, FT_QP, fdi, q.handle);
+		if (i >= 0) {
+			fz->o[i].qpn = q.qpn;
+			fz->o[i].qpt = q.qp_type;
+			fz->o[i].state = SV_QPS_RESET;
+		}
+		if (q.qp_type == SV_QPT_XRC_SEND && FZ_PCT(fz, 75))
+			fz_map_wq(fz, fdi, SV_WQ_QP, q.handle, q.qp_type);
+		return;
+	case 4:
+		oq.xrcd_handle = xh;
+		oq.qpn = FZ_PCT(fz, 70) ? fz->last_tgt : FZ_N(fz, 4096);
+		oq.qp_type = FZ_PCT(fz, 90) ? SV_QPT_XRC_RECV :
+			     (uint32_t)fz_word(fz);
+		oq.user_handle = FZ_RND(fz);
+		if (FZ_PCT(fz, 3))
+			oq.reserved = 1;
+		if (fz_ioc(fz, fdi, SV_IOC_OPEN_QP, &oq))
+			return;
+		i = fz_obj_new(fz, FT_QP, fdi, oq.handle);
+		if (i >= 0) {
+			fz->o[i].qpn = oq.qpn;
+			fz->o[i].qpt = SV_QPT_XRC_RECV;
+		}
+		return;
+	default:
+		x.handle = xh;
+		fz_ioc(fz, fdi, SV_IOC_CLOSE_XRCD, &x);
 	}
 }
 
@@ -2288,8 +2383,10 @@ FZ void fz_step(struct fz *fz)
 		fz_create_mkey(fz, fdi);
 	else if (r < 615 && FZ_PCT(fz, 50))
 		fz_alloc_mw(fz, fdi);
-	else if (r < 615)
+	else if (r < 615 && FZ_PCT(fz, 50))
 		fz_dm(fz, fdi);
+	else if (r < 615)
+		fz_xrc(fz, fdi);
 	else if (r < 700)
 		fz_destroy(fz, fdi, 0);
 	else if (r < 860)

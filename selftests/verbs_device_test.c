@@ -215,14 +215,13 @@ TEST_F(ctx, context_fields)
 /* Verbs softverbs lacks so far fail with EOPNOTSUPP (README). */
 TEST_F(ctx, unsupported_ops)
 {
-	struct ibv_xrcd_init_attr xrcd = {
-		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
-		.fd = -1, .oflags = O_CREAT,
-	};
+	struct ibv_pd *pd = ibv_alloc_pd(self->ctx);
 
+	ASSERT_NE(NULL, pd);
 	errno = 0;
-	EXPECT_EQ(NULL, ibv_open_xrcd(self->ctx, &xrcd));
+	EXPECT_EQ(NULL, ibv_alloc_null_mr(pd));
 	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
 }
 
 TEST_F(ctx, query_device)
@@ -246,7 +245,8 @@ TEST_F(ctx, query_device)
 	EXPECT_EQ(SV_DEFAULT_MAX_QP_WR, a.max_qp_wr);
 	EXPECT_EQ(IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SYS_IMAGE_GUID |
 		  IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_MEM_WINDOW |
-		  IBV_DEVICE_MEM_WINDOW_TYPE_2B, a.device_cap_flags);
+		  IBV_DEVICE_MEM_WINDOW_TYPE_2B | IBV_DEVICE_XRC,
+		  a.device_cap_flags);
 	EXPECT_EQ(SV_MAX_SGE, a.max_sge);
 	EXPECT_EQ(SV_MAX_SGE_RD, a.max_sge_rd);
 	EXPECT_EQ(sv_param("max_cq"), (unsigned int)a.max_cq);
