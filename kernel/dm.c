@@ -3,6 +3,9 @@
  * softverbs device memory: ibv_alloc_dm(), ibv_free_dm(), and the memory
  * under ibv_reg_dm_mr() (mr.c).
  *
+ * SV_IOC_QUERY_DM tells another context on the same file (ibv_import_dm())
+ * where to map a DM.
+ *
  * A NIC's device memory is on-chip SRAM the host maps and the NIC reads
  * without a trip over PCIe. Here it is a shared buffer of the module
  * (struct sv_mbuf, mmap.c): zeroed pages, charged to the allocating
@@ -86,6 +89,20 @@ err_uncharge:
 err_free:
 	kfree(dm);
 	return ret;
+}
+
+int sv_query_dm(struct sv_file *f, void *arg)
+{
+	struct sv_query_dm *cmd = arg;
+	struct sv_dm *dm = sv_dm_get(f, cmd->dm_handle);
+
+	if (IS_ERR(dm))
+		return PTR_ERR(dm);
+	cmd->length = dm->length;
+	cmd->mmap_offset = dm->mmap_offset;
+	cmd->mmap_len = dm->buf->size;
+	sv_uobj_put(&dm->uobj);
+	return 0;
 }
 
 int sv_free_dm(struct sv_file *f, void *arg)

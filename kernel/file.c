@@ -68,6 +68,8 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL_CREATE(SV_NR_ALLOC_DM, sv_alloc_dm, sv_alloc_dm,
 			SV_ALLOC_DM_SIZE_VER0, SV_OBJ_DM, dm_handle),
 	SV_IOCTL(SV_NR_FREE_DM, sv_free_dm, sv_free_dm, SV_FREE_DM_SIZE_VER0),
+	SV_IOCTL(SV_NR_QUERY_DM, sv_query_dm, sv_query_dm,
+		 SV_QUERY_DM_SIZE_VER0),
 	SV_IOCTL_CREATE(SV_NR_REG_DM_MR, sv_reg_dm_mr, sv_reg_dm_mr,
 			SV_REG_DM_MR_SIZE_VER0, SV_OBJ_MR, mr_handle),
 	/* They pin user pages: f->lock only around the commit (mr.c). */

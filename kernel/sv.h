@@ -353,6 +353,7 @@ struct sv_dm {
 
 int sv_alloc_dm(struct sv_file *f, void *arg);
 int sv_free_dm(struct sv_file *f, void *arg);
+int sv_query_dm(struct sv_file *f, void *arg);
 struct sv_dm *sv_dm_get(struct sv_file *f, u32 handle);
 
 /*

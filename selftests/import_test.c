@@ -11,6 +11,8 @@
  *   - across processes, over SCM_RIGHTS: the owner registers its memory
  *     and exits; the importer RDMA READs that memory through the imported
  *     MR (its pages stay pinned with the file), then deregisters it;
+ *   - ibv_import_dm(): both contexts map the same device memory, an MR
+ *     over it through the imported handle, unimport leaves it allocated;
  *   - the bad cases: unknown handles (ENOENT), handles of another type
  *     and an MR imported into another PD (EINVAL), a file descriptor that
  *     is no device (NULL).
@@ -184,6 +186,69 @@ TEST_F(imp, bad_handles)
 
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
 	EXPECT_EQ(0, ibv_dealloc_pd(pd2));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+/* ibv_import_dm(): the same device memory, mapped by both contexts. */
+TEST_F(imp, device_memory)
+{
+	struct ibv_alloc_dm_attr da = { .length = 8192 };
+	struct ibv_pd *pd = ibv_alloc_pd(self->ctx), *ipd;
+	char out[8192], in[8192];
+	struct ibv_dm *dm, *idm;
+	struct ibv_context *ictx;
+	struct ibv_mr *mr;
+	uint32_t handle;
+	int fd;
+
+	ASSERT_NE(NULL, pd);
+	dm = ibv_alloc_dm(self->ctx, &da);
+	ASSERT_NE(NULL, dm);
+	ASSERT_TRUE(dm->comp_mask & IBV_DM_MASK_HANDLE);
+	fd = dup(self->ctx->cmd_fd);
+	ASSERT_LE(0, fd);
+	ictx = ibv_import_device(fd);
+	ASSERT_NE(NULL, ictx);
+	idm = ibv_import_dm(ictx, dm->handle);
+	ASSERT_NE(NULL, idm);
+	EXPECT_EQ(dm->handle, idm->handle);
+	EXPECT_EQ(ictx, idm->context);
+
+	/* What one writes the other reads, both ways. */
+	sv_fill(out, sizeof(out), 4);
+	ASSERT_EQ(0, ibv_memcpy_to_dm(dm, 0, out, sizeof(out)));
+	ASSERT_EQ(0, ibv_memcpy_from_dm(in, idm, 0, sizeof(in)));
+	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
+	sv_fill(out, 100, 8);
+	ASSERT_EQ(0, ibv_memcpy_to_dm(idm, 4000, out, 100));
+	ASSERT_EQ(0, ibv_memcpy_from_dm(in, dm, 4000, 100));
+	EXPECT_EQ(0, memcmp(in, out, 100));
+	/* Its bounds are the DM's: out of range is EINVAL. */
+	EXPECT_EQ(EINVAL, ibv_memcpy_from_dm(in, idm, 8000, 200));
+	/* An MR over it through the imported one, in the imported PD */
+	ipd = ibv_import_pd(ictx, pd->handle);
+	ASSERT_NE(NULL, ipd);
+	mr = ibv_reg_dm_mr(ipd, idm, 0, 4096, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_ZERO_BASED);
+	ASSERT_NE(NULL, mr) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(EBUSY, ibv_free_dm(dm));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	ibv_unimport_pd(ipd);
+
+	/* Not a DM's handle; a freed DM's */
+	EXPECT_EQ(NULL, ibv_import_dm(ictx, pd->handle));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, ibv_import_dm(ictx, 0x7ffffff0));
+	EXPECT_EQ(ENOENT, errno);
+	ibv_unimport_dm(idm);
+	/* Unimported: the DM is still there for its owner. */
+	ASSERT_EQ(0, ibv_memcpy_from_dm(in, dm, 4000, 100));
+	EXPECT_EQ(0, memcmp(in, out, 100));
+	handle = dm->handle;
+	EXPECT_EQ(0, ibv_free_dm(dm));
+	EXPECT_EQ(NULL, ibv_import_dm(ictx, handle));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, ibv_close_device(ictx));
 	EXPECT_EQ(0, ibv_dealloc_pd(pd));
 }
 

@@ -1353,6 +1353,7 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(QUERY_MR, sv_query_mr, SV_QUERY_MR_SIZE_VER0, -1),
 	FZ_CMD(ALLOC_DM, sv_alloc_dm, SV_ALLOC_DM_SIZE_VER0, -1),
 	FZ_CMD(FREE_DM, sv_free_dm, SV_FREE_DM_SIZE_VER0, -1),
+	FZ_CMD(QUERY_DM, sv_query_dm, SV_QUERY_DM_SIZE_VER0, -1),
 	FZ_CMD(REG_DM_MR, sv_reg_dm_mr, SV_REG_DM_MR_SIZE_VER0, -1),
 	FZ_CMD(ALLOC_MW, sv_alloc_mw, SV_ALLOC_MW_SIZE_VER0, -1),
 	FZ_CMD(DEALLOC_MW, sv_dealloc_mw, SV_DEALLOC_MW_SIZE_VER0, -1),

@@ -34,7 +34,7 @@
 /*
  * Command numbers, in one range per concern; each concern's structs are in
  * its own section below, in this order.
- *   0x00-0x0f  ABI, device, port, GID and P_Key queries
+ *   0x00-0x0f  ABI, device, port, GID and P_Key queries; 0x05: a DM's
  *   0x10-0x17  PD                 0x18-0x1f  MR
  *   0x20-0x2f  CQ, completion channels, async events
  *   0x30-0x3f  QP                 0x40-0x47  SRQ
@@ -50,6 +50,7 @@ enum sv_ioctl_nr {
 	SV_NR_QUERY_PORT = 0x02,
 	SV_NR_QUERY_GID = 0x03,
 	SV_NR_QUERY_PKEY = 0x04,
+	SV_NR_QUERY_DM = 0x05,
 
 	/* CQ, completion channels, async events */
 	SV_NR_CREATE_COMP_CHANNEL = 0x20,
@@ -528,6 +529,21 @@ struct sv_free_dm {
 
 #define SV_FREE_DM_SIZE_VER0	8
 #define SV_IOC_FREE_DM _IOWR(SV_IOC_MAGIC, SV_NR_FREE_DM, struct sv_free_dm)
+
+/*
+ * SV_IOC_QUERY_DM (ibv_import_dm(3)): a DM of this file by handle, for
+ * another context on the same file: its length and where to map it.
+ */
+struct sv_query_dm {
+	__u32 size;		/* in */
+	__u32 dm_handle;	/* in */
+	__u64 length;		/* out: as allocated */
+	__u64 mmap_offset;	/* out */
+	__u64 mmap_len;		/* out */
+};
+
+#define SV_QUERY_DM_SIZE_VER0	32
+#define SV_IOC_QUERY_DM _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_DM, struct sv_query_dm)
 
 struct sv_reg_dm_mr {
 	__u32 size;		/* in */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Device memory: ibv_alloc_dm(), ibv_free_dm(), ibv_memcpy_to_dm() and
- * ibv_memcpy_from_dm() (the DM's function pointers) and ibv_reg_dm_mr().
+ * ibv_memcpy_from_dm() (the DM's function pointers), ibv_reg_dm_mr(), and
+ * ibv_import_dm()/ibv_unimport_dm() for a context on the same file.
  * The memory is the kernel's (kernel/dm.c), mapped here whole; the copies
  * are memcpy() through that mapping, bounds checked.
  */
@@ -11,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "sv_verbs.h"
+#include "sv_system.h"
 
 struct sv_dm {
 	struct ibv_dm dm;		/* first: handed out */
@@ -52,6 +54,25 @@ static int sv_memcpy_from_dm(void *host_addr, struct ibv_dm *dm,
 	return 0;
 }
 
+/* Map a DM of the kernel's and fill d; 0 or an errno value. */
+static int sv_dm_map(struct sv_dm *d, struct ibv_context *ctx,
+		     uint32_t handle, uint64_t length, uint64_t off,
+		     size_t len)
+{
+	d->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      ctx->cmd_fd, off);
+	if (d->map == MAP_FAILED)
+		return errno;
+	d->map_len = len;
+	d->length = length;
+	d->dm.context = ctx;
+	d->dm.memcpy_to_dm = sv_memcpy_to_dm;
+	d->dm.memcpy_from_dm = sv_memcpy_from_dm;
+	d->dm.handle = handle;
+	d->dm.comp_mask = IBV_DM_MASK_HANDLE;
+	return 0;
+}
+
 static struct ibv_dm *sv_alloc_dm(struct ibv_context *ctx,
 				  struct ibv_alloc_dm_attr *attr)
 {
@@ -75,27 +96,64 @@ static struct ibv_dm *sv_alloc_dm(struct ibv_context *ctx,
 	ret = sv_cmd(ctx, SV_IOC_ALLOC_DM, &cmd);
 	if (ret)
 		goto err_free;
-	d->map = mmap(NULL, cmd.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      ctx->cmd_fd, cmd.mmap_offset);
-	if (d->map == MAP_FAILED) {
-		ret = errno;
+	ret = sv_dm_map(d, ctx, cmd.dm_handle, attr->length,
+			cmd.mmap_offset, cmd.mmap_len);
+	if (ret) {
 		fr.dm_handle = cmd.dm_handle;
 		sv_cmd(ctx, SV_IOC_FREE_DM, &fr);
 		goto err_free;
 	}
-	d->map_len = cmd.mmap_len;
-	d->length = attr->length;
-	d->dm.context = ctx;
-	d->dm.memcpy_to_dm = sv_memcpy_to_dm;
-	d->dm.memcpy_from_dm = sv_memcpy_from_dm;
-	d->dm.handle = cmd.dm_handle;
-	d->dm.comp_mask = IBV_DM_MASK_HANDLE;
 	return &d->dm;
 
 err_free:
 	free(d);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * ibv_import_dm(3): a DM another context on this file (ibv_import_device())
+ * allocated, mapped here too. ENOENT for a handle that is none.
+ */
+SV_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *ctx,
+				       uint32_t dm_handle)
+{
+	SV_SYSTEM_FORWARD(ctx, ibv_import_dm, ctx, dm_handle);
+	struct sv_query_dm q = { .size = sizeof(q), .dm_handle = dm_handle };
+	struct sv_dm *d;
+	int ret;
+
+	ret = sv_cmd(ctx, SV_IOC_QUERY_DM, &q);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = sv_dm_map(d, ctx, dm_handle, q.length, q.mmap_offset,
+			q.mmap_len);
+	if (ret) {
+		free(d);
+		errno = ret;
+		return NULL;
+	}
+	return &d->dm;
+}
+
+/* Forget an imported DM here; the kernel's DM stays allocated. */
+SV_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
+{
+	struct sv_dm *d = to_svdm(dm);
+
+	if (sv_system_context(dm->context)) {
+		SV_SYSTEM_CALL_VOID(ibv_unimport_dm, dm);
+		return;
+	}
+	munmap(d->map, d->map_len);
+	free(d);
 }
 
 /* EBUSY while MRs are registered on it, as the kernel says. */

@@ -134,23 +134,6 @@ SV_STUB int ibv_dereg_mr(struct ibv_mr *mr)
 	return EOPNOTSUPP;
 }
 
-/* Device memory: softverbs has none. */
-SV_STUB struct ibv_dm *ibv_import_dm(struct ibv_context *c, uint32_t handle)
-{
-	SV_SYSTEM_FORWARD(c, ibv_import_dm, c, handle);
-	(void)c; (void)handle;
-	SV_NOTSUP_NULL;
-}
-
-SV_STUB void ibv_unimport_dm(struct ibv_dm *dm)
-{
-	if (sv_system_context(dm->context)) {
-		SV_SYSTEM_CALL_VOID(ibv_unimport_dm, dm);
-		return;
-	}
-	(void)dm;
-}
-
 /* ---- QP (qp.c) ---- */
 SV_STUB struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 				     struct ibv_qp_init_attr *attr)
