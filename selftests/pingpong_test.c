@@ -106,7 +106,9 @@ static int pingpong(const char *prog, int port, const char *args)
 
 /*
  * Run "prog -p port args..." as server, then as client to localhost.
- * Returns 0 if both exit 0 and print their "iters in" line.
+ * Returns 0 if both exit 0 and print their done line (the client alone
+ * for ib_read_lat, whose server prints no result: the reads are the
+ * client's).
  */
 static int pingpong_expect(const char *prog, int port, const char *args,
 			   const char *done)
@@ -142,7 +144,8 @@ static int pingpong_expect(const char *prog, int port, const char *args,
 		usleep(500000);
 	}
 	sst = reap(s, 30 * sv_slow());
-	if (sst || cst || !grep_file(sout, done) || !grep_file(cout, done)) {
+	if (sst || cst || !grep_file(cout, done) ||
+	    (strcmp(prog, "ib_read_lat") && !grep_file(sout, done))) {
 		fprintf(stderr, "# %s %s: server %d client %d\n", prog, args,
 			sst, cst);
 		dump(sout);
