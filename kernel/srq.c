@@ -123,20 +123,13 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	}
 	/* max_srq (ENOMEM), the user's share and the rdma cgroup (EAGAIN) */
 	ret = sv_charge(f, SV_OBJ_SRQ, &srq->uobj.charge);
-	if (ret) {
-		sv_uobj_put(pd);
-		kfree(srq);
-		return ret;
-	}
+	if (ret)
+		goto err_free;
 	srq->pd = pd;
 	if (c->srq_type == SV_SRQT_XRC) {
 		ret = sv_srq_xrc_get(f, srq, c);
-		if (ret) {
-			sv_uncharge(&srq->uobj.charge);
-			sv_uobj_put(pd);
-			kfree(srq);
-			return ret;
-		}
+		if (ret)
+			goto err_uncharge;
 	}
 	srq->user_handle = c->user_handle;
 	spin_lock_init(&srq->lock);
@@ -147,12 +140,8 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	ret = sv_wq_init(f, &srq->rq, srq->max_wr,
 			 sizeof(struct sv_recv_wqe) +
 			 srq->max_sge * sizeof(struct sv_sge));
-	if (ret) {
-		sv_uncharge(&srq->uobj.charge);
-		sv_uobj_put(pd);
-		kfree(srq);
-		return ret;
-	}
+	if (ret)
+		goto err_xrc;
 	srq->srqn = ida_alloc_range(&f->sdev->srqns, 1, SV_QPN_MASK,
 				    GFP_KERNEL);
 	if (srq->srqn < 0) {
@@ -178,8 +167,11 @@ err_srqn:
 err_wq:
 	sv_wq_fini(f, &srq->rq);
 	sv_wq_free(&srq->rq);
+err_xrc:
 	sv_srq_xrc_put(srq);
+err_uncharge:
 	sv_uncharge(&srq->uobj.charge);
+err_free:
 	sv_uobj_put(pd);
 	kfree(srq);
 	return ret;

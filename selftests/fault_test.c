@@ -360,6 +360,7 @@ struct fx {
 	uint32_t pd, pd2, cq, cq2, ch, srq, qp, qp2, mr, ah, matcher, table;
 	uint32_t anchor;
 	uint32_t action;
+	uint32_t xrcd;
 	uint32_t qp_type;
 	bool with_srq;
 	const char *variant;		/* for the report */
@@ -1059,6 +1060,70 @@ static int cleanup_destroy_srq(struct fx *x, int ret)
 	return ret ? ret : dealloc_pd(x, x->pd);
 }
 
+/* XRC: a domain of the file's own, an XRC SRQ on it, a TGT QP. */
+static int do_xrcd(struct fx *x)
+{
+	struct sv_open_xrcd o = { .size = sizeof(o), .fd = -1 };
+	int ret = ioc(x->fd, SV_IOC_OPEN_XRCD, &o);
+
+	x->xrcd = ret ? 0 : o.handle;
+	return ret;
+}
+
+static int op_open_xrcd(struct fx *x)
+{
+	return do_xrcd(x);
+}
+
+/* A PD, a CQ and a domain for an XRC SRQ or TGT QP. */
+static int setup_xrc(struct fx *x)
+{
+	int ret = do_pd(x, &x->pd);
+
+	if (!ret)
+		ret = do_cq(x, &x->cq, 16, 0);
+	return ret ? ret : do_xrcd(x);
+}
+
+static int op_create_xrc_srq(struct fx *x)
+{
+	struct sv_create_srq c = { .size = sizeof(c), .pd_handle = x->pd,
+				   .max_wr = 64, .max_sge = 4,
+				   .srq_type = SV_SRQT_XRC,
+				   .xrcd_handle = x->xrcd, .cq_handle = x->cq };
+	int ret = ioc(x->fd, SV_IOC_CREATE_SRQ, &c);
+
+	x->srq = ret ? 0 : c.handle;
+	return ret;
+}
+
+static int op_create_tgt_qp(struct fx *x)
+{
+	struct sv_create_qp c = { .size = sizeof(c),
+				  .qp_type = SV_QPT_XRC_RECV,
+				  .xrcd_handle = x->xrcd };
+	int ret = ioc(x->fd, SV_IOC_CREATE_QP, &c);
+
+	x->qp = ret ? 0 : c.handle;
+	return ret;
+}
+
+/* Whatever of the XRC objects there is: a leaked use makes close EBUSY. */
+static int cleanup_xrc(struct fx *x, int ret)
+{
+	struct sv_close_xrcd c = { .size = sizeof(c), .handle = x->xrcd };
+	int r = x->srq ? destroy_srq(x) : 0;
+
+	(void)ret;
+	if (!r && x->qp)
+		r = destroy_qp(x, x->qp);
+	if (!r && x->xrcd)
+		r = ioc(x->fd, SV_IOC_CLOSE_XRCD, &c);
+	if (!r && x->cq)
+		r = destroy_cq(x, x->cq);
+	return r || !x->pd ? r : dealloc_pd(x, x->pd);
+}
+
 static int op_create_ah(struct fx *x)
 {
 	return do_ah(x);
@@ -1657,6 +1722,9 @@ FOP(create_srq, FOP_CREATE, setup_pd, op_create_srq, cleanup_srq);
 FOP(modify_srq, 0, setup_srq, op_modify_srq, cleanup_srq);
 FOP(destroy_srq, 0, setup_srq, op_destroy_srq, cleanup_destroy_srq);
 FOP(create_ah, FOP_CREATE, setup_pd, op_create_ah, cleanup_ah);
+FOP(open_xrcd, FOP_CREATE, NULL, op_open_xrcd, cleanup_xrc);
+FOP(create_xrc_srq, FOP_CREATE, setup_xrc, op_create_xrc_srq, cleanup_xrc);
+FOP(create_tgt_qp, FOP_CREATE, setup_xrc, op_create_tgt_qp, cleanup_xrc);
 FOP(destroy_ah, 0, setup_ah, op_destroy_ah, cleanup_destroy_ah);
 FOP(create_qp, FOP_CREATE, setup_qp_create, op_create_qp, cleanup_qp);
 FOP(modify_qp, 0, setup_qp, op_modify_qp, cleanup_qp);
@@ -1716,6 +1784,9 @@ TEST_F_TIMEOUT(fault, create_srq, T) { RUN(fop_create_srq); }
 TEST_F_TIMEOUT(fault, modify_srq, T) { RUN(fop_modify_srq); }
 TEST_F_TIMEOUT(fault, destroy_srq, T) { RUN(fop_destroy_srq); }
 TEST_F_TIMEOUT(fault, create_ah, T) { RUN(fop_create_ah); }
+TEST_F_TIMEOUT(fault, open_xrcd, T) { RUN(fop_open_xrcd); }
+TEST_F_TIMEOUT(fault, create_xrc_srq, T) { RUN(fop_create_xrc_srq); }
+TEST_F_TIMEOUT(fault, create_tgt_qp, T) { RUN(fop_create_tgt_qp); }
 TEST_F_TIMEOUT(fault, destroy_ah, T) { RUN(fop_destroy_ah); }
 TEST_F_TIMEOUT(fault, attach_mcast, T) { RUN(fop_attach_mcast); }
 TEST_F_TIMEOUT(fault, detach_mcast, T) { RUN(fop_detach_mcast); }
