@@ -378,6 +378,17 @@ static int sv_req_payload(struct sv_req *r, struct sv_sg *dst, u64 doff)
 }
 
 /*
+ * An XRC request whose SRQ is none of the TGT QP dqp's domain (or is
+ * gone): invalid, the TGT QP to ERR.
+ */
+static enum sv_exec_result sv_xrc_invalid(struct sv_qp *dqp, u32 *status)
+{
+	sv_responder_err(dqp, false);
+	*status = SV_WC_REM_INV_REQ_ERR;
+	return SV_EXEC_FATAL;
+}
+
+/*
  * Deliver a SEND* or RDMA_WRITE_WITH_IMM to dqp: consume a receive WQE
  * (RNR if none), place the data, push the responder's CQE.
  */
@@ -405,9 +416,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	/* An XRC SRQ may have gone since it was looked up. */
 	if (srq && srq->dead) {
 		sv_wq_unlock(wq);
-		sv_responder_err(dqp, false);
-		*status = SV_WC_REM_INV_REQ_ERR;
-		return SV_EXEC_FATAL;
+		return sv_xrc_invalid(dqp, status);
 	}
 	ret = sv_rq_peek(wq, rw);
 	if (ret < 0) {
@@ -756,11 +765,8 @@ static enum sv_exec_result sv_dest_pd(struct sv_req *r, u32 *status)
 		return SV_EXEC_DONE;
 	}
 	r->xsrq = sv_xsrq_get(dqp, r->w->remote_qpn & SV_QPN_MASK);
-	if (!r->xsrq) {
-		sv_responder_err(dqp, false);
-		*status = SV_WC_REM_INV_REQ_ERR;
-		return SV_EXEC_FATAL;
-	}
+	if (!r->xsrq)
+		return sv_xrc_invalid(dqp, status);
 	r->dpd = container_of(r->xsrq->pd, struct sv_pd, uobj);
 	return SV_EXEC_DONE;
 }

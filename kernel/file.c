@@ -22,8 +22,11 @@ struct sv_ioctl_desc {
 	 * short part and check sdev->dead under it.
 	 */
 	bool unlocked;
-	/* A create: the type and the offset of the new handle in the struct */
-	enum sv_obj_type creates;
+	/*
+	 * A create: BIT() of each type it may make (a QP create makes a
+	 * handle on an XRC TGT QP) and the new handle's offset in the struct
+	 */
+	u32 creates;
 	u32 handle_off;
 };
 
@@ -45,10 +48,12 @@ static int sv_query_abi(struct sv_file *f, void *arg)
 		 .unlocked = true }
 
 /* A create that returns the new object's handle in the field hfield. */
-#define SV_IOCTL_CREATE(nr, fn, type, ver0, otype, hfield)		\
+#define SV_IOCTL_CREATE_OF(nr, fn, type, ver0, otypes, hfield)		\
 	[nr] = { .handler = fn, .min_size = ver0,			\
-		 .size = sizeof(struct type), .creates = otype,		\
+		 .size = sizeof(struct type), .creates = otypes,	\
 		 .handle_off = offsetof(struct type, hfield) }
+#define SV_IOCTL_CREATE(nr, fn, type, ver0, otype, hfield)		\
+	SV_IOCTL_CREATE_OF(nr, fn, type, ver0, BIT(otype), hfield)
 
 static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_QUERY_ABI, sv_query_abi, sv_query_abi,
@@ -76,7 +81,7 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 	[SV_NR_REG_MR] = { .handler = sv_reg_mr,
 			   .min_size = SV_REG_MR_SIZE_VER0,
 			   .size = sizeof(struct sv_reg_mr), .unlocked = true,
-			   .creates = SV_OBJ_MR,
+			   .creates = BIT(SV_OBJ_MR),
 			   .handle_off = offsetof(struct sv_reg_mr, mr_handle) },
 	SV_IOCTL_UNLOCKED(SV_NR_REREG_MR, sv_rereg_mr, sv_rereg_mr,
 			  SV_REREG_MR_SIZE_VER0),
@@ -99,8 +104,9 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 	SV_IOCTL(SV_NR_QUERY_PKEY, sv_query_pkey, sv_query_pkey,
 		 SV_QUERY_PKEY_SIZE_VER0),
 	/* QP, SRQ, AH, multicast */
-	SV_IOCTL_CREATE(SV_NR_CREATE_QP, sv_create_qp, sv_create_qp,
-			SV_CREATE_QP_SIZE_VER0, SV_OBJ_QP, handle),
+	SV_IOCTL_CREATE_OF(SV_NR_CREATE_QP, sv_create_qp, sv_create_qp,
+			   SV_CREATE_QP_SIZE_VER0,
+			   BIT(SV_OBJ_QP) | BIT(SV_OBJ_XRC_QP), handle),
 	SV_IOCTL(SV_NR_MODIFY_QP, sv_modify_qp, sv_modify_qp,
 		 SV_MODIFY_QP_SIZE_VER0),
 	SV_IOCTL(SV_NR_QUERY_QP, sv_query_qp, sv_query_qp,
@@ -275,13 +281,9 @@ static long sv_ioctl_finish(struct sv_file *f, const struct sv_ioctl_desc *d,
 		return 0;
 	}
 	if (d->creates) {
-		u32 h = *(u32 *)(karg + d->handle_off);
-
 		mutex_lock(&f->lock);
-		/* An XRC TGT QP's creator has a handle on it (xrc.c). */
-		if (sv_uobj_destroy(f, h, d->creates) == -EINVAL &&
-		    d->creates == SV_OBJ_QP)
-			sv_uobj_destroy(f, h, SV_OBJ_XRC_QP);
+		sv_uobj_destroy_of(f, *(u32 *)(karg + d->handle_off),
+				   d->creates);
 		mutex_unlock(&f->lock);
 	}
 	if (nfilp) {

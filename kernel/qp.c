@@ -549,9 +549,7 @@ int sv_destroy_qp(struct sv_file *f, void *arg)
 	if (d->reserved)
 		return -EINVAL;
 	/* A handle on an XRC TGT QP goes; the QP with the last (xrc.c). */
-	u = sv_uobj_get(f, d->handle, SV_OBJ_QP);
-	if (PTR_ERR_OR_ZERO(u) == -EINVAL)
-		u = sv_uobj_get(f, d->handle, SV_OBJ_XRC_QP);
+	u = sv_qp_uobj_get(f, d->handle);
 	if (IS_ERR(u))
 		return PTR_ERR(u);
 	ret = sv_uobj_destroy(f, d->handle, u->type);

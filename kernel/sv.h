@@ -242,6 +242,7 @@ struct sv_uobj *sv_uobj_get(struct sv_file *f, u32 handle,
 			    enum sv_obj_type type);
 void sv_uobj_put(struct sv_uobj *u);
 int sv_uobj_destroy(struct sv_file *f, u32 handle, enum sv_obj_type type);
+int sv_uobj_destroy_of(struct sv_file *f, u32 handle, u32 types);
 void sv_uobj_destroy_all(struct sv_file *f);
 
 /* depth.c */
@@ -629,6 +630,7 @@ int sv_close_xrcd(struct sv_file *f, void *arg);
 int sv_xrc_tgt_create(struct sv_file *f, struct sv_qp *qp,
 		      struct sv_create_qp *c);
 int sv_open_qp(struct sv_file *f, void *arg);
+struct sv_uobj *sv_qp_uobj_get(struct sv_file *f, u32 handle);
 struct sv_qp *sv_qp_lookup(struct sv_file *f, u32 handle);
 struct sv_event_obj *sv_xrc_qp_events(struct sv_uobj *u);
 void sv_xrc_qp_event(struct sv_qp *qp, u32 event);

@@ -163,6 +163,25 @@ int sv_uobj_destroy(struct sv_file *f, u32 handle, enum sv_obj_type type)
 	return 0;
 }
 
+/* Destroy the object handle names if its type is one of types (BIT()s). */
+int sv_uobj_destroy_of(struct sv_file *f, u32 handle, u32 types)
+{
+	enum sv_obj_type type = SV_OBJ_NONE;
+	struct sv_uobj *u;
+
+	lockdep_assert_held(&f->lock);
+	xa_lock(&f->objs);
+	u = xa_load(&f->objs, handle);
+	if (u)
+		type = u->type;
+	xa_unlock(&f->objs);
+	if (!u)
+		return -ENOENT;
+	if (!(types & BIT(type)))
+		return -EINVAL;
+	return sv_uobj_destroy(f, handle, type);
+}
+
 void sv_uobj_destroy_all(struct sv_file *f)
 {
 	struct sv_uobj *u;

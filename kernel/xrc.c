@@ -293,14 +293,14 @@ static int sv_xrc_qp_handle(struct sv_file *f, struct sv_qp *qp,
 		return -ENOMEM;
 	h->user_handle = user_handle;
 	sv_event_obj_init(&h->events);
+	h->qp = qp;
+	h->xrcd = xu;
 	ret = sv_uobj_add(f, &h->uobj, SV_OBJ_XRC_QP, &sv_xrc_qp_ops);
 	if (ret) {
 		kfree(h);
 		return ret;
 	}
 	kref_get(&qp->uobj.ref);
-	h->qp = qp;
-	h->xrcd = xu;
 	spin_lock_bh(&qp->lock);
 	list_add_tail(&h->node, &qp->xrc_handles);
 	spin_unlock_bh(&qp->lock);
@@ -391,21 +391,28 @@ int sv_open_qp(struct sv_file *f, void *arg)
 }
 
 /*
- * The QP a handle of f names: a QP of the file, or the XRC TGT QP a
- * handle is on; referenced (sv_qp_put()).
+ * What a QP handle of f names: a QP of the file (SV_OBJ_QP), or a handle
+ * on an XRC TGT QP (SV_OBJ_XRC_QP); referenced (sv_uobj_put()).
  */
-struct sv_qp *sv_qp_lookup(struct sv_file *f, u32 handle)
+struct sv_uobj *sv_qp_uobj_get(struct sv_file *f, u32 handle)
 {
 	struct sv_uobj *u = sv_uobj_get(f, handle, SV_OBJ_QP);
+
+	if (PTR_ERR_OR_ZERO(u) == -EINVAL)
+		u = sv_uobj_get(f, handle, SV_OBJ_XRC_QP);
+	return u;
+}
+
+/* The QP a QP handle of f names (sv_qp_uobj_get()), referenced. */
+struct sv_qp *sv_qp_lookup(struct sv_file *f, u32 handle)
+{
+	struct sv_uobj *u = sv_qp_uobj_get(f, handle);
 	struct sv_qp *qp;
 
-	if (!IS_ERR(u))
-		return container_of(u, struct sv_qp, uobj);
-	if (PTR_ERR(u) != -EINVAL)
-		return ERR_CAST(u);
-	u = sv_uobj_get(f, handle, SV_OBJ_XRC_QP);
 	if (IS_ERR(u))
 		return ERR_CAST(u);
+	if (u->type == SV_OBJ_QP)
+		return container_of(u, struct sv_qp, uobj);
 	qp = to_xrc_qp(u)->qp;
 	kref_get(&qp->uobj.ref);
 	sv_uobj_put(u);
