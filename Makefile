@@ -32,7 +32,7 @@ module:
 	@if [ "$$(cat kernel/.kdir 2>/dev/null)" != "$(KDIR)" ]; then \
 		rm -f kernel/*.o kernel/*.ko kernel/*.mod kernel/*.mod.c \
 		      kernel/.*.cmd kernel/modules.order Module.symvers modules.order \
-		      kernel/steer/*.o kernel/steer/.*.cmd; \
+		      kernel/*/*.o kernel/*/.*.cmd; \
 		echo "$(KDIR)" > kernel/.kdir; \
 	fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
@@ -49,7 +49,7 @@ uninstall:
 		$(CURDIR)/scripts/install --uninstall
 
 sparse:
-	@rm -f kernel/*.o kernel/steer/*.o
+	@rm -f kernel/*.o kernel/*/*.o
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 CHECK="sparse -Wno-decl" modules
 
 user:
@@ -68,7 +68,7 @@ CHECKPATCH = $(BUILD)/linux-src/scripts/checkpatch.pl --no-tree --strict \
 
 checkpatch:
 	@$(CURDIR)/scripts/extract-linux-source
-	$(CHECKPATCH) -f $(filter-out %.mod.c kernel/compat.h,$(wildcard kernel/*.[ch] kernel/steer/*.[ch]))
+	$(CHECKPATCH) -f $(filter-out %.mod.c kernel/compat.h,$(wildcard kernel/*.[ch] kernel/*/*.[ch]))
 	@# uapi is compiled in userspace too (no __aligned()): checkpatch
 	@# exempts include/uapi/ from this check, not our uapi/.
 	$(CHECKPATCH) --ignore PREFER_DEFINED_ATTRIBUTE_MACRO -f uapi/*.h

@@ -93,7 +93,7 @@ int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev, struct sv_pd *pd,
 
 /*
  * One remote span at dqp as a one-entry list: rkey may be an MR's, an
- * indirect key's or a memory window's (mw.c). len is not 0.
+ * indirect key's or a memory window's (mr/mw.c). len is not 0.
  */
 static int sv_sg_remote(struct sv_sg *sg, struct sv_qp *dqp,
 			struct sv_pd *pd, u32 access, u32 rkey, u64 addr,
@@ -831,7 +831,7 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		*status = SV_WC_LOC_QP_OP_ERR;
 		return SV_EXEC_FATAL;
 	}
-	/* Local operations on windows (mw.c) and indirect keys (mkey.c) */
+	/* Local operations on windows (mr/mw.c) and indirect keys (mkey.c) */
 	if (w->opcode == SV_WR_BIND_MW) {
 		*status = sv_mw_bind(qp, w);
 		return *status ? SV_EXEC_FATAL : SV_EXEC_DONE;

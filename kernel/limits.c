@@ -408,7 +408,7 @@ void sv_limits_device_fini(struct sv_device *sdev)
 }
 
 /*
- * Pinned memory: MR pages (mr.c) and ring pages (mmap.c) are charged to
+ * Pinned memory: MR pages (mr/mr.c) and ring pages (mmap.c) are charged to
  * the creating process's mm->pinned_vm against RLIMIT_MEMLOCK, as the
  * RDMA core's umem does; CAP_IPC_LOCK lifts the limit, not the count.
  */

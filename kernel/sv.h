@@ -282,7 +282,7 @@ bool sv_gid_present(struct sv_device *sdev, const u8 gid[16]);
 void sv_gid_get(struct sv_device *sdev, u32 index, u8 gid[16]);
 void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 
-/* PD and MR (pd.c, mr.c) */
+/* PD and MR (pd.c, mr/mr.c) */
 
 /* A protection domain. Children pin it: sv_pd_pin() ... sv_pd_unpin(). */
 struct sv_pd {
@@ -344,7 +344,7 @@ int sv_dereg_mr(struct sv_file *f, void *arg);
 int sv_query_mr(struct sv_file *f, void *arg);
 int sv_reg_dm_mr(struct sv_file *f, void *arg);
 
-/* dm.c: device memory */
+/* mr/dm.c: device memory */
 struct sv_dm {
 	struct sv_uobj uobj;
 	struct sv_mbuf *buf;		/* zeroed, mapped by the library */
@@ -708,7 +708,7 @@ enum sv_exec_result {
 /* IBV_WC_MW_BIND_ERR */
 #define SV_WC_STATUS_MW_BIND_ERR	6
 
-/* mkey.c: indirect keys (mlx5dv_create_mkey) */
+/* mr/mkey.c: indirect keys (mlx5dv_create_mkey) */
 int sv_create_mkey(struct sv_file *f, void *arg);
 int sv_destroy_mkey(struct sv_file *f, void *arg);
 u32 sv_mkey_exec(struct sv_qp *qp, const struct sv_send_wqe *w);
@@ -810,7 +810,7 @@ static inline void sv_stat_add(struct sv_device *sdev, enum sv_stat stat,
 	this_cpu_add(sdev->stats[stat], n);
 }
 
-/* mr.c, for resource dumps */
+/* mr/mr.c, for resource dumps */
 void sv_mr_res_info(struct sv_uobj *u, u32 *key, u64 *iova, u64 *length);
 
 /*

@@ -703,7 +703,7 @@ TEST_F_TIMEOUT(mr, max_mr_enforced, 90)
 }
 
 /*
- * The data-path copy helpers, through debugfs mr_io (see kernel/mr.c):
+ * The data-path copy helpers, through debugfs mr_io (see kernel/mr/mr.c):
  * one command, one result ("0[ hex]" or "-errno").
  */
 static int mr_io(const char *cmd, char *res, size_t size)

@@ -3,7 +3,7 @@
  * libmlx5.so.1 stand-in: indirect memory keys, mlx5dv_create_mkey() and
  * mlx5dv_destroy_mkey() (Documentation/mlx5dv.rst). The key lives in the
  * library that made the PD's context (../lib/mkey.c) and in the kernel
- * (kernel/mkey.c); mlx5dv_wr_mr_interleaved() and mlx5dv_wr_mr_list() on
+ * (kernel/mr/mkey.c); mlx5dv_wr_mr_interleaved() and mlx5dv_wr_mr_list() on
  * an RC QP created with those send ops lay it out.
  */
 #include <stdint.h>

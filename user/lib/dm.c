@@ -3,7 +3,7 @@
  * Device memory: ibv_alloc_dm(), ibv_free_dm(), ibv_memcpy_to_dm() and
  * ibv_memcpy_from_dm() (the DM's function pointers), ibv_reg_dm_mr(), and
  * ibv_import_dm()/ibv_unimport_dm() for a context on the same file.
- * The memory is the kernel's (kernel/dm.c), mapped here whole; the copies
+ * The memory is the kernel's (kernel/mr/dm.c), mapped here whole; the copies
  * are memcpy() through that mapping, bounds checked.
  */
 #include <stdint.h>

@@ -2,7 +2,7 @@
 /*
  * Indirect memory keys for libmlx5's mlx5dv_create_mkey() and
  * mlx5dv_destroy_mkey() (sv_private.h). The key is the kernel's
- * (kernel/mkey.c): free until a UMR WQE built by mlx5dv_wr_mr_interleaved()
+ * (kernel/mr/mkey.c): free until a UMR WQE built by mlx5dv_wr_mr_interleaved()
  * or mlx5dv_wr_mr_list() (post.c) lays it out over other MRs of its PD,
  * zero-based; IBV_WR_LOCAL_INV frees it again.
  */

@@ -2,7 +2,7 @@
 /*
  * Memory windows: ibv_alloc_mw(), ibv_dealloc_mw() and ibv_bind_mw()
  * (the context ops the header's inline functions call). The window is
- * the kernel's (kernel/mw.c); binding it is a send WR, IBV_WR_BIND_MW
+ * the kernel's (kernel/mr/mw.c); binding it is a send WR, IBV_WR_BIND_MW
  * (post.c), checked by the kernel when it executes: a bind the rules
  * refuse completes with IBV_WC_MW_BIND_ERR.
  */

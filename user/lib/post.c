@@ -347,7 +347,7 @@ static int sv_fill_tso(struct sv_qp *qp, struct sv_send_wqe *w,
 
 /*
  * A bind of a window of this QP's context: the kernel checks it against
- * the rules when it executes (kernel/mw.c); EINVAL here for what no bind
+ * the rules when it executes (kernel/mr/mw.c); EINVAL here for what no bind
  * can be.
  */
 static int sv_fill_bind(struct sv_qp *qp, struct sv_send_wqe *w,

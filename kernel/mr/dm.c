@@ -17,7 +17,7 @@
  */
 #include <linux/slab.h>
 
-#include "sv.h"
+#include "../sv.h"
 
 static struct sv_dm *to_sv_dm(struct sv_uobj *u)
 {

@@ -7,7 +7,7 @@
 #ifndef SV_MR_H
 #define SV_MR_H
 
-#include "sv.h"
+#include "../sv.h"
 
 struct sv_umem;
 struct sv_mkey;

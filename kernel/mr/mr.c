@@ -56,8 +56,8 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "compat.h"
-#include "sv.h"
+#include "../compat.h"
+#include "../sv.h"
 #include "mr.h"
 
 #define SV_MR_KEY_VARIANT_MASK	0xffU

@@ -38,7 +38,7 @@
  */
 #include <linux/slab.h>
 
-#include "sv.h"
+#include "../sv.h"
 #include "mr.h"
 
 /* The rights a window may have (ibv_bind_mw(3): mw_access_flags) */

@@ -32,7 +32,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 
-#include "sv.h"
+#include "../sv.h"
 #include "mr.h"
 
 /* The rights a UMR may give (mlx5: the mkey context's access flags). */
