@@ -441,7 +441,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 			sv_rnr_us[dqp->attr.min_rnr_timer & 31];
 		return SV_EXEC_RETRY;
 	}
-	sv_rq_pop(wq);
+	/* Popped once placed or failed: a lost source page leaves it. */
 
 	cqe.wr_id = rw->hdr.wr_id;
 	cqe.qp_num = dqp->qpn;
@@ -490,9 +490,16 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 		if (!ret)
 			ret = sv_req_payload(r, r->rsg, off);
 		sv_sg_release(r->rsg);
+		if (ret == SV_ECOPY_SRC) {
+			/* The sender's own page (ODP): its error only. */
+			sv_wq_unlock(wq);
+			*status = SV_WC_LOC_PROT_ERR;
+			return SV_EXEC_FATAL;
+		}
 		if (ret) {
-			/* The spans were checked: only a length can miss. */
-			cqe.status = SV_WC_LOC_LEN_ERR;
+			/* The spans were checked: a length, or a lost page. */
+			cqe.status = ret == -EFAULT ? SV_WC_LOC_PROT_ERR :
+						      SV_WC_LOC_LEN_ERR;
 			goto resp_fail;
 		}
 	}
@@ -506,6 +513,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 		cqe.status = SV_WC_REM_INV_REQ_ERR;
 		goto resp_fail;
 	}
+	sv_rq_pop(wq);
 	sv_dp_push_cqe(cq, &cqe, !!(w->send_flags & SV_SEND_SOLICITED));
 	if (srq)
 		sv_srq_check_limit(srq);
@@ -513,6 +521,7 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	return SV_EXEC_DONE;
 
 resp_fail:
+	sv_rq_pop(wq);
 	/* As on the requester: in ERR before the error CQE shows. */
 	sv_responder_err(dqp, false);
 	sv_dp_push_cqe(cq, &cqe, true);
@@ -566,6 +575,11 @@ static enum sv_exec_result sv_rdma(struct sv_req *r, u32 *status)
 		else
 			ret = sv_req_payload(r, r->rsg, 0);
 		sv_sg_release(r->rsg);
+		/* A lost page (ODP) of our own: a local error only. */
+		if (ret == (read ? -EFAULT : SV_ECOPY_SRC)) {
+			*status = SV_WC_LOC_PROT_ERR;
+			return SV_EXEC_FATAL;
+		}
 		if (ret)
 			return sv_remote_access_err(r, ret, status);
 	}
@@ -582,6 +596,7 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 	bool awrite = w->opcode == SV_WR_ATOMIC_WRITE;
 	/* An atomic write needs a write right (as rxe), the others atomic. */
 	u32 need = awrite ? SV_ACCESS_REMOTE_WRITE : SV_ACCESS_REMOTE_ATOMIC;
+	struct sv_mr_word word;
 	u64 old, val;
 	int ret;
 
@@ -593,27 +608,28 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 			   8);
 	if (ret)
 		return sv_remote_access_err(r, ret, status);
-	spin_lock(&sv_atomic_lock);
-	if (awrite) {
-		ret = sv_mr_span_write(&rsg->ent[0], 0, &w->compare_add, 8);
-		spin_unlock(&sv_atomic_lock);
+	/* The word's page stays put (and its BHs off) until the put. */
+	ret = sv_mr_word_get(&rsg->ent[0], 0, true, &word);
+	if (ret) {
+		__release(odp);		/* for sparse: nothing is held */
 		sv_sg_release(rsg);
-		return ret ? sv_remote_access_err(r, ret, status) :
-			     SV_EXEC_DONE;
-	}
-	ret = sv_mr_span_read(&rsg->ent[0], 0, &old, 8);
-	if (!ret) {
-		if (w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
-			val = old + w->compare_add;
-		else
-			val = old == w->compare_add ? w->swap : old;
-		if (val != old || w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
-			ret = sv_mr_span_write(&rsg->ent[0], 0, &val, 8);
-	}
-	spin_unlock(&sv_atomic_lock);
-	sv_sg_release(rsg);
-	if (ret)
 		return sv_remote_access_err(r, ret, status);
+	}
+	spin_lock(&sv_atomic_lock);
+	old = get_unaligned(word.p);
+	if (awrite)
+		val = w->compare_add;
+	else if (w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
+		val = old + w->compare_add;
+	else
+		val = old == w->compare_add ? w->swap : old;
+	if (val != old || w->opcode != SV_WR_ATOMIC_CMP_AND_SWP)
+		put_unaligned(val, word.p);
+	spin_unlock(&sv_atomic_lock);
+	sv_mr_word_put(&word);
+	sv_sg_release(rsg);
+	if (awrite)
+		return SV_EXEC_DONE;
 	ret = sv_sg_write(r->lsg, 0, &old, 8);
 	if (ret) {
 		*status = SV_WC_LOC_PROT_ERR;
@@ -981,7 +997,7 @@ bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
 	struct sv_cqe cqe = {};
 	struct sv_rx_frame fr;
 	struct sv_wq *wq;
-	u32 off = 0;
+	u32 off = 0, i;
 	int ret;
 
 	if (sv_rx_frame_prep(skb, m->flags, &fr))
@@ -997,7 +1013,6 @@ bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
 		sv_wq_unlock(wq);
 		return false;
 	}
-	sv_rq_pop(wq);
 	cqe.wr_id = rw->hdr.wr_id;
 	cqe.qp_num = qp->qpn;
 	cqe.opcode = SV_WC_RECV;
@@ -1015,6 +1030,9 @@ bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
 		cqe.status = SV_WC_LOC_PROT_ERR;
 		goto push;
 	}
+	/* No faults here (softirq, qp->lock): an ODP page not present is -EAGAIN. */
+	for (i = 0; i < sg->n; i++)
+		sg->ent[i].nofault = true;
 	if (cqe.byte_len > sg->len) {
 		cqe.status = SV_WC_LOC_LEN_ERR;
 		goto release;
@@ -1034,11 +1052,24 @@ bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
 				 fr.maclen - 2 * ETH_ALEN + skb->len);
 	off += fr.maclen - 2 * ETH_ALEN + skb->len;
 	ret = ret ?: sv_sg_write(sg, off, &fr.fcs, fr.fcs_len);
+	if (ret == -EAGAIN) {
+		/*
+		 * Its fault is queued: the frame is dropped and the WQE kept
+		 * for the next one, as a NIC drops while a page fault on a
+		 * receive buffer is served.
+		 */
+		sv_sg_release(sg);
+		sv_wq_unlock(wq);
+		sv_stat_add(qp->sdev, SV_STAT_RX_ODP_DROPS, 1);
+		return false;
+	}
 	if (ret)
-		cqe.status = SV_WC_LOC_LEN_ERR;
+		cqe.status = ret == -EFAULT ? SV_WC_LOC_PROT_ERR :
+					     SV_WC_LOC_LEN_ERR;
 release:
 	sv_sg_release(sg);
 push:
+	sv_rq_pop(wq);
 	if (cqe.status) {
 		cqe.byte_len = 0;
 	} else {

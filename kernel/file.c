@@ -85,6 +85,9 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 			   .handle_off = offsetof(struct sv_reg_mr, mr_handle) },
 	SV_IOCTL_UNLOCKED(SV_NR_REREG_MR, sv_rereg_mr, sv_rereg_mr,
 			  SV_REREG_MR_SIZE_VER0),
+	/* Faults ODP pages in: without f->lock, as the two above. */
+	SV_IOCTL_UNLOCKED(SV_NR_ADVISE_MR, sv_advise_mr, sv_advise_mr,
+			  SV_ADVISE_MR_SIZE_VER0),
 	SV_IOCTL(SV_NR_DEREG_MR, sv_dereg_mr, sv_dereg_mr,
 		 SV_DEREG_MR_SIZE_VER0),
 	SV_IOCTL_CREATE(SV_NR_CREATE_MKEY, sv_create_mkey, sv_create_mkey,

@@ -12,13 +12,16 @@ static int __init sv_init(void)
 	struct sv_device *sdev;
 	int ret;
 
-	ret = sv_engines_init();
+	ret = sv_odp_init();
 	if (ret)
 		return ret;
+	ret = sv_engines_init();
+	if (ret)
+		goto err_odp;
 	ret = sv_steer_init();
 	if (ret) {
 		sv_engines_exit();
-		return ret;
+		goto err_odp;
 	}
 	ret = sv_device_class_init();
 	if (ret)
@@ -52,6 +55,8 @@ err_class:
 err_engines:
 	sv_steer_exit();
 	sv_engines_exit();
+err_odp:
+	sv_odp_exit();
 	return ret;
 }
 
@@ -63,6 +68,7 @@ static void __exit sv_exit(void)
 	sv_steer_exit();
 	sv_device_class_exit();
 	sv_engines_exit();
+	sv_odp_exit();
 }
 
 module_init(sv_init);

@@ -43,6 +43,9 @@ int sv_query_device(struct sv_file *f, void *arg)
 	q->max_cqe = sv_depth(sdev, SV_DEPTH_CQE);
 	q->max_mr = sv_obj_limit(sdev, SV_OBJ_MR);
 	q->max_mw = q->max_mr;		/* windows are MRs to the limits */
+	/* ODP MRs (mr/odp.c) go everywhere a pinned one does. */
+	q->odp_caps = SV_ODP_SUPPORT | SV_ODP_SUPPORT_IMPLICIT;
+	q->odp_transport_caps = SV_ODP_TRANSPORT_CAPS;
 	q->max_pd = sv_obj_limit(sdev, SV_OBJ_PD);
 	q->max_qp_rd_atom = SV_MAX_QP_RD_ATOM;
 	q->max_res_rd_atom = q->max_qp * SV_MAX_QP_RD_ATOM;

@@ -36,6 +36,7 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_STEER_TX_DROPS] = "steering_tx_drops",
 	[SV_STAT_STEER_LOOP_DROPS] = "steering_loop_drops",
 	[SV_STAT_DC_KEY_DROPS] = "dc_key_violations",
+	[SV_STAT_RX_ODP_DROPS] = "rx_odp_drops",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

@@ -309,8 +309,13 @@ struct sv_mr;
  */
 struct sv_mr_span {
 	struct sv_mr *mr;
-	u64 off;			/* of the first byte in the pinned pages */
+	u64 off;			/* of the first byte in the MR's pages */
 	u64 len;
+	/*
+	 * Set by a caller that may not sleep (softirq): a page of an ODP MR
+	 * that is not present is -EAGAIN (its fault is queued), not faulted.
+	 */
+	bool nofault;
 };
 
 int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
@@ -320,12 +325,39 @@ int sv_mr_span_get_remote(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey,
 			  u32 access, u64 iova, u64 len,
 			  struct sv_mr_span *sp);
 void sv_mr_span_put(struct sv_mr_span *sp);
+/*
+ * The copies fail with -ERANGE outside a span; a page of an ODP MR that
+ * cannot be had (not mapped, not writable, the process gone) is -EFAULT,
+ * or SV_ECOPY_SRC when it is the source's in sv_mr_span_copy(): the side
+ * that lost it gets the error.
+ */
+#define SV_ECOPY_SRC	(-ENODATA)
 int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 		    const struct sv_mr_span *src, u64 soff, u64 len);
 int sv_mr_span_write(const struct sv_mr_span *dst, u64 doff,
 		     const void *buf, u64 len);
 int sv_mr_span_read(const struct sv_mr_span *src, u64 soff, void *buf,
 		    u64 len);
+
+/*
+ * An aligned 8-byte word of a span, mapped for an atomic: nothing can
+ * move the page until sv_mr_word_put(). BHs are off in between.
+ */
+struct sv_odp;
+struct sv_mr_word {
+	u64 *p;
+	struct sv_odp *odp;		/* locked, if the word is in one */
+	const struct sv_mr_span *piece;	/* the direct span it is in */
+	struct sv_mr_span tmp;		/* ... when that is a piece's */
+};
+
+int sv_mr_word_get(const struct sv_mr_span *sp, u64 off, bool write,
+		   struct sv_mr_word *w) __acquires(odp);
+void sv_mr_word_put(struct sv_mr_word *w) __releases(odp);
+
+/* mr/odp.c: the workqueue of on-demand paging */
+int sv_odp_init(void);
+void sv_odp_exit(void);
 
 /* A resolved scatter/gather list: MR spans, held until released (exec.c). */
 struct sv_sg {
@@ -340,6 +372,7 @@ void sv_sg_release(struct sv_sg *sg);
 void sv_mr_debugfs_add(struct sv_device *sdev, struct dentry *dir);
 int sv_reg_mr(struct sv_file *f, void *arg);
 int sv_rereg_mr(struct sv_file *f, void *arg);
+int sv_advise_mr(struct sv_file *f, void *arg);
 int sv_dereg_mr(struct sv_file *f, void *arg);
 int sv_query_mr(struct sv_file *f, void *arg);
 int sv_reg_dm_mr(struct sv_file *f, void *arg);
@@ -795,6 +828,7 @@ enum sv_stat {
 	SV_STAT_STEER_TX_DROPS,		/* sent frames an egress rule dropped */
 	SV_STAT_STEER_LOOP_DROPS,	/* frames sent round tables/anchors */
 	SV_STAT_DC_KEY_DROPS,		/* DC messages with a wrong access key */
+	SV_STAT_RX_ODP_DROPS,		/* frames dropped for an ODP page fault */
 	SV_STAT_MAX
 };
 

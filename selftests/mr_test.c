@@ -141,18 +141,28 @@ TEST_F(mr, every_access_combination)
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 }
 
-TEST_F(mr, on_demand_eopnotsupp)
+/* On-demand paging pins nothing (odp_test has its data path). */
+TEST_F(mr, on_demand_pins_nothing)
 {
-	__u32 mr, key;
+	__u32 mr, mr2, bad, key;
 
-	EXPECT_EQ(-EOPNOTSUPP, svt_reg_mr(self->fd, self->pd, self->buf, PG,
-					  SV_ACCESS_ON_DEMAND, &mr, &key));
-	EXPECT_EQ(-EOPNOTSUPP, svt_reg_mr(self->fd, self->pd, self->buf, PG,
-					  SV_ACCESS_ON_DEMAND | LW | RW,
-					  &mr, &key));
-	/* An invalid combination is EINVAL before ODP is looked at. */
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf, 16 * PG,
+				SV_ACCESS_ON_DEMAND, &mr, &key));
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, self->buf, PG,
+				SV_ACCESS_ON_DEMAND | LW | RW, &mr2, &key));
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
+	EXPECT_EQ(2, sv_obj_count("mr"));
+	/* The access rules are the same. */
 	EXPECT_EQ(-EINVAL, svt_reg_mr(self->fd, self->pd, self->buf, PG,
-				      SV_ACCESS_ON_DEMAND | RW, &mr, &key));
+				      SV_ACCESS_ON_DEMAND | RW, &bad, &key));
+	/* Only ON_DEMAND makes addr 0, length U64_MAX an MR (implicit). */
+	EXPECT_EQ(-EINVAL, svt_reg_mr(self->fd, self->pd, NULL, ~0ULL, LW,
+				      &bad, &key));
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr2));
+	ASSERT_EQ(0, svt_reg_mr(self->fd, self->pd, NULL, ~0ULL,
+				SV_ACCESS_ON_DEMAND | LW, &mr2, &key));
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr2));
+	ASSERT_EQ(0, svt_dereg_mr(self->fd, mr));
 	EXPECT_EQ(0, sv_obj_count("mr"));
 }
 
@@ -389,8 +399,11 @@ TEST_F(mr, rereg_access)
 				 NULL, 0, RW, NULL));
 	EXPECT_EQ(-EINVAL, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0,
 				 NULL, 0, LW | 1U << 12, NULL));
-	EXPECT_EQ(-EOPNOTSUPP, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS,
-				     0, NULL, 0, SV_ACCESS_ON_DEMAND, NULL));
+	/* To on-demand paging and back: unpinned, then pinned again. */
+	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0, NULL,
+			   0, SV_ACCESS_ON_DEMAND, &key3));
+	EXPECT_EQ(key2, key3);
+	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 	ASSERT_EQ(0, rereg(self->fd, mr, SV_REREG_MR_CHANGE_ACCESS, 0, NULL,
 			   0, 0, &key3));
 	EXPECT_EQ(key2, key3);

@@ -291,7 +291,11 @@ TEST_F(ctx, query_device_ex)
 	ASSERT_EQ(0, ibv_query_device_ex(self->ctx, NULL, &ex));
 	EXPECT_EQ(0, memcmp(&a, &ex.orig_attr, sizeof(a)));
 	EXPECT_EQ(0, ex.comp_mask);
-	EXPECT_EQ(0, ex.odp_caps.general_caps);
+	/* On-demand paging, implicit too, on every transport (odp_test). */
+	EXPECT_EQ(IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT,
+		  ex.odp_caps.general_caps);
+	EXPECT_EQ(0x3f, ex.odp_caps.per_transport_caps.rc_odp_caps);
+	EXPECT_EQ(0x3f, ex.xrc_odp_caps);
 	/* The device clock: ns of CLOCK_MONOTONIC_RAW (rxmeta_test.c). */
 	EXPECT_EQ(0x7fffffffffffffffULL, ex.completion_timestamp_mask);
 	EXPECT_EQ(1000000, ex.hca_core_clock);

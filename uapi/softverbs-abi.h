@@ -34,7 +34,8 @@
 /*
  * Command numbers, in one range per concern; each concern's structs are in
  * its own section below, in this order.
- *   0x00-0x0f  ABI, device, port, GID and P_Key queries; 0x05: a DM's
+ *   0x00-0x0f  ABI, device, port, GID and P_Key queries; 0x05: a DM's;
+ *              0x06: ibv_advise_mr (the MR range is full)
  *   0x10-0x17  PD                 0x18-0x1f  MR
  *   0x20-0x2f  CQ, completion channels, async events
  *   0x30-0x3f  QP                 0x40-0x47  SRQ
@@ -51,6 +52,7 @@ enum sv_ioctl_nr {
 	SV_NR_QUERY_GID = 0x03,
 	SV_NR_QUERY_PKEY = 0x04,
 	SV_NR_QUERY_DM = 0x05,
+	SV_NR_ADVISE_MR = 0x06,		/* the MR range is full */
 
 	/* CQ, completion channels, async events */
 	SV_NR_CREATE_COMP_CHANNEL = 0x20,
@@ -188,7 +190,15 @@ struct sv_query_device {
 	__u32 num_comp_vectors;
 	__u32 raw_caps;		/* SV_RAW_CAP_* */
 	__u32 max_mw;		/* memory windows: they count against max_mr */
+	/* since size 216: */
+	__u32 odp_caps;		/* SV_ODP_SUPPORT* (enum ibv_odp_general_caps) */
+	/* What ODP MRs work with, every transport: enum ibv_odp_transport_cap_bits */
+	__u32 odp_transport_caps;
 };
+
+#define SV_ODP_SUPPORT			0x1
+#define SV_ODP_SUPPORT_IMPLICIT		0x2
+#define SV_ODP_TRANSPORT_CAPS		0x3f	/* SEND .. SRQ_RECV */
 
 /* The device is bound to a netdev: RAW_PACKET and RSS QPs can be made. */
 #define SV_RAW_CAP_NETDEV		0x1
@@ -210,6 +220,7 @@ struct sv_query_device {
 #define SV_TIMESTAMP_MASK		0x7fffffffffffffffULL
 
 #define SV_QUERY_DEVICE_SIZE_VER0	208
+#define SV_QUERY_DEVICE_SIZE_VER1	216
 #define SV_IOC_QUERY_DEVICE _IOWR(SV_IOC_MAGIC, SV_NR_QUERY_DEVICE, struct sv_query_device)
 
 /* SV_IOC_QUERY_PORT: attributes of port_num (1 only; others EINVAL). */
@@ -383,7 +394,7 @@ struct sv_query_mr {
  * Memory access flags: the values of enum ibv_access_flags. Bits in
  * SV_ACCESS_OPTIONAL_RANGE are hints (accepted, may be ignored); other
  * unknown bits are EINVAL. REMOTE_WRITE and REMOTE_ATOMIC need
- * LOCAL_WRITE (EINVAL). ON_DEMAND is EOPNOTSUPP.
+ * LOCAL_WRITE (EINVAL). ON_DEMAND: on-demand paging (below).
  */
 #define SV_ACCESS_LOCAL_WRITE		0x00000001U
 #define SV_ACCESS_REMOTE_WRITE		0x00000002U
@@ -403,6 +414,13 @@ struct sv_query_mr {
  * or 0 with SV_ACCESS_ZERO_BASED. length 0, or a range that wraps: EINVAL;
  * longer than the device's max_mr_size: EINVAL; an unmapped range, or a
  * read-only one with a write access: EFAULT. lkey == rkey.
+ *
+ * With SV_ACCESS_ON_DEMAND nothing is pinned or charged to RLIMIT_MEMLOCK:
+ * pages are faulted in when the data path touches them (an unmapped one
+ * then fails that access) and follow munmap, mremap, fork and migration.
+ * addr 0 with length U64_MAX (and iova 0, not ZERO_BASED) is an implicit
+ * ODP MR over the whole address space; rereg of it may only change its PD
+ * (EOPNOTSUPP).
  */
 struct sv_reg_mr {
 	__u32 size;		/* in */
@@ -446,6 +464,38 @@ struct sv_rereg_mr {
 
 #define SV_REREG_MR_SIZE_VER0	56
 #define SV_IOC_REREG_MR _IOWR(SV_IOC_MAGIC, SV_NR_REREG_MR, struct sv_rereg_mr)
+
+/* sv_advise_mr.advice: enum ibv_advise_mr_advice */
+#define SV_ADVISE_MR_ADVICE_PREFETCH		0
+#define SV_ADVISE_MR_ADVICE_PREFETCH_WRITE	1
+#define SV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT	2
+/* sv_advise_mr.flags: IBV_ADVISE_MR_FLAG_FLUSH */
+#define SV_ADVISE_MR_FLAG_FLUSH			0x1
+
+/*
+ * SV_IOC_ADVISE_MR (ibv_advise_mr): make the pages of num_sge ranges of
+ * ODP MRs of pd_handle present (PREFETCH: for reading, PREFETCH_WRITE:
+ * for writing, NO_FAULT: those the process has mapped already). sg_list
+ * points at num_sge struct sv_sge. Without FLUSH a page that cannot be
+ * faulted in is skipped; with FLUSH it is EFAULT. Errors, as
+ * ibv_advise_mr(3): an unknown advice EOPNOTSUPP; unknown flags, no SGEs,
+ * reserved bits, an lkey of a window or indirect key EINVAL; an unknown
+ * lkey, a range outside its MR EFAULT; an MR of another PD, or a write
+ * prefetch of an MR without a write right EPERM; an MR that is not ODP
+ * ENOENT.
+ */
+struct sv_advise_mr {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* in */
+	__u32 advice;		/* in: SV_ADVISE_MR_ADVICE_* */
+	__u32 flags;		/* in: SV_ADVISE_MR_FLAG_* */
+	__u64 sg_list;		/* in: user pointer */
+	__u32 num_sge;		/* in */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_ADVISE_MR_SIZE_VER0	32
+#define SV_IOC_ADVISE_MR _IOWR(SV_IOC_MAGIC, SV_NR_ADVISE_MR, struct sv_advise_mr)
 
 /* SV_IOC_DEREG_MR: unpin and uncharge the pages; the keys die. */
 struct sv_dereg_mr {

@@ -124,9 +124,9 @@ static void sv_mkey_locate(const struct sv_mkey *mk, u64 off, u32 *lkey,
  * itself, or, through an indirect key, a span of the MR under it taken
  * into tmp (put it back when *out == tmp). *n bytes at *out_off of *out.
  */
-static int sv_mkey_piece(const struct sv_mr_span *sp, u64 off, u64 max,
-			 bool write, struct sv_mr_span *tmp,
-			 const struct sv_mr_span **out, u64 *out_off, u64 *n)
+int sv_mkey_piece(const struct sv_mr_span *sp, u64 off, u64 max,
+		  bool write, struct sv_mr_span *tmp,
+		  const struct sv_mr_span **out, u64 *out_off, u64 *n)
 {
 	struct sv_mr *mr = sp->mr;
 	u64 addr, avail;
@@ -145,6 +145,7 @@ static int sv_mkey_piece(const struct sv_mr_span *sp, u64 off, u64 max,
 			     write ? SV_ACCESS_LOCAL_WRITE : 0, addr, *n, tmp);
 	if (ret)
 		return ret;
+	tmp->nofault = sp->nofault;
 	if (tmp->mr->mkey) {
 		sv_mr_span_put(tmp);
 		return -EPERM;
@@ -154,14 +155,13 @@ static int sv_mkey_piece(const struct sv_mr_span *sp, u64 off, u64 max,
 	return 0;
 }
 
-static void sv_mkey_piece_put(const struct sv_mr_span *sp,
-			      struct sv_mr_span *tmp)
+void sv_mkey_piece_put(const struct sv_mr_span *sp, struct sv_mr_span *tmp)
 {
 	if (sp == tmp)
 		sv_mr_span_put(tmp);
 }
 
-/* sv_mr_span_io() through an indirect span: no sleeping (atomics). */
+/* sv_mr_span_io() through an indirect span: piece by piece. */
 int sv_mkey_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
 		    u64 len, bool to_mr)
 {

@@ -40,6 +40,12 @@
  * queue's mutex, never for f->lock, the only lock rereg and dereg hold
  * while they wait.
  *
+ * On-demand paging (SV_ACCESS_ON_DEMAND, odp.c) pins nothing: the page
+ * lookups of a copy (sv_mr_addr()) go through the MR's page cache under
+ * its lock, and a page not there is faulted in first (sv_mr_fault()), or
+ * is -EAGAIN for a caller that may not sleep. The lock is held for one
+ * page's copy at a time; two ODP MRs of one copy are locked together.
+ *
  * Device limits: SV_MAX_MR MRs per device (max_mr; beyond: ENOMEM) of at
  * most SV_MAX_MR_SIZE bytes each (max_mr_size; beyond: EINVAL); the MR is
  * charged (limits.c: the device, the user's share, the rdma cgroup)
@@ -97,6 +103,12 @@ struct sv_umem {
 	 */
 	struct sv_dm *dm;
 	unsigned long first;
+	/*
+	 * Or on-demand paging (odp.c): nothing pinned or charged; the pages
+	 * come and go with the process's mapping. addr 0 and length
+	 * U64_MAX: the whole address space (implicit).
+	 */
+	struct sv_odp *odp;
 };
 
 /* Key index -> struct sv_mr, for every device (indexes are unique). */
@@ -120,14 +132,23 @@ static int sv_mr_check_access(u32 access)
 	if ((access & (SV_ACCESS_REMOTE_WRITE | SV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & SV_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
-	if (access & SV_ACCESS_ON_DEMAND)
-		return -EOPNOTSUPP;
 	return 0;
 }
 
-/* A user range to pin: not empty, no wrap, at most max_mr_size. */
-static int sv_mr_check_range(u64 addr, u64 length)
+/* An implicit ODP MR: all of the address space (ibv_reg_mr(3)). */
+static bool sv_mr_implicit(u64 addr, u64 length, u32 access)
 {
+	return !addr && length == U64_MAX && (access & SV_ACCESS_ON_DEMAND);
+}
+
+/*
+ * A user range to register: not empty, no wrap, at most max_mr_size; or
+ * an implicit ODP MR (its iova is 0, it is not zero-based).
+ */
+static int sv_mr_check_range(u64 addr, u64 length, u32 access, u64 iova)
+{
+	if (sv_mr_implicit(addr, length, access))
+		return iova || (access & SV_ACCESS_ZERO_BASED) ? -EINVAL : 0;
 	if (!length || length > SV_MAX_MR_SIZE)
 		return -EINVAL;
 	if (addr + length < addr || PAGE_ALIGN(addr + length) < addr + length)
@@ -185,6 +206,11 @@ static void sv_umem_unpin(struct sv_umem *umem, unsigned long npinned,
 
 static void sv_umem_release(struct sv_umem *umem)
 {
+	if (umem->odp) {
+		sv_odp_release(umem->odp);
+		kfree(umem);
+		return;
+	}
 	if (umem->dm) {
 		atomic_dec(&umem->dm->uobj.usecnt);
 		sv_uobj_put(&umem->dm->uobj);
@@ -225,18 +251,43 @@ err:
 	return ret;
 }
 
+/* [addr, addr + length) of current's memory, paged on demand. */
+static struct sv_umem *sv_umem_get_odp(u64 addr, u64 length, bool writable)
+{
+	struct sv_umem *umem;
+
+	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
+	if (!umem)
+		return ERR_PTR(-ENOMEM);
+	umem->addr = addr;
+	umem->length = length;
+	umem->writable = writable;
+	umem->odp = sv_odp_new(addr, length);
+	if (IS_ERR(umem->odp)) {
+		long ret = PTR_ERR(umem->odp);
+
+		kfree(umem);
+		return ERR_PTR(ret);
+	}
+	return umem;
+}
+
 /*
  * Pin [addr, addr + length) of current's memory; the range is checked.
  * May sleep for as long as the pages take to fault in: no locks held.
+ * With SV_ACCESS_ON_DEMAND in access, nothing is pinned (odp.c).
  */
-static struct sv_umem *sv_umem_get(u64 addr, u64 length, bool writable)
+static struct sv_umem *sv_umem_get(u64 addr, u64 length, u32 access)
 {
+	bool writable = sv_access_writable(access);
 	unsigned int gup = SV_GUP_LONGTERM(writable);
 	struct mm_struct *mm = current->mm;
 	unsigned long pinned = 0, nchunks, n;
 	struct sv_umem *umem;
 	int ret;
 
+	if (access & SV_ACCESS_ON_DEMAND)
+		return sv_umem_get_odp(addr, length, writable);
 	if (!mm)
 		return ERR_PTR(-EFAULT);
 	/* RLIMIT_MEMLOCK 0 without CAP_IPC_LOCK: EPERM, as in ib_umem_get. */
@@ -496,6 +547,7 @@ static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 	}
 	sp->mr = mr;
 	sp->len = len;
+	sp->nofault = false;
 	return 0;
 }
 
@@ -538,10 +590,43 @@ void sv_mr_span_put(struct sv_mr_span *sp)
 	sp->mr = NULL;
 }
 
-static void *sv_mr_map(struct sv_mr *mr, u64 off)
+/*
+ * The kernel address of byte off of mr's pages (64-bit: no highmem to
+ * map), or NULL for a page of an ODP MR that is not present (writable,
+ * for write). Under sv_odp_lock() of the MR's cache, if it has one.
+ */
+static void *sv_mr_addr(struct sv_mr *mr, u64 off, bool write)
 {
-	return kmap_local_page(sv_umem_page(mr->umem, off >> PAGE_SHIFT)) +
+	struct sv_umem *umem = mr->umem;
+
+	if (umem->odp)
+		return sv_odp_page(umem->odp, (umem->addr & PAGE_MASK) + off,
+				   write);
+	return page_address(sv_umem_page(umem, off >> PAGE_SHIFT)) +
 	       (off & ~PAGE_MASK);
+}
+
+static struct sv_odp *sv_mr_odp(const struct sv_mr_span *sp)
+{
+	return sp->mr->umem->odp;
+}
+
+/*
+ * A page of an ODP span that sv_mr_addr() did not find: fault it in (and
+ * the copy's following pages, up to len bytes), or queue that and say
+ * -EAGAIN when the caller may not sleep.
+ */
+static int sv_mr_fault(const struct sv_mr_span *sp, u64 off, u64 len,
+		       bool write)
+{
+	struct sv_umem *umem = sp->mr->umem;
+	u64 addr = (umem->addr & PAGE_MASK) + off;
+
+	if (sp->nofault) {
+		sv_odp_fault_later(umem->odp, addr, len, write);
+		return -EAGAIN;
+	}
+	return sv_odp_fault(umem->odp, addr, len, write);
 }
 
 static u64 sv_page_left(u64 off)
@@ -554,11 +639,37 @@ bool sv_span_fits(const struct sv_mr_span *sp, u64 off, u64 len)
 	return off <= sp->len && len <= sp->len - off;
 }
 
+/*
+ * Map the page of byte at of a direct span: its cache locked if it has
+ * one. len is what the copy has left from at. NULL (and *err) if the page
+ * cannot be had: then nothing is locked, though sparse is told it is.
+ */
+static void *sv_mr_page_get(const struct sv_mr_span *sp, u64 at, u64 len,
+			    bool write, int *err) __acquires(odp)
+{
+	struct sv_odp *odp = sv_mr_odp(sp);
+	void *p;
+
+	for (;;) {
+		sv_odp_lock(odp, NULL);
+		p = sv_mr_addr(sp->mr, at, write);
+		if (p)
+			return p;
+		sv_odp_unlock(odp, NULL);
+		*err = sv_mr_fault(sp, at, len, write);
+		if (*err) {
+			__acquire(odp);
+			return NULL;
+		}
+	}
+}
+
 /* Copy between buf and [off, off + len) of a span. */
 static int sv_mr_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
 			 u64 len, bool to_mr)
 {
 	u64 done, n, at;
+	int ret = 0;
 	void *p;
 
 	if (sp->mr->mkey)
@@ -566,24 +677,25 @@ static int sv_mr_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
 	if (!sv_span_fits(sp, off, len))
 		return -ERANGE;
 	at = sp->off + off;
-	/* An atomic's aligned word: one access that nobody sees torn. */
-	if (len == sizeof(u64) && IS_ALIGNED(at, sizeof(u64))) {
-		p = sv_mr_map(sp->mr, at);
-		if (to_mr)
-			WRITE_ONCE(*(u64 *)p, get_unaligned((u64 *)buf));
-		else
-			put_unaligned(READ_ONCE(*(u64 *)p), (u64 *)buf);
-		kunmap_local(p);
-		return 0;
-	}
 	for (done = 0; done < len; done += n, at += n) {
 		n = min(len - done, sv_page_left(at));
-		p = sv_mr_map(sp->mr, at);
-		if (to_mr)
+		p = sv_mr_page_get(sp, at, len - done, to_mr, &ret);
+		if (!p) {
+			__release(odp);
+			return ret;
+		}
+		/* An atomic's aligned word: one access nobody sees torn. */
+		if (n == sizeof(u64) && len == n && IS_ALIGNED(at, n)) {
+			if (to_mr)
+				WRITE_ONCE(*(u64 *)p, get_unaligned((u64 *)buf));
+			else
+				put_unaligned(READ_ONCE(*(u64 *)p), (u64 *)buf);
+		} else if (to_mr) {
 			memcpy(p, buf + done, n);
-		else
+		} else {
 			memcpy(buf + done, p, n);
-		kunmap_local(p);
+		}
+		sv_odp_unlock(sv_mr_odp(sp), NULL);
 	}
 	return 0;
 }
@@ -602,6 +714,55 @@ int sv_mr_span_read(const struct sv_mr_span *src, u64 soff, void *buf,
 }
 
 /*
+ * sv_mr_word_get - map an aligned word of a span for an atomic
+ * @sp: the span (taken with the atomic's right)
+ * @off: the word's offset in it (the atomic's address is 8-byte aligned;
+ *	through an indirect key the MR's byte under it need not be: then
+ *	w->p is unaligned)
+ * @write: whether the atomic may write it
+ * @w: the mapping, to give back with sv_mr_word_put()
+ *
+ * May fault the page in (unless sp->nofault). -ERANGE outside the span,
+ * for a word an indirect key splits, or one that crosses a page of its
+ * MR; what a copy would return otherwise.
+ */
+int sv_mr_word_get(const struct sv_mr_span *sp, u64 off, bool write,
+		   struct sv_mr_word *w) __acquires(odp)
+{
+	u64 at, n;
+	int ret = 0;
+
+	/* On error nothing is locked; sparse is told it is, as on success. */
+	__acquire(odp);
+	if (!sv_span_fits(sp, off, sizeof(u64)))
+		return -ERANGE;
+	ret = sv_mkey_piece(sp, off, sizeof(u64), write, &w->tmp, &w->piece,
+			    &at, &n);
+	if (ret)
+		return ret;
+	__release(odp);
+	at += w->piece->off;
+	if (n != sizeof(u64) || sv_page_left(at) < sizeof(u64)) {
+		sv_mkey_piece_put(w->piece, &w->tmp);
+		__acquire(odp);
+		return -ERANGE;
+	}
+	w->p = sv_mr_page_get(w->piece, at, n, write, &ret);
+	if (!w->p) {
+		sv_mkey_piece_put(w->piece, &w->tmp);
+		return ret;
+	}
+	w->odp = sv_mr_odp(w->piece);
+	return 0;
+}
+
+void sv_mr_word_put(struct sv_mr_word *w) __releases(odp)
+{
+	sv_odp_unlock(w->odp, NULL);
+	sv_mkey_piece_put(w->piece, &w->tmp);
+}
+
+/*
  * Copy len bytes from one span to another (possibly of the same MR) page
  * to page, with no bounce buffer: what a NIC's DMA does between two
  * hosts' memories. -ERANGE, and nothing copied, outside either span.
@@ -609,19 +770,36 @@ int sv_mr_span_read(const struct sv_mr_span *src, u64 soff, void *buf,
 int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 		    const struct sv_mr_span *src, u64 soff, u64 len)
 {
+	struct sv_odp *dodp, *sodp;
 	u64 done, n;
 	void *d, *s;
+	int ret;
 
 	if (dst->mr->mkey || src->mr->mkey)
 		return sv_mkey_span_copy(dst, doff, src, soff, len);
 	if (!sv_span_fits(dst, doff, len) || !sv_span_fits(src, soff, len))
 		return -ERANGE;
+	dodp = sv_mr_odp(dst);
+	sodp = sv_mr_odp(src);
 	doff += dst->off;
 	soff += src->off;
 	for (done = 0; done < len; done += n, soff += n, doff += n) {
 		n = min3(len - done, sv_page_left(soff), sv_page_left(doff));
-		s = sv_mr_map(src->mr, soff);
-		d = sv_mr_map(dst->mr, doff);
+		for (;;) {
+			sv_odp_lock(sodp, dodp);
+			s = sv_mr_addr(src->mr, soff, false);
+			d = sv_mr_addr(dst->mr, doff, true);
+			if (s && d)
+				break;
+			sv_odp_unlock(sodp, dodp);
+			ret = s ? 0 : sv_mr_fault(src, soff, len - done, false);
+			if (ret == -EFAULT)
+				return SV_ECOPY_SRC;
+			if (!ret && !d)
+				ret = sv_mr_fault(dst, doff, len - done, true);
+			if (ret)
+				return ret;
+		}
 		/*
 		 * Overlap only within one page of an MR copying to itself.
 		 * memmove is the slower of the two where string moves are
@@ -632,8 +810,7 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 			memcpy(d, s, n);
 		else
 			memmove(d, s, n);
-		kunmap_local(d);
-		kunmap_local(s);
+		sv_odp_unlock(sodp, dodp);
 	}
 	return 0;
 }
@@ -703,7 +880,8 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	ret = sv_mr_check_access(cmd->access);
 	if (ret)
 		return ret;
-	ret = sv_mr_check_range(cmd->addr, cmd->length);
+	ret = sv_mr_check_range(cmd->addr, cmd->length, cmd->access,
+				cmd->iova);
 	if (!ret)
 		ret = sv_mr_check_iova(cmd->access, cmd->iova, cmd->length);
 	if (ret)
@@ -735,8 +913,7 @@ int sv_reg_mr(struct sv_file *f, void *arg)
 	ret = sv_mr_alloc_index(mr);
 	if (ret)
 		goto err_free;
-	umem = sv_umem_get(cmd->addr, cmd->length,
-			   sv_access_writable(cmd->access));
+	umem = sv_umem_get(cmd->addr, cmd->length, cmd->access);
 	if (IS_ERR(umem)) {
 		ret = PTR_ERR(umem);
 		goto err_index;
@@ -801,8 +978,10 @@ static int sv_rereg_check(const struct sv_rereg_mr *cmd)
 		if (ret)
 			return ret;
 	}
-	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION)
-		return sv_mr_check_range(cmd->addr, cmd->length);
+	/* A translation is checked with the access it will have: later. */
+	if ((cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) &&
+	    (!cmd->length || cmd->length > SV_MAX_MR_SIZE))
+		return -EINVAL;
 	return 0;
 }
 
@@ -817,6 +996,12 @@ struct sv_rereg_plan {
 	bool writable;
 };
 
+static bool sv_umem_implicit(const struct sv_umem *umem)
+{
+	return umem->odp && sv_mr_implicit(umem->addr, umem->length,
+					   SV_ACCESS_ON_DEMAND);
+}
+
 static int sv_rereg_plan(struct sv_mr *mr, const struct sv_rereg_mr *cmd,
 			 struct sv_rereg_plan *p)
 {
@@ -826,6 +1011,10 @@ static int sv_rereg_plan(struct sv_mr *mr, const struct sv_rereg_mr *cmd,
 	/* Device memory MRs stay what they are: zero-based, over the DM. */
 	if (mr->umem->dm)
 		return -EINVAL;
+	/* An implicit ODP MR is all of the address space, as it is. */
+	if (sv_umem_implicit(mr->umem) &&
+	    (cmd->flags & ~SV_REREG_MR_CHANGE_PD))
+		return -EOPNOTSUPP;
 	p->generation = mr->generation;
 	p->access = cmd->flags & SV_REREG_MR_CHANGE_ACCESS ? cmd->access :
 							     mr->access;
@@ -833,13 +1022,20 @@ static int sv_rereg_plan(struct sv_mr *mr, const struct sv_rereg_mr *cmd,
 	p->iova = mr->iova;
 	p->addr = mr->umem->addr;
 	p->length = mr->umem->length;
-	/* New pages for a new range, or to pin the old one for writing. */
-	p->pin = p->writable && !mr->umem->writable;
+	/*
+	 * New pages for a new range, to pin the old one for writing, or to
+	 * change between pinned and on-demand.
+	 */
+	p->pin = (p->writable && !mr->umem->writable && !mr->umem->odp) ||
+		 !(p->access & SV_ACCESS_ON_DEMAND) != !mr->umem->odp;
 	if (cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) {
 		p->iova = cmd->iova;
 		p->addr = cmd->addr;
 		p->length = cmd->length;
 		p->pin = true;
+		if (sv_mr_implicit(p->addr, p->length, p->access) ||
+		    sv_mr_check_range(p->addr, p->length, p->access, p->iova))
+			return -EINVAL;
 	}
 	return sv_mr_check_iova(p->access, p->iova, p->length);
 }
@@ -884,7 +1080,7 @@ again:
 		goto out;
 	umem = NULL;
 	if (plan.pin) {
-		umem = sv_umem_get(plan.addr, plan.length, plan.writable);
+		umem = sv_umem_get(plan.addr, plan.length, plan.access);
 		if (IS_ERR(umem)) {
 			ret = PTR_ERR(umem);
 			goto out;
@@ -1011,6 +1207,92 @@ int sv_reg_dm_mr(struct sv_file *f, void *arg)
 	cmd->lkey = mr->key;
 	cmd->rkey = mr->key;
 	return 0;
+}
+
+/*
+ * One range of ibv_advise_mr(): checked, then prefetched. A fault that
+ * fails is the caller's error only with flush (FLUSH): the advice is a
+ * hint whose faults nobody waits for otherwise.
+ */
+static int sv_advise_one(struct sv_device *sdev, struct sv_pd *pd,
+			 const struct sv_sge *sge, bool write, bool fault,
+			 bool flush)
+{
+	struct sv_mr *mr;
+	struct sv_umem *umem;
+	u64 off;
+	int ret;
+
+	rcu_read_lock();
+	mr = xa_load(&sv_mr_keys, sge->lkey >> 8);
+	if (!mr || mr->sdev != sdev || !sv_mr_enter(mr)) {
+		rcu_read_unlock();
+		return -EFAULT;
+	}
+	rcu_read_unlock();
+	/* Entered: dereg and rereg wait for us; the MR is as checked. */
+	if (!mr->key || mr->key != sge->lkey)
+		ret = -EFAULT;
+	else if (mr->mkey)
+		ret = -EINVAL;
+	else if (mr->pd != pd)
+		ret = -EPERM;
+	else if (!mr->umem->odp)
+		ret = -ENOENT;
+	else if (write && !(mr->access & SV_ACCESS_LOCAL_WRITE))
+		ret = -EPERM;
+	else
+		ret = sv_mr_check(mr, sge->lkey, pd, NULL, 0, sge->addr,
+				  sge->length, &off) ? -EFAULT : 0;
+	if (!ret) {
+		umem = mr->umem;
+		ret = sv_odp_prefetch(umem->odp, (umem->addr & PAGE_MASK) + off,
+				      sge->length, write, fault);
+		if (ret != -EINTR && !flush)
+			ret = 0;
+	}
+	sv_mr_exit(mr);
+	return ret;
+}
+
+/*
+ * SV_IOC_ADVISE_MR runs without f->lock (file.c): faults may sleep for as
+ * long as userspace wants. The ranges are done in order; the first error
+ * ends the call.
+ */
+int sv_advise_mr(struct sv_file *f, void *arg)
+{
+	struct sv_advise_mr *cmd = arg;
+	struct sv_sge __user *usge = u64_to_user_ptr(cmd->sg_list);
+	bool flush = cmd->flags & SV_ADVISE_MR_FLAG_FLUSH;
+	bool write = cmd->advice == SV_ADVISE_MR_ADVICE_PREFETCH_WRITE;
+	bool fault = cmd->advice != SV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
+	struct sv_sge sge;
+	struct sv_pd *pd;
+	int ret = 0;
+	u32 i;
+
+	if (cmd->advice > SV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return -EOPNOTSUPP;
+	if (cmd->flags & ~SV_ADVISE_MR_FLAG_FLUSH || cmd->reserved ||
+	    !cmd->num_sge)
+		return -EINVAL;
+	pd = sv_pd_get(f, cmd->pd_handle);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	for (i = 0; i < cmd->num_sge && !ret; i++) {
+		if (copy_from_user(&sge, usge + i, sizeof(sge))) {
+			ret = -EFAULT;
+			break;
+		}
+		if (!sge.length)
+			continue;
+		ret = sv_advise_one(f->sdev, pd, &sge, write, fault, flush);
+		if (!ret && fatal_signal_pending(current))
+			ret = -EINTR;
+	}
+	sv_pd_put(pd);
+	return ret;
 }
 
 int sv_dereg_mr(struct sv_file *f, void *arg)

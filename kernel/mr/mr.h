@@ -62,6 +62,23 @@ void sv_mkey_release(struct sv_mkey *mk);
 void sv_mkey_set_range(struct sv_mkey *mk, u32 lkey, u64 addr, u64 len,
 		       u64 base, u32 access);
 
+/* mkey.c: the direct span under an indirect one */
+int sv_mkey_piece(const struct sv_mr_span *sp, u64 off, u64 max,
+		  bool write, struct sv_mr_span *tmp,
+		  const struct sv_mr_span **out, u64 *out_off, u64 *n);
+void sv_mkey_piece_put(const struct sv_mr_span *sp, struct sv_mr_span *tmp);
+
+/* odp.c: the page cache of an on-demand paging MR */
+struct sv_odp *sv_odp_new(u64 addr, u64 length);
+void sv_odp_release(struct sv_odp *odp);
+int sv_odp_fault(struct sv_odp *odp, u64 addr, u64 len, bool write);
+void sv_odp_fault_later(struct sv_odp *odp, u64 addr, u64 len, bool write);
+int sv_odp_prefetch(struct sv_odp *odp, u64 addr, u64 len, bool write,
+		    bool fault);
+void *sv_odp_page(struct sv_odp *odp, u64 addr, bool write);
+void sv_odp_lock(struct sv_odp *a, struct sv_odp *b) __acquires(odp);
+void sv_odp_unlock(struct sv_odp *a, struct sv_odp *b) __releases(odp);
+
 /* mw.c: the checks of an access through a window */
 int sv_mw_check(const struct sv_mr *mr, const struct sv_qp *qp);
 int sv_mw_invalidate(struct sv_mr *mr, struct sv_pd *pd, u32 key);

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Memory regions: ibv_reg_mr(3) and its iova variants, ibv_rereg_mr(3),
- * ibv_dereg_mr(3), ibv_import_mr(3) and ibv_unimport_mr(). The kernel pins and charges the pages; fork safety
- * needs nothing here (the kernel copies pinned pages on fork), so unlike
- * rdma-core with ibv_fork_init() there is no MADV_DONTFORK.
+ * ibv_dereg_mr(3), ibv_import_mr(3) and ibv_unimport_mr(), and
+ * ibv_advise_mr(3) for on-demand paging MRs (IBV_ACCESS_ON_DEMAND; the
+ * implicit one is addr NULL, length SIZE_MAX). The kernel pins and
+ * charges the pages, or pages them on demand; fork safety needs nothing
+ * here (the kernel copies pinned pages on fork, and ODP MRs follow the
+ * parent's mapping), so unlike rdma-core with ibv_fork_init() there is no
+ * MADV_DONTFORK.
  *
  * verbs.h turns ibv_reg_mr() and ibv_reg_mr_iova() into inline wrappers
  * that call these functions, or ibv_reg_mr_iova2() when optional access
  * flags may be set; all three are real exported functions.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -17,6 +22,10 @@
 
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
+
+_Static_assert(sizeof(struct ibv_sge) == sizeof(struct sv_sge) &&
+	       offsetof(struct ibv_sge, lkey) == offsetof(struct sv_sge, lkey),
+	       "ibv_advise_mr() hands the kernel the caller's ibv_sge array");
 
 /* The library's view of a kernel MR of pd: mr filled, handed out. */
 struct ibv_mr *sv_mr_fill(struct sv_mr *mr, struct ibv_pd *pd, void *addr,
@@ -198,3 +207,28 @@ SV_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
 	}
 	free(to_svmr(mr));
 }
+
+/* advise_mr op: the kernel checks every range (uapi: SV_IOC_ADVISE_MR). */
+static int sv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			uint32_t flags, struct ibv_sge *sg_list,
+			uint32_t num_sge)
+{
+	struct sv_advise_mr cmd = {
+		.size = sizeof(cmd),
+		.pd_handle = pd->handle,
+		.advice = advice,
+		.flags = flags,
+		.sg_list = (uintptr_t)sg_list,
+		.num_sge = num_sge,
+	};
+
+	return sv_cmd(pd->context, SV_IOC_ADVISE_MR, &cmd);
+}
+
+static int sv_mr_ctx_init(struct sv_context *ctx)
+{
+	ctx->vctx.advise_mr = sv_advise_mr;
+	return 0;
+}
+
+SV_CTX_PROVIDER(mr, sv_mr_ctx_init, NULL);

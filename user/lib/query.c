@@ -89,7 +89,8 @@ static void sv_fill_device_attr(struct ibv_device_attr *a,
  * accepts IBV_QP_CREATE_PCI_WRITE_END_PADDING (which changes nothing) on
  * every device; RSS and the raw packet features: wq.c; CQ moderation
  * (ibv_modify_cq: cq.c) up to mlx5's bounds; device memory (dm.c);
- * packet pacing (qp.c). Extended capabilities softverbs lacks (ODP, tag
+ * packet pacing (qp.c); on-demand paging as the kernel reports it (an
+ * older module: none). Extended capabilities softverbs lacks (tag
  * matching) read as 0.
  */
 static int sv_query_device_ex(struct ibv_context *context,
@@ -125,6 +126,11 @@ static int sv_query_device_ex(struct ibv_context *context,
 	ex.cq_mod_caps.max_cq_count = SV_MAX_CQ_MOD_COUNT;
 	ex.cq_mod_caps.max_cq_period = SV_MAX_CQ_MOD_PERIOD;
 	sv_wq_fill_caps(&ex, q.raw_caps);
+	ex.odp_caps.general_caps = q.odp_caps;
+	ex.odp_caps.per_transport_caps.rc_odp_caps = q.odp_transport_caps;
+	ex.odp_caps.per_transport_caps.uc_odp_caps = q.odp_transport_caps;
+	ex.odp_caps.per_transport_caps.ud_odp_caps = q.odp_transport_caps;
+	ex.xrc_odp_caps = q.odp_transport_caps;
 
 	/* A newer caller's fields this library does not know: zero. */
 	memset(attr, 0, attr_size);
