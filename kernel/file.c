@@ -77,6 +77,9 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_QUERY_DM_SIZE_VER0),
 	SV_IOCTL_CREATE(SV_NR_REG_DM_MR, sv_reg_dm_mr, sv_reg_dm_mr,
 			SV_REG_DM_MR_SIZE_VER0, SV_OBJ_MR, mr_handle),
+	SV_IOCTL_CREATE(SV_NR_ALLOC_NULL_MR, sv_alloc_null_mr,
+			sv_alloc_null_mr, SV_ALLOC_NULL_MR_SIZE_VER0, SV_OBJ_MR,
+			mr_handle),
 	/* They pin user pages: f->lock only around the commit (mr/mr.c). */
 	[SV_NR_REG_MR] = { .handler = sv_reg_mr,
 			   .min_size = SV_REG_MR_SIZE_VER0,

@@ -12,9 +12,12 @@ static int __init sv_init(void)
 	struct sv_device *sdev;
 	int ret;
 
-	ret = sv_odp_init();
+	ret = sv_null_mr_init();
 	if (ret)
 		return ret;
+	ret = sv_odp_init();
+	if (ret)
+		goto err_null;
 	ret = sv_engines_init();
 	if (ret)
 		goto err_odp;
@@ -57,6 +60,8 @@ err_engines:
 	sv_engines_exit();
 err_odp:
 	sv_odp_exit();
+err_null:
+	sv_null_mr_exit();
 	return ret;
 }
 
@@ -69,6 +74,7 @@ static void __exit sv_exit(void)
 	sv_device_class_exit();
 	sv_engines_exit();
 	sv_odp_exit();
+	sv_null_mr_exit();
 }
 
 module_init(sv_init);

@@ -461,8 +461,8 @@ TEST_F(odp, collapse_moves)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, raw);
 	p = (char *)(((uintptr_t)raw + huge - 1) & ~(huge - 1));
-	if (madvise(p, huge, MADV_NOHUGEPAGE))
-		SKIP(munmap(raw, 2 * huge); return, "no THP");
+	/* Small pages first (without THP this fails, and so will COLLAPSE). */
+	madvise(p, huge, MADV_NOHUGEPAGE);
 	memset(p, 0x61, huge);
 	mr = ibv_reg_mr(self->pd, p, huge, ODP_ALL);
 	ASSERT_NE(NULL, mr);
@@ -541,13 +541,19 @@ TEST_F(odp, churn_under_traffic)
 {
 	struct churn c = { .target = self->mem };
 	int i, stale = 0, lost = 0, checked = 0;
+	struct timespec t0, now;
 	uint32_t g0, s0, s1;
 	pthread_t t;
 	bool ok;
 
 	memset(self->mem, 0, 2 * PG);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, pthread_create(&t, NULL, churn_fn, &c));
-	for (i = 0; i < 1500; i++) {
+	/* At least 1000 ops and 40 swaps (a loaded guest swaps slowly). */
+	for (i = 0; i < 1000 || c.swaps < 40; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 60 * sv_slow())
+			break;
 		if (i % 2) {
 			g0 = c.gen;
 			ASSERT_EQ(IBV_WC_SUCCESS,
@@ -573,7 +579,7 @@ TEST_F(odp, churn_under_traffic)
 	c.stop = 1;
 	pthread_join(t, NULL);
 	TH_LOG("%d swaps, %d writes checked", c.swaps, checked);
-	EXPECT_LT(20, c.swaps);
+	EXPECT_LE(40, c.swaps);
 	EXPECT_LT(20, checked);
 	EXPECT_EQ(0, stale);
 	EXPECT_EQ(0, lost);

@@ -328,6 +328,47 @@ TEST(ib_read_lat_xrc)
 }
 
 /*
+ * perftest's --odp: its buffers registered with IBV_ACCESS_ON_DEMAND
+ * (perftest checks odp_caps for the transport first), never pinned.
+ */
+static int perftest_odp(const char *prog, int port)
+{
+	char bin[64];
+
+	snprintf(bin, sizeof(bin), "/usr/bin/%s", prog);
+	if (access(bin, X_OK))
+		return 0;
+	return pingpong_expect(prog, port, "-d softverbs0 -F --odp",
+			       PERF_DONE);
+}
+
+TEST(ib_write_bw_odp)
+{
+	EXPECT_EQ(0, perftest_odp("ib_write_bw", 18631));
+}
+
+TEST(ib_read_bw_odp)
+{
+	EXPECT_EQ(0, perftest_odp("ib_read_bw", 18632));
+}
+
+TEST(ib_send_bw_odp)
+{
+	EXPECT_EQ(0, perftest_odp("ib_send_bw", 18633));
+}
+
+/* (perftest refuses --odp with atomics: "ODP does not support ATOMICS") */
+TEST(ib_write_lat_odp)
+{
+	EXPECT_EQ(0, perftest_odp("ib_write_lat", 18634));
+}
+
+TEST(ib_send_lat_odp)
+{
+	EXPECT_EQ(0, perftest_odp("ib_send_lat", 18635));
+}
+
+/*
  * rdma-core's ibv_xsrq_pingpong: XRC SRQs and INI/TGT QP pairs, the
  * domain on a file; the server serves -c clients at once.
  */

@@ -219,7 +219,8 @@ TEST_F(ctx, unsupported_ops)
 
 	ASSERT_NE(NULL, pd);
 	errno = 0;
-	EXPECT_EQ(NULL, ibv_alloc_null_mr(pd));
+	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(pd, 0, 4096, 0, 0,
+					  IBV_ACCESS_LOCAL_WRITE));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	EXPECT_EQ(0, ibv_dealloc_pd(pd));
 }

@@ -35,7 +35,8 @@
  * Command numbers, in one range per concern; each concern's structs are in
  * its own section below, in this order.
  *   0x00-0x0f  ABI, device, port, GID and P_Key queries; 0x05: a DM's;
- *              0x06: ibv_advise_mr (the MR range is full)
+ *              0x06: ibv_advise_mr, 0x07: ibv_alloc_null_mr (the MR
+ *              range is full)
  *   0x10-0x17  PD                 0x18-0x1f  MR
  *   0x20-0x2f  CQ, completion channels, async events
  *   0x30-0x3f  QP                 0x40-0x47  SRQ
@@ -53,6 +54,7 @@ enum sv_ioctl_nr {
 	SV_NR_QUERY_PKEY = 0x04,
 	SV_NR_QUERY_DM = 0x05,
 	SV_NR_ADVISE_MR = 0x06,		/* the MR range is full */
+	SV_NR_ALLOC_NULL_MR = 0x07,	/* ... and so is this */
 
 	/* CQ, completion channels, async events */
 	SV_NR_CREATE_COMP_CHANNEL = 0x20,
@@ -496,6 +498,24 @@ struct sv_advise_mr {
 
 #define SV_ADVISE_MR_SIZE_VER0	32
 #define SV_IOC_ADVISE_MR _IOWR(SV_IOC_MAGIC, SV_NR_ADVISE_MR, struct sv_advise_mr)
+
+/*
+ * SV_IOC_ALLOC_NULL_MR (ibv_alloc_null_mr): an MR of pd_handle with no
+ * memory: as an lkey, writes to it are discarded and reads give zeros,
+ * over any address (iova 0, length U64_MAX). It has no rkey: a remote
+ * access with its key fails. Rereg is EINVAL; binding a window to it
+ * fails (it has no MW_BIND). Deregistered with SV_IOC_DEREG_MR.
+ */
+struct sv_alloc_null_mr {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* in */
+	__u32 mr_handle;	/* out */
+	__u32 lkey;		/* out */
+};
+
+#define SV_ALLOC_NULL_MR_SIZE_VER0	16
+#define SV_IOC_ALLOC_NULL_MR _IOWR(SV_IOC_MAGIC, SV_NR_ALLOC_NULL_MR, \
+				   struct sv_alloc_null_mr)
 
 /* SV_IOC_DEREG_MR: unpin and uncharge the pages; the keys die. */
 struct sv_dereg_mr {

@@ -109,7 +109,16 @@ struct sv_umem {
 	 * U64_MAX: the whole address space (implicit).
 	 */
 	struct sv_odp *odp;
+	/* Or nothing (ibv_alloc_null_mr): zeros in, writes discarded. */
+	bool null;
 };
+
+/*
+ * What a null MR's writes land in: one page nobody reads, shared by every
+ * null MR (concurrent writes to it are harmless). Its reads come from the
+ * zero page.
+ */
+static void *sv_null_sink;
 
 /* Key index -> struct sv_mr, for every device (indexes are unique). */
 static DEFINE_XARRAY_ALLOC1(sv_mr_keys);
@@ -206,6 +215,10 @@ static void sv_umem_unpin(struct sv_umem *umem, unsigned long npinned,
 
 static void sv_umem_release(struct sv_umem *umem)
 {
+	if (umem->null) {
+		kfree(umem);
+		return;
+	}
 	if (umem->odp) {
 		sv_odp_release(umem->odp);
 		kfree(umem);
@@ -504,6 +517,9 @@ static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
 	}
 	if (mr->mkey)
 		return sv_mkey_check(mr, access, iova, len, offset);
+	/* A null MR has no rkey: its key is an lkey only. */
+	if (qp && mr->umem->null)
+		return -EACCES;
 	if (access & ~mr->access & SV_ACCESS_RIGHTS)
 		return -EACCES;
 	base = sv_mr_base(mr->access, mr->iova);
@@ -599,6 +615,9 @@ static void *sv_mr_addr(struct sv_mr *mr, u64 off, bool write)
 {
 	struct sv_umem *umem = mr->umem;
 
+	if (umem->null)
+		return (write ? sv_null_sink :
+				page_address(ZERO_PAGE(0))) + (off & ~PAGE_MASK);
 	if (umem->odp)
 		return sv_odp_page(umem->odp, (umem->addr & PAGE_MASK) + off,
 				   write);
@@ -1009,7 +1028,7 @@ static int sv_rereg_plan(struct sv_mr *mr, const struct sv_rereg_mr *cmd,
 	if (!mr->umem)
 		return -ENOENT;		/* deregistered meanwhile */
 	/* Device memory MRs stay what they are: zero-based, over the DM. */
-	if (mr->umem->dm)
+	if (mr->umem->dm || mr->umem->null)
 		return -EINVAL;
 	/* An implicit ODP MR is all of the address space, as it is. */
 	if (sv_umem_implicit(mr->umem) &&
@@ -1293,6 +1312,45 @@ int sv_advise_mr(struct sv_file *f, void *arg)
 	}
 	sv_pd_put(pd);
 	return ret;
+}
+
+/* SV_IOC_ALLOC_NULL_MR: an MR of no memory, an lkey only. */
+int sv_alloc_null_mr(struct sv_file *f, void *arg)
+{
+	struct sv_alloc_null_mr *cmd = arg;
+	struct sv_umem *umem;
+	struct sv_mr *mr;
+	int ret;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
+	if (!mr || !umem) {
+		kfree(umem);
+		kfree(mr);
+		return -ENOMEM;
+	}
+	umem->null = true;
+	umem->length = U64_MAX;
+	umem->writable = true;
+	mr->umem = umem;
+	mr->access = SV_ACCESS_LOCAL_WRITE;
+	ret = sv_mr_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MR, &sv_mr_ops);
+	if (ret)
+		return ret;
+	cmd->mr_handle = mr->uobj.handle;
+	cmd->lkey = mr->key;
+	return 0;
+}
+
+int sv_null_mr_init(void)
+{
+	sv_null_sink = (void *)get_zeroed_page(GFP_KERNEL);
+	return sv_null_sink ? 0 : -ENOMEM;
+}
+
+void sv_null_mr_exit(void)
+{
+	free_page((unsigned long)sv_null_sink);
 }
 
 int sv_dereg_mr(struct sv_file *f, void *arg)

@@ -3,7 +3,7 @@
  * Memory regions: ibv_reg_mr(3) and its iova variants, ibv_rereg_mr(3),
  * ibv_dereg_mr(3), ibv_import_mr(3) and ibv_unimport_mr(), and
  * ibv_advise_mr(3) for on-demand paging MRs (IBV_ACCESS_ON_DEMAND; the
- * implicit one is addr NULL, length SIZE_MAX). The kernel pins and
+ * implicit one is addr NULL, length SIZE_MAX), and ibv_alloc_null_mr(3). The kernel pins and
  * charges the pages, or pages them on demand; fork safety needs nothing
  * here (the kernel copies pinned pages on fork, and ODP MRs follow the
  * parent's mapping), so unlike rdma-core with ibv_fork_init() there is no
@@ -225,9 +225,37 @@ static int sv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 	return sv_cmd(pd->context, SV_IOC_ADVISE_MR, &cmd);
 }
 
+/*
+ * alloc_null_mr op: writes through its lkey are discarded, reads give
+ * zeros; no rkey (0), no address, the maximum length.
+ */
+static struct ibv_mr *sv_alloc_null_mr(struct ibv_pd *pd)
+{
+	struct sv_alloc_null_mr cmd = {
+		.size = sizeof(cmd),
+		.pd_handle = pd->handle,
+	};
+	struct sv_mr *mr;
+	int ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = sv_cmd(pd->context, SV_IOC_ALLOC_NULL_MR, &cmd);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	return sv_mr_fill(mr, pd, NULL, SIZE_MAX, cmd.mr_handle, cmd.lkey, 0);
+}
+
 static int sv_mr_ctx_init(struct sv_context *ctx)
 {
 	ctx->vctx.advise_mr = sv_advise_mr;
+	ctx->vctx.alloc_null_mr = sv_alloc_null_mr;
 	return 0;
 }
 
