@@ -55,4 +55,17 @@
 #include <asm/unaligned.h>
 #endif
 
+/*
+ * A dma-buf's kernel mapping without its reservation lock held: 6.2 made
+ * dma_buf_vmap() want it and added the _unlocked pair; before, the plain
+ * pair took a lock of its own.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define sv_dma_buf_vmap		dma_buf_vmap_unlocked
+#define sv_dma_buf_vunmap	dma_buf_vunmap_unlocked
+#else
+#define sv_dma_buf_vmap		dma_buf_vmap
+#define sv_dma_buf_vunmap	dma_buf_vunmap
+#endif
+
 #endif /* SV_COMPAT_H */

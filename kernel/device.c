@@ -3,6 +3,7 @@
  * softverbs devices: the "softverbs" class, the char device region, and
  * each device's life (create, sysfs attributes, destroy).
  */
+#include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
@@ -170,6 +171,12 @@ struct sv_device *sv_device_create(const char *name, const u8 *mac,
 	sv_gid_table_init(sdev);
 
 	device_initialize(&sdev->dev);
+	/*
+	 * dma-buf exporters map their buffers for the importing device
+	 * (mr/dmabuf.c): a 64-bit DMA mask (direct, no IOMMU: the device
+	 * is the CPU), as rxe gives its device.
+	 */
+	dma_coerce_mask_and_coherent(&sdev->dev, DMA_BIT_MASK(64));
 	sdev->dev.class = &sv_class;
 	sdev->dev.devt = MKDEV(MAJOR(sv_devt_base), index);
 	sdev->dev.release = sv_device_release;

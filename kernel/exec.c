@@ -611,7 +611,7 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 	/* The word's page stays put (and its BHs off) until the put. */
 	ret = sv_mr_word_get(&rsg->ent[0], 0, true, &word);
 	if (ret) {
-		__release(odp);		/* for sparse: nothing is held */
+		__release(pages);	/* for sparse: nothing is held */
 		sv_sg_release(rsg);
 		return sv_remote_access_err(r, ret, status);
 	}

@@ -346,14 +346,14 @@ int sv_mr_span_read(const struct sv_mr_span *src, u64 soff, void *buf,
 struct sv_odp;
 struct sv_mr_word {
 	u64 *p;
-	struct sv_odp *odp;		/* locked, if the word is in one */
+	spinlock_t *lock;		/* held, if the MR's pages need one */
 	const struct sv_mr_span *piece;	/* the direct span it is in */
 	struct sv_mr_span tmp;		/* ... when that is a piece's */
 };
 
 int sv_mr_word_get(const struct sv_mr_span *sp, u64 off, bool write,
-		   struct sv_mr_word *w) __acquires(odp);
-void sv_mr_word_put(struct sv_mr_word *w) __releases(odp);
+		   struct sv_mr_word *w) __acquires(pages);
+void sv_mr_word_put(struct sv_mr_word *w) __releases(pages);
 
 /* mr/odp.c: the workqueue of on-demand paging */
 int sv_odp_init(void);
@@ -374,6 +374,7 @@ int sv_reg_mr(struct sv_file *f, void *arg);
 int sv_rereg_mr(struct sv_file *f, void *arg);
 int sv_advise_mr(struct sv_file *f, void *arg);
 int sv_alloc_null_mr(struct sv_file *f, void *arg);
+int sv_reg_dmabuf_mr(struct sv_file *f, void *arg);
 int sv_null_mr_init(void);
 void sv_null_mr_exit(void);
 int sv_dereg_mr(struct sv_file *f, void *arg);

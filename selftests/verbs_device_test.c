@@ -216,12 +216,17 @@ TEST_F(ctx, context_fields)
 TEST_F(ctx, unsupported_ops)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(self->ctx);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_ops_wr op = { .opcode = IBV_WR_TAG_SYNC }, *bad = NULL;
+	struct ibv_srq *srq;
 
 	ASSERT_NE(NULL, pd);
-	errno = 0;
-	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(pd, 0, 4096, 0, 0,
-					  IBV_ACCESS_LOCAL_WRITE));
-	EXPECT_EQ(EOPNOTSUPP, errno);
+	srq = ibv_create_srq(pd, &sa);
+	ASSERT_NE(NULL, srq);
+	/* Tag matching: no TM SRQs, so no ops on an SRQ's tag list. */
+	EXPECT_EQ(EOPNOTSUPP, ibv_post_srq_ops(srq, &op, &bad));
+	EXPECT_EQ(&op, bad);
+	EXPECT_EQ(0, ibv_destroy_srq(srq));
 	EXPECT_EQ(0, ibv_dealloc_pd(pd));
 }
 

@@ -35,8 +35,8 @@
  * Command numbers, in one range per concern; each concern's structs are in
  * its own section below, in this order.
  *   0x00-0x0f  ABI, device, port, GID and P_Key queries; 0x05: a DM's;
- *              0x06: ibv_advise_mr, 0x07: ibv_alloc_null_mr (the MR
- *              range is full)
+ *              0x06: ibv_advise_mr, 0x07: ibv_alloc_null_mr, 0x08:
+ *              ibv_reg_dmabuf_mr (the MR range is full)
  *   0x10-0x17  PD                 0x18-0x1f  MR
  *   0x20-0x2f  CQ, completion channels, async events
  *   0x30-0x3f  QP                 0x40-0x47  SRQ
@@ -55,6 +55,7 @@ enum sv_ioctl_nr {
 	SV_NR_QUERY_DM = 0x05,
 	SV_NR_ADVISE_MR = 0x06,		/* the MR range is full */
 	SV_NR_ALLOC_NULL_MR = 0x07,	/* ... and so is this */
+	SV_NR_REG_DMABUF_MR = 0x08,	/* ... and this */
 
 	/* CQ, completion channels, async events */
 	SV_NR_CREATE_COMP_CHANNEL = 0x20,
@@ -516,6 +517,34 @@ struct sv_alloc_null_mr {
 #define SV_ALLOC_NULL_MR_SIZE_VER0	16
 #define SV_IOC_ALLOC_NULL_MR _IOWR(SV_IOC_MAGIC, SV_NR_ALLOC_NULL_MR, \
 				   struct sv_alloc_null_mr)
+
+/*
+ * SV_IOC_REG_DMABUF_MR (ibv_reg_dmabuf_mr): [offset, offset + length) of
+ * the dma-buf fd names as an MR whose first byte has I/O address iova (0
+ * with ZERO_BASED). The buffer is pinned and reached through its
+ * exporter's kernel mapping; nothing is charged to RLIMIT_MEMLOCK. fd not
+ * a file: EBADF; not a dma-buf, a range outside it, length 0, ON_DEMAND,
+ * reserved bits: EINVAL; an exporter without a kernel mapping of system
+ * memory: EOPNOTSUPP. Rereg is EOPNOTSUPP. Should the exporter revoke the
+ * buffer (move_notify), every access through the MR fails from then on.
+ */
+struct sv_reg_dmabuf_mr {
+	__u32 size;		/* in */
+	__u32 pd_handle;	/* in */
+	__u64 offset;		/* in: in the dma-buf */
+	__u64 length;		/* in */
+	__u64 iova;		/* in */
+	__s32 fd;		/* in: the dma-buf */
+	__u32 access;		/* in: SV_ACCESS_* */
+	__u32 mr_handle;	/* out */
+	__u32 lkey;		/* out */
+	__u32 rkey;		/* out */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_REG_DMABUF_MR_SIZE_VER0	56
+#define SV_IOC_REG_DMABUF_MR _IOWR(SV_IOC_MAGIC, SV_NR_REG_DMABUF_MR, \
+				   struct sv_reg_dmabuf_mr)
 
 /* SV_IOC_DEREG_MR: unpin and uncharge the pages; the keys die. */
 struct sv_dereg_mr {

@@ -111,6 +111,8 @@ struct sv_umem {
 	struct sv_odp *odp;
 	/* Or nothing (ibv_alloc_null_mr): zeros in, writes discarded. */
 	bool null;
+	/* Or a dma-buf's range from addr on (dmabuf.c), nothing charged. */
+	struct sv_dmabuf *dmabuf;
 };
 
 /*
@@ -215,7 +217,9 @@ static void sv_umem_unpin(struct sv_umem *umem, unsigned long npinned,
 
 static void sv_umem_release(struct sv_umem *umem)
 {
-	if (umem->null) {
+	if (umem->dmabuf)
+		sv_dmabuf_release(umem->dmabuf);
+	if (umem->null || umem->dmabuf) {
 		kfree(umem);
 		return;
 	}
@@ -609,37 +613,94 @@ void sv_mr_span_put(struct sv_mr_span *sp)
 /*
  * The kernel address of byte off of mr's pages (64-bit: no highmem to
  * map), or NULL for a page of an ODP MR that is not present (writable,
- * for write). Under sv_odp_lock() of the MR's cache, if it has one.
+ * for write) or of a revoked dma-buf. Under sv_mr_lock(), if the MR's
+ * pages have a lock.
  */
 static void *sv_mr_addr(struct sv_mr *mr, u64 off, bool write)
 {
 	struct sv_umem *umem = mr->umem;
+	u64 at = (umem->addr & PAGE_MASK) + off;
 
 	if (umem->null)
 		return (write ? sv_null_sink :
 				page_address(ZERO_PAGE(0))) + (off & ~PAGE_MASK);
 	if (umem->odp)
-		return sv_odp_page(umem->odp, (umem->addr & PAGE_MASK) + off,
-				   write);
+		return sv_odp_page(umem->odp, at, write);
+	if (umem->dmabuf)
+		return sv_dmabuf_addr(umem->dmabuf, at);
 	return page_address(sv_umem_page(umem, off >> PAGE_SHIFT)) +
 	       (off & ~PAGE_MASK);
 }
 
-static struct sv_odp *sv_mr_odp(const struct sv_mr_span *sp)
+/* The lock the MR's pages are used under: ODP and dma-buf MRs have one. */
+static spinlock_t *sv_mr_lockp(const struct sv_mr_span *sp)
 {
-	return sp->mr->umem->odp;
+	struct sv_umem *umem = sp->mr->umem;
+
+	if (umem->odp)
+		return sv_odp_lock(umem->odp);
+	if (umem->dmabuf)
+		return sv_dmabuf_lock(umem->dmabuf);
+	return NULL;
 }
 
 /*
- * A page of an ODP span that sv_mr_addr() did not find: fault it in (and
- * the copy's following pages, up to len bytes), or queue that and say
- * -EAGAIN when the caller may not sleep.
+ * Take the locks of one copy's two MRs (either may be NULL, or both the
+ * same), in address order. For sparse, every path counts as one.
+ */
+static void sv_mr_lock(spinlock_t *a, spinlock_t *b) __acquires(pages)
+{
+	if (a == b || !b) {
+		if (a)
+			spin_lock_bh(a);
+		else
+			__acquire(pages);
+		return;
+	}
+	if (!a) {
+		spin_lock_bh(b);
+		return;
+	}
+	if (a > b)
+		swap(a, b);
+	spin_lock_bh(a);
+	spin_lock_nested(b, SINGLE_DEPTH_NESTING);
+	__release(pages);
+}
+
+static void sv_mr_unlock(spinlock_t *a, spinlock_t *b) __releases(pages)
+{
+	if (b && b != a) {
+		if (a) {
+			if (a > b)
+				swap(a, b);
+			__acquire(pages);
+			spin_unlock(b);
+			spin_unlock_bh(a);
+			return;
+		}
+		spin_unlock_bh(b);
+		return;
+	}
+	if (a)
+		spin_unlock_bh(a);
+	else
+		__release(pages);
+}
+
+/*
+ * A page that sv_mr_addr() did not find: of a revoked dma-buf, -EFAULT;
+ * of an ODP span, fault it in (and the copy's following pages, up to len
+ * bytes), or queue that and say -EAGAIN when the caller may not sleep.
  */
 static int sv_mr_fault(const struct sv_mr_span *sp, u64 off, u64 len,
 		       bool write)
 {
 	struct sv_umem *umem = sp->mr->umem;
 	u64 addr = (umem->addr & PAGE_MASK) + off;
+
+	if (!umem->odp)
+		return -EFAULT;
 
 	if (sp->nofault) {
 		sv_odp_fault_later(umem->odp, addr, len, write);
@@ -664,20 +725,20 @@ bool sv_span_fits(const struct sv_mr_span *sp, u64 off, u64 len)
  * cannot be had: then nothing is locked, though sparse is told it is.
  */
 static void *sv_mr_page_get(const struct sv_mr_span *sp, u64 at, u64 len,
-			    bool write, int *err) __acquires(odp)
+			    bool write, int *err) __acquires(pages)
 {
-	struct sv_odp *odp = sv_mr_odp(sp);
+	spinlock_t *lock = sv_mr_lockp(sp);
 	void *p;
 
 	for (;;) {
-		sv_odp_lock(odp, NULL);
+		sv_mr_lock(lock, NULL);
 		p = sv_mr_addr(sp->mr, at, write);
 		if (p)
 			return p;
-		sv_odp_unlock(odp, NULL);
+		sv_mr_unlock(lock, NULL);
 		*err = sv_mr_fault(sp, at, len, write);
 		if (*err) {
-			__acquire(odp);
+			__acquire(pages);
 			return NULL;
 		}
 	}
@@ -700,7 +761,7 @@ static int sv_mr_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
 		n = min(len - done, sv_page_left(at));
 		p = sv_mr_page_get(sp, at, len - done, to_mr, &ret);
 		if (!p) {
-			__release(odp);
+			__release(pages);
 			return ret;
 		}
 		/* An atomic's aligned word: one access nobody sees torn. */
@@ -714,7 +775,7 @@ static int sv_mr_span_io(const struct sv_mr_span *sp, u64 off, void *buf,
 		} else {
 			memcpy(buf + done, p, n);
 		}
-		sv_odp_unlock(sv_mr_odp(sp), NULL);
+		sv_mr_unlock(sv_mr_lockp(sp), NULL);
 	}
 	return 0;
 }
@@ -746,24 +807,24 @@ int sv_mr_span_read(const struct sv_mr_span *src, u64 soff, void *buf,
  * MR; what a copy would return otherwise.
  */
 int sv_mr_word_get(const struct sv_mr_span *sp, u64 off, bool write,
-		   struct sv_mr_word *w) __acquires(odp)
+		   struct sv_mr_word *w) __acquires(pages)
 {
 	u64 at, n;
 	int ret = 0;
 
 	/* On error nothing is locked; sparse is told it is, as on success. */
-	__acquire(odp);
+	__acquire(pages);
 	if (!sv_span_fits(sp, off, sizeof(u64)))
 		return -ERANGE;
 	ret = sv_mkey_piece(sp, off, sizeof(u64), write, &w->tmp, &w->piece,
 			    &at, &n);
 	if (ret)
 		return ret;
-	__release(odp);
+	__release(pages);
 	at += w->piece->off;
 	if (n != sizeof(u64) || sv_page_left(at) < sizeof(u64)) {
 		sv_mkey_piece_put(w->piece, &w->tmp);
-		__acquire(odp);
+		__acquire(pages);
 		return -ERANGE;
 	}
 	w->p = sv_mr_page_get(w->piece, at, n, write, &ret);
@@ -771,13 +832,13 @@ int sv_mr_word_get(const struct sv_mr_span *sp, u64 off, bool write,
 		sv_mkey_piece_put(w->piece, &w->tmp);
 		return ret;
 	}
-	w->odp = sv_mr_odp(w->piece);
+	w->lock = sv_mr_lockp(w->piece);
 	return 0;
 }
 
-void sv_mr_word_put(struct sv_mr_word *w) __releases(odp)
+void sv_mr_word_put(struct sv_mr_word *w) __releases(pages)
 {
-	sv_odp_unlock(w->odp, NULL);
+	sv_mr_unlock(w->lock, NULL);
 	sv_mkey_piece_put(w->piece, &w->tmp);
 }
 
@@ -789,7 +850,7 @@ void sv_mr_word_put(struct sv_mr_word *w) __releases(odp)
 int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 		    const struct sv_mr_span *src, u64 soff, u64 len)
 {
-	struct sv_odp *dodp, *sodp;
+	spinlock_t *dlock, *slock;
 	u64 done, n;
 	void *d, *s;
 	int ret;
@@ -798,19 +859,19 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 		return sv_mkey_span_copy(dst, doff, src, soff, len);
 	if (!sv_span_fits(dst, doff, len) || !sv_span_fits(src, soff, len))
 		return -ERANGE;
-	dodp = sv_mr_odp(dst);
-	sodp = sv_mr_odp(src);
+	dlock = sv_mr_lockp(dst);
+	slock = sv_mr_lockp(src);
 	doff += dst->off;
 	soff += src->off;
 	for (done = 0; done < len; done += n, soff += n, doff += n) {
 		n = min3(len - done, sv_page_left(soff), sv_page_left(doff));
 		for (;;) {
-			sv_odp_lock(sodp, dodp);
+			sv_mr_lock(slock, dlock);
 			s = sv_mr_addr(src->mr, soff, false);
 			d = sv_mr_addr(dst->mr, doff, true);
 			if (s && d)
 				break;
-			sv_odp_unlock(sodp, dodp);
+			sv_mr_unlock(slock, dlock);
 			ret = s ? 0 : sv_mr_fault(src, soff, len - done, false);
 			if (ret == -EFAULT)
 				return SV_ECOPY_SRC;
@@ -829,7 +890,7 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 			memcpy(d, s, n);
 		else
 			memmove(d, s, n);
-		sv_odp_unlock(sodp, dodp);
+		sv_mr_unlock(slock, dlock);
 	}
 	return 0;
 }
@@ -1030,7 +1091,9 @@ static int sv_rereg_plan(struct sv_mr *mr, const struct sv_rereg_mr *cmd,
 	/* Device memory MRs stay what they are: zero-based, over the DM. */
 	if (mr->umem->dm || mr->umem->null)
 		return -EINVAL;
-	/* An implicit ODP MR is all of the address space, as it is. */
+	/* A dma-buf's MR stays over it; an implicit ODP MR, all memory. */
+	if (mr->umem->dmabuf)
+		return -EOPNOTSUPP;
 	if (sv_umem_implicit(mr->umem) &&
 	    (cmd->flags & ~SV_REREG_MR_CHANGE_PD))
 		return -EOPNOTSUPP;
@@ -1314,6 +1377,57 @@ int sv_advise_mr(struct sv_file *f, void *arg)
 	return ret;
 }
 
+/*
+ * SV_IOC_REG_DMABUF_MR: [offset, offset + length) of a dma-buf as an MR
+ * whose first byte has I/O address iova (0 with ZERO_BASED). Under
+ * f->lock: attaching waits for the exporter, never for userspace.
+ */
+int sv_reg_dmabuf_mr(struct sv_file *f, void *arg)
+{
+	struct sv_reg_dmabuf_mr *cmd = arg;
+	struct sv_umem *umem;
+	struct sv_mr *mr;
+	int ret;
+
+	if (cmd->reserved || (cmd->access & SV_ACCESS_ON_DEMAND))
+		return -EINVAL;
+	ret = sv_mr_check_access(cmd->access);
+	if (!ret && (!cmd->length || cmd->length > SV_MAX_MR_SIZE))
+		ret = -EINVAL;
+	if (!ret)
+		ret = sv_mr_check_iova(cmd->access, cmd->iova, cmd->length);
+	if (ret)
+		return ret;
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
+	if (!mr || !umem) {
+		kfree(umem);
+		kfree(mr);
+		return -ENOMEM;
+	}
+	umem->dmabuf = sv_dmabuf_get(&f->sdev->dev, cmd->fd, cmd->offset,
+				     cmd->length);
+	if (IS_ERR(umem->dmabuf)) {
+		ret = PTR_ERR(umem->dmabuf);
+		kfree(umem);
+		kfree(mr);
+		return ret;
+	}
+	umem->addr = cmd->offset;
+	umem->length = cmd->length;
+	umem->writable = true;
+	mr->umem = umem;
+	mr->access = cmd->access;
+	mr->iova = cmd->iova;
+	ret = sv_mr_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MR, &sv_mr_ops);
+	if (ret)
+		return ret;
+	cmd->mr_handle = mr->uobj.handle;
+	cmd->lkey = mr->key;
+	cmd->rkey = mr->key;
+	return 0;
+}
+
 /* SV_IOC_ALLOC_NULL_MR: an MR of no memory, an lkey only. */
 int sv_alloc_null_mr(struct sv_file *f, void *arg)
 {
@@ -1531,9 +1645,51 @@ static const struct file_operations sv_mr_io_fops = {
 	.write = sv_mr_io_write,
 };
 
+/*
+ * debugfs <dev>/dmabuf_revoke (root only): write the key of a dma-buf MR
+ * of the device to have its buffer's exporter revoke it (move_notify),
+ * as an exporter that moves buffers would; -ENOENT for no such MR,
+ * -EINVAL for one that is no dma-buf's.
+ */
+static ssize_t sv_dmabuf_revoke_write(struct file *filp,
+				      const char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	struct sv_device *sdev = filp->private_data;
+	struct sv_mr *mr;
+	u32 key;
+	int ret;
+
+	ret = kstrtou32_from_user(ubuf, count, 0, &key);
+	if (ret)
+		return ret;
+	mr = sv_mr_lookup_key(sdev, key);
+	if (!mr)
+		return -ENOENT;
+	/* Entered: the MR's pages stay what they are meanwhile. */
+	if (!sv_mr_enter(mr)) {
+		ret = -ENOENT;
+	} else {
+		ret = mr->umem && mr->umem->dmabuf ? 0 : -EINVAL;
+		if (!ret)
+			sv_dmabuf_revoke(mr->umem->dmabuf);
+		sv_mr_exit(mr);
+	}
+	sv_mr_put(mr);
+	return ret ? ret : count;
+}
+
+static const struct file_operations sv_dmabuf_revoke_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = sv_dmabuf_revoke_write,
+};
+
 void sv_mr_debugfs_add(struct sv_device *sdev, struct dentry *dir)
 {
 	debugfs_create_file("mr_io", 0600, dir, sdev, &sv_mr_io_fops);
+	debugfs_create_file("dmabuf_revoke", 0200, dir, sdev,
+			    &sv_dmabuf_revoke_fops);
 }
 
 /* For resource dumps: the MR's key, address and length. f->lock held. */

@@ -76,8 +76,16 @@ void sv_odp_fault_later(struct sv_odp *odp, u64 addr, u64 len, bool write);
 int sv_odp_prefetch(struct sv_odp *odp, u64 addr, u64 len, bool write,
 		    bool fault);
 void *sv_odp_page(struct sv_odp *odp, u64 addr, bool write);
-void sv_odp_lock(struct sv_odp *a, struct sv_odp *b) __acquires(odp);
-void sv_odp_unlock(struct sv_odp *a, struct sv_odp *b) __releases(odp);
+spinlock_t *sv_odp_lock(struct sv_odp *odp);
+
+/* dmabuf.c: dma-buf MRs */
+struct sv_dmabuf;
+struct sv_dmabuf *sv_dmabuf_get(struct device *dev, int fd, u64 offset,
+				u64 length);
+void sv_dmabuf_release(struct sv_dmabuf *d);
+void sv_dmabuf_revoke(struct sv_dmabuf *d);
+spinlock_t *sv_dmabuf_lock(struct sv_dmabuf *d);
+void *sv_dmabuf_addr(struct sv_dmabuf *d, u64 off);
 
 /* mw.c: the checks of an access through a window */
 int sv_mw_check(const struct sv_mr *mr, const struct sv_qp *qp);

@@ -176,8 +176,8 @@ int sv_odp_fault(struct sv_odp *odp, u64 addr, u64 len, bool write)
 
 /*
  * The kernel address of the page of user address addr, if cached (and
- * writable, for write); NULL if not. Under sv_odp_lock(); good until
- * sv_odp_unlock().
+ * writable, for write); NULL if not. Under sv_odp_lock()'s lock, and good
+ * until it is dropped.
  */
 void *sv_odp_page(struct sv_odp *odp, u64 addr, bool write)
 {
@@ -192,48 +192,10 @@ void *sv_odp_page(struct sv_odp *odp, u64 addr, bool write)
 	return page_address(pfn_to_page(v >> 1)) + (addr & ~PAGE_MASK);
 }
 
-/*
- * Lock one cache, or two in address order; either may be NULL. For
- * sparse, every path counts as one acquisition of the pair.
- */
-void sv_odp_lock(struct sv_odp *a, struct sv_odp *b) __acquires(odp)
+/* The lock sv_odp_page()'s answer is good under (mr.c takes it). */
+spinlock_t *sv_odp_lock(struct sv_odp *odp)
 {
-	if (a == b || !b) {
-		if (a)
-			spin_lock_bh(&a->lock);
-		else
-			__acquire(odp);
-		return;
-	}
-	if (!a) {
-		spin_lock_bh(&b->lock);
-		return;
-	}
-	if (a > b)
-		swap(a, b);
-	spin_lock_bh(&a->lock);
-	spin_lock_nested(&b->lock, SINGLE_DEPTH_NESTING);
-	__release(odp);
-}
-
-void sv_odp_unlock(struct sv_odp *a, struct sv_odp *b) __releases(odp)
-{
-	if (b && b != a) {
-		if (a) {
-			if (a > b)
-				swap(a, b);
-			__acquire(odp);
-			spin_unlock(&b->lock);
-			spin_unlock_bh(&a->lock);
-			return;
-		}
-		spin_unlock_bh(&b->lock);
-		return;
-	}
-	if (a)
-		spin_unlock_bh(&a->lock);
-	else
-		__release(odp);
+	return &odp->lock;
 }
 
 static void sv_odp_fault_work(struct work_struct *work)

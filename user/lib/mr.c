@@ -3,7 +3,8 @@
  * Memory regions: ibv_reg_mr(3) and its iova variants, ibv_rereg_mr(3),
  * ibv_dereg_mr(3), ibv_import_mr(3) and ibv_unimport_mr(), and
  * ibv_advise_mr(3) for on-demand paging MRs (IBV_ACCESS_ON_DEMAND; the
- * implicit one is addr NULL, length SIZE_MAX), and ibv_alloc_null_mr(3). The kernel pins and
+ * implicit one is addr NULL, length SIZE_MAX), ibv_alloc_null_mr(3) and
+ * ibv_reg_dmabuf_mr(3). The kernel pins and
  * charges the pages, or pages them on demand; fork safety needs nothing
  * here (the kernel copies pinned pages on fork, and ODP MRs follow the
  * parent's mapping), so unlike rdma-core with ibv_fork_init() there is no
@@ -96,10 +97,32 @@ SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 {
 	SV_SYSTEM_FORWARD(pd->context, ibv_reg_dmabuf_mr, pd, offset, length,
 	                  iova, fd, access);
-	(void)pd, (void)offset, (void)length, (void)iova, (void)fd;
-	(void)access;
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct sv_reg_dmabuf_mr cmd = {
+		.size = sizeof(cmd),
+		.pd_handle = pd->handle,
+		.offset = offset,
+		.length = length,
+		.iova = iova,
+		.fd = fd,
+		.access = access,
+	};
+	struct sv_mr *mr;
+	int ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = sv_cmd(pd->context, SV_IOC_REG_DMABUF_MR, &cmd);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	/* As rdma-core: addr is the offset in the dma-buf. */
+	return sv_mr_fill(mr, pd, (void *)(uintptr_t)offset, length,
+			  cmd.mr_handle, cmd.lkey, cmd.rkey);
 }
 
 /*
