@@ -883,6 +883,47 @@ static int cleanup_mr(struct fx *x, int ret)
 	return x->mr ? dereg_mr(x) : 0;
 }
 
+/* On-demand paging: the notifier and the page cache, nothing pinned. */
+static int op_reg_mr_odp(struct fx *x)
+{
+	return do_mr(x, buf_big, BIG_LEN, SV_ACCESS_ON_DEMAND |
+		     SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE);
+}
+
+static int op_alloc_null_mr(struct fx *x)
+{
+	struct sv_alloc_null_mr c = { .size = sizeof(c), .pd_handle = x->pd };
+	int ret = ioc(x->fd, SV_IOC_ALLOC_NULL_MR, &c);
+
+	x->mr = ret ? 0 : c.mr_handle;
+	return ret;
+}
+
+static int setup_odp_mr(struct fx *x)
+{
+	int ret = do_pd(x, &x->pd);
+
+	return ret ?: do_mr(x, buf_small, SMALL_LEN, SV_ACCESS_ON_DEMAND |
+			    SV_ACCESS_LOCAL_WRITE);
+}
+
+/* Faults the pages in: the cache's slots, charged, then filled. */
+static int op_advise_mr(struct fx *x)
+{
+	struct sv_query_mr q = { .size = sizeof(q), .mr_handle = x->mr };
+	struct sv_sge sge = { (uintptr_t)buf_small, SMALL_LEN, 0 };
+	struct sv_advise_mr c = {
+		.size = sizeof(c), .pd_handle = x->pd,
+		.advice = SV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+		.flags = SV_ADVISE_MR_FLAG_FLUSH,
+		.sg_list = (uintptr_t)&sge, .num_sge = 1,
+	};
+	int ret = ioc(x->fd, SV_IOC_QUERY_MR, &q);
+
+	sge.lkey = q.lkey;
+	return ret ?: ioc(x->fd, SV_IOC_ADVISE_MR, &c);
+}
+
 static int setup_mr(struct fx *x)
 {
 	int ret = do_pd(x, &x->pd);
@@ -1707,6 +1748,9 @@ FOP(close, 0, setup_everything, op_close, NULL);
 FOP(alloc_pd, FOP_CREATE, NULL, op_alloc_pd, cleanup_pd);
 FOP(dealloc_pd, 0, setup_pd, op_dealloc_pd, cleanup_dealloc_pd);
 FOP(reg_mr, FOP_CREATE, setup_pd, op_reg_mr, cleanup_mr);
+FOP(reg_mr_odp, FOP_CREATE, setup_pd, op_reg_mr_odp, cleanup_mr);
+FOP(alloc_null_mr, FOP_CREATE, setup_pd, op_alloc_null_mr, cleanup_mr);
+FOP(advise_mr, 0, setup_odp_mr, op_advise_mr, cleanup_mr);
 FOP(rereg_mr, 0, setup_mr, op_rereg_mr, cleanup_rereg);
 FOP(rereg_mr_access, 0, setup_mr, op_rereg_mr_access, cleanup_rereg);
 FOP(dereg_mr, 0, setup_mr, op_dereg_mr, cleanup_dereg_mr);
@@ -1771,6 +1815,9 @@ TEST_F_TIMEOUT(fault, close_with_everything, T) { RUN(fop_close); }
 TEST_F_TIMEOUT(fault, alloc_pd, T) { RUN(fop_alloc_pd); }
 TEST_F_TIMEOUT(fault, dealloc_pd, T) { RUN(fop_dealloc_pd); }
 TEST_F_TIMEOUT(fault, reg_mr, T) { RUN(fop_reg_mr); }
+TEST_F_TIMEOUT(fault, reg_mr_odp, T) { RUN(fop_reg_mr_odp); }
+TEST_F_TIMEOUT(fault, alloc_null_mr, T) { RUN(fop_alloc_null_mr); }
+TEST_F_TIMEOUT(fault, advise_mr, T) { RUN(fop_advise_mr); }
 TEST_F_TIMEOUT(fault, rereg_mr, T) { RUN(fop_rereg_mr); }
 TEST_F_TIMEOUT(fault, rereg_mr_access, T) { RUN(fop_rereg_mr_access); }
 TEST_F_TIMEOUT(fault, dereg_mr, T) { RUN(fop_dereg_mr); }
