@@ -40,21 +40,14 @@
 #define OFF	(8 * PG)	/* the MR's range in it */
 #define LEN	(64UL << 10)
 #define IOVA	0x7000000000ULL
-#define ALL_REMOTE (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-		    IBV_ACCESS_REMOTE_ATOMIC)
-#define ACC	(IBV_ACCESS_LOCAL_WRITE | ALL_REMOTE)
+#define ACC	SV_ALL_ACCESS
 
 FIXTURE(dmabuf) {
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *acq, *bcq;
-	struct ibv_qp *a, *b;
+	struct sv_rc_pair p;
 	struct ibv_mr *mr, *bmr;
 	int memfd, buf;		/* the memfd and its dma-buf */
 	char *view;		/* the memfd, mapped */
 	char *bbuf;
-	union ibv_gid gid;
 };
 
 /* A dma-buf of size bytes over a sealed memfd (*memfd); -1 if none. */
@@ -79,21 +72,14 @@ static int udmabuf_new(size_t size, int *memfd)
 	return fd;
 }
 
-static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	return ibv_create_qp(pd, &ia);
-}
+/* A SKIP in the setup still runs the test (the harness): skip it too. */
+#define NEED_UDMABUF() do {						\
+	if (self->buf < 0 && !self->mr)					\
+		SKIP(return, "no udmabuf");				\
+} while (0)
 
 FIXTURE_SETUP(dmabuf)
 {
-	int ret;
-
 	self->memfd = -1;
 	self->buf = udmabuf_new(BUFSZ, &self->memfd);
 	if (self->buf < 0)
@@ -102,56 +88,24 @@ FIXTURE_SETUP(dmabuf)
 			  self->memfd, 0);
 	ASSERT_NE(MAP_FAILED, self->view);
 	memset(self->view, 0x11, BUFSZ);
-	self->list = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, self->list);
-	self->ctx = sv_open_named(self->list, "softverbs0");
-	ASSERT_NE(NULL, self->ctx);
-	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 1, &self->gid));
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-	self->acq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
-	self->bcq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
-	ASSERT_NE(NULL, self->acq);
-	ASSERT_NE(NULL, self->bcq);
+	ASSERT_EQ(0, sv_rc_pair_open(&self->p, 16, 1));
 	self->bbuf = aligned_alloc(PG, LEN);
 	ASSERT_NE(NULL, self->bbuf);
-	self->bmr = ibv_reg_mr(self->pd, self->bbuf, LEN, ACC);
+	self->bmr = ibv_reg_mr(self->p.pd, self->bbuf, LEN, ACC);
 	ASSERT_NE(NULL, self->bmr);
-	self->mr = ibv_reg_dmabuf_mr(self->pd, OFF, LEN, IOVA, self->buf,
+	self->mr = ibv_reg_dmabuf_mr(self->p.pd, OFF, LEN, IOVA, self->buf,
 				     ACC);
 	ASSERT_NE(NULL, self->mr) TH_LOG("%s", strerror(errno));
-	self->a = rc_qp(self->pd, self->acq);
-	self->b = rc_qp(self->pd, self->bcq);
-	ASSERT_NE(NULL, self->a);
-	ASSERT_NE(NULL, self->b);
-	ret = qp_init(self->a, ACC);
-	ret = ret ?: qp_init(self->b, ACC);
-	ret = ret ?: qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 0);
-	ret = ret ?: qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 0);
-	ASSERT_EQ(0, ret);
 }
 
 FIXTURE_TEARDOWN(dmabuf)
 {
-	if (self->a)
-		ibv_destroy_qp(self->a);
-	if (self->b)
-		ibv_destroy_qp(self->b);
 	if (self->mr)
 		ibv_dereg_mr(self->mr);
 	if (self->bmr)
 		ibv_dereg_mr(self->bmr);
-	if (self->acq)
-		ibv_destroy_cq(self->acq);
-	if (self->bcq)
-		ibv_destroy_cq(self->bcq);
-	if (self->pd)
-		ibv_dealloc_pd(self->pd);
+	sv_rc_pair_close(&self->p);
 	free(self->bbuf);
-	if (self->ctx)
-		ibv_close_device(self->ctx);
-	if (self->list)
-		ibv_free_device_list(self->list);
 	if (self->view && self->view != MAP_FAILED)
 		munmap(self->view, BUFSZ);
 	if (self->buf >= 0)
@@ -160,16 +114,6 @@ FIXTURE_TEARDOWN(dmabuf)
 		close(self->memfd);
 }
 
-static int status_of(struct ibv_cq *cq, uint64_t id, struct ibv_wc *out)
-{
-	struct ibv_wc wc = {};
-
-	if (poll1(cq, &wc) != 1 || wc.wr_id != id)
-		return -1;
-	if (out)
-		*out = wc;
-	return wc.status;
-}
 
 /* b's RDMA op on the MR at iova offset aoff; the completion's status. */
 static int b_rdma(FIXTURE_DATA(dmabuf) *self, enum ibv_wr_opcode op,
@@ -177,24 +121,16 @@ static int b_rdma(FIXTURE_DATA(dmabuf) *self, enum ibv_wr_opcode op,
 {
 	static uint64_t id = 100;
 
-	if (post_send(self->b, op, self->bmr->lkey, self->bbuf, len, ++id,
+	if (post_send(self->p.b, op, self->bmr->lkey, self->bbuf, len, ++id,
 		      IBV_SEND_SIGNALED, IOVA + aoff, rkey))
 		return -2;
-	return status_of(self->bcq, id, NULL);
+	return sv_status_of(self->p.bcq, id, NULL);
 }
 
-static bool all_bytes(const char *p, size_t n, char v)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i] != v)
-			return false;
-	return true;
-}
 
 TEST_F(dmabuf, fields)
 {
+	NEED_UDMABUF();
 	EXPECT_EQ((void *)OFF, self->mr->addr);
 	EXPECT_EQ(LEN, self->mr->length);
 	EXPECT_EQ(self->mr->lkey, self->mr->rkey);
@@ -202,12 +138,13 @@ TEST_F(dmabuf, fields)
 
 TEST_F(dmabuf, rdma_into_the_buffer)
 {
+	NEED_UDMABUF();
 	sv_fill(self->bbuf, LEN, 3);
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_WRITE, 0, LEN,
 					 self->mr->rkey));
 	EXPECT_EQ(0, memcmp(self->view + OFF, self->bbuf, LEN));
-	EXPECT_TRUE(all_bytes(self->view, OFF, 0x11));
-	EXPECT_TRUE(all_bytes(self->view + OFF + LEN, BUFSZ - OFF - LEN,
+	EXPECT_TRUE(sv_all_bytes(self->view, OFF, 0x11));
+	EXPECT_TRUE(sv_all_bytes(self->view + OFF + LEN, BUFSZ - OFF - LEN,
 			      0x11));
 	/* Written through the memfd, read through the MR. */
 	sv_fill(self->view + OFF + PG, 100, 9);
@@ -219,11 +156,12 @@ TEST_F(dmabuf, rdma_into_the_buffer)
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  b_rdma(self, IBV_WR_RDMA_WRITE, LEN - 8, 16,
 			 self->mr->rkey));
-	EXPECT_TRUE(all_bytes(self->view + OFF + LEN, 8, 0x11));
+	EXPECT_TRUE(sv_all_bytes(self->view + OFF + LEN, 8, 0x11));
 }
 
 TEST_F(dmabuf, atomics)
 {
+	NEED_UDMABUF();
 	struct ibv_sge sg = { (uintptr_t)self->bbuf, 8, self->bmr->lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = 7, .sg_list = &sg, .num_sge = 1,
@@ -236,54 +174,56 @@ TEST_F(dmabuf, atomics)
 	wr.wr.atomic.remote_addr = IOVA + 64;
 	wr.wr.atomic.rkey = self->mr->rkey;
 	wr.wr.atomic.compare_add = 2;
-	ASSERT_EQ(0, ibv_post_send(self->b, &wr, &bad));
-	ASSERT_EQ(IBV_WC_SUCCESS, status_of(self->bcq, 7, NULL));
+	ASSERT_EQ(0, ibv_post_send(self->p.b, &wr, &bad));
+	ASSERT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.bcq, 7, NULL));
 	EXPECT_EQ(40, *(uint64_t *)self->bbuf);
 	EXPECT_EQ(42, *w);
 }
 
 TEST_F(dmabuf, send_and_recv)
 {
+	NEED_UDMABUF();
 	struct ibv_wc wc;
 
 	/* a receives into the buffer ... */
-	ASSERT_EQ(0, post_recv(self->a, self->mr, (void *)(IOVA + 16), 1000,
+	ASSERT_EQ(0, post_recv(self->p.a, self->mr, (void *)(IOVA + 16), 1000,
 			       1));
 	sv_fill(self->bbuf, 1000, 5);
-	ASSERT_EQ(0, post_send(self->b, IBV_WR_SEND, self->bmr->lkey,
+	ASSERT_EQ(0, post_send(self->p.b, IBV_WR_SEND, self->bmr->lkey,
 			       self->bbuf, 1000, 2, IBV_SEND_SIGNALED, 0, 0));
-	ASSERT_EQ(IBV_WC_SUCCESS, status_of(self->acq, 1, &wc));
+	ASSERT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.acq, 1, &wc));
 	EXPECT_EQ(1000, wc.byte_len);
-	EXPECT_EQ(IBV_WC_SUCCESS, status_of(self->bcq, 2, NULL));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.bcq, 2, NULL));
 	EXPECT_EQ(0, memcmp(self->view + OFF + 16, self->bbuf, 1000));
 	/* ... and sends from it. */
 	sv_fill(self->view + OFF + 2 * PG, 3000, 6);
 	memset(self->bbuf, 0, LEN);
-	ASSERT_EQ(0, post_recv(self->b, self->bmr, self->bbuf, LEN, 3));
-	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->mr->lkey,
+	ASSERT_EQ(0, post_recv(self->p.b, self->bmr, self->bbuf, LEN, 3));
+	ASSERT_EQ(0, post_send(self->p.a, IBV_WR_SEND, self->mr->lkey,
 			       (void *)(IOVA + 2 * PG), 3000, 4,
 			       IBV_SEND_SIGNALED, 0, 0));
-	EXPECT_EQ(IBV_WC_SUCCESS, status_of(self->acq, 4, NULL));
-	ASSERT_EQ(IBV_WC_SUCCESS, status_of(self->bcq, 3, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.acq, 4, NULL));
+	ASSERT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.bcq, 3, &wc));
 	EXPECT_EQ(0, memcmp(self->bbuf, self->view + OFF + 2 * PG, 3000));
 }
 
 /* The MR holds the buffer: closing the dma-buf fd changes nothing. */
 TEST_F(dmabuf, outlives_fd_and_zero_based)
 {
+	NEED_UDMABUF();
 	struct ibv_mr *zb;
 
-	zb = ibv_reg_dmabuf_mr(self->pd, 0, PG, 0, self->buf,
+	zb = ibv_reg_dmabuf_mr(self->p.pd, 0, PG, 0, self->buf,
 			       ACC | IBV_ACCESS_ZERO_BASED);
 	ASSERT_NE(NULL, zb);
 	close(self->buf);
 	self->buf = -1;
 	memset(self->bbuf, 0x44, 32);
-	ASSERT_EQ(0, post_send(self->b, IBV_WR_RDMA_WRITE, self->bmr->lkey,
+	ASSERT_EQ(0, post_send(self->p.b, IBV_WR_RDMA_WRITE, self->bmr->lkey,
 			       self->bbuf, 32, 9, IBV_SEND_SIGNALED, 100,
 			       zb->rkey));
-	ASSERT_EQ(IBV_WC_SUCCESS, status_of(self->bcq, 9, NULL));
-	EXPECT_TRUE(all_bytes(self->view + 100, 32, 0x44));
+	ASSERT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.bcq, 9, NULL));
+	EXPECT_TRUE(sv_all_bytes(self->view + 100, 32, 0x44));
 	EXPECT_EQ(0, ibv_dereg_mr(zb));
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_WRITE, 0, 8,
 					 self->mr->rkey));
@@ -291,24 +231,25 @@ TEST_F(dmabuf, outlives_fd_and_zero_based)
 
 TEST_F(dmabuf, errors)
 {
+	NEED_UDMABUF();
 	long pin0 = sv_vm_pin_kb();
 	struct ibv_mr *mr;
 
-	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->pd, 0, PG, 0, 1000, ACC));
+	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->p.pd, 0, PG, 0, 1000, ACC));
 	EXPECT_EQ(EBADF, errno);
-	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->pd, 0, PG, 0, self->memfd,
+	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->p.pd, 0, PG, 0, self->memfd,
 					  ACC));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->pd, BUFSZ - PG, 2 * PG, 0,
+	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->p.pd, BUFSZ - PG, 2 * PG, 0,
 					  self->buf, ACC));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->pd, 0, 0, 0, self->buf,
+	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->p.pd, 0, 0, 0, self->buf,
 					  ACC));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->pd, 0, PG, 0, self->buf,
+	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->p.pd, 0, PG, 0, self->buf,
 					  ACC | IBV_ACCESS_ON_DEMAND));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->pd, 0, PG, 0, self->buf,
+	EXPECT_EQ(NULL, ibv_reg_dmabuf_mr(self->p.pd, 0, PG, 0, self->buf,
 					  IBV_ACCESS_REMOTE_WRITE));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(IBV_REREG_MR_ERR_CMD,
@@ -316,7 +257,7 @@ TEST_F(dmabuf, errors)
 			       NULL, 0, IBV_ACCESS_LOCAL_WRITE));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	/* The whole buffer, and nothing pinned to VmPin for it. */
-	mr = ibv_reg_dmabuf_mr(self->pd, 0, BUFSZ, 0, self->buf, ACC);
+	mr = ibv_reg_dmabuf_mr(self->p.pd, 0, BUFSZ, 0, self->buf, ACC);
 	ASSERT_NE(NULL, mr);
 	EXPECT_EQ(pin0, sv_vm_pin_kb());
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
@@ -325,12 +266,13 @@ TEST_F(dmabuf, errors)
 /* A process that exits with a dma-buf MR: the file's close releases it. */
 TEST_F(dmabuf, owner_exits)
 {
+	NEED_UDMABUF();
 	int status;
 	pid_t pid = fork();
 
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct ibv_context *c = sv_open_named(self->list, "softverbs0");
+		struct ibv_context *c = sv_open_named(self->p.list, "softverbs0");
 		struct ibv_pd *pd = c ? ibv_alloc_pd(c) : NULL;
 
 		if (!pd || !ibv_reg_dmabuf_mr(pd, 0, BUFSZ, 0, self->buf, ACC))
@@ -384,6 +326,7 @@ static void *writer_fn(void *arg)
 
 TEST_F(dmabuf, revoked_under_traffic)
 {
+	NEED_UDMABUF();
 	struct writer w = { .self = self };
 	pthread_t t;
 
@@ -397,7 +340,7 @@ TEST_F(dmabuf, revoked_under_traffic)
 	EXPECT_LT(0, w.ok);
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, w.status);
 	/* What is there is the last write that completed, not a later one. */
-	EXPECT_TRUE(all_bytes(self->view + OFF, PG, (char)w.ok));
+	EXPECT_TRUE(sv_all_bytes(self->view + OFF, PG, (char)w.ok));
 	/* A key that is no dma-buf MR's: refused. */
 	EXPECT_EQ(-1, dmabuf_revoke(self->bmr->lkey));
 	EXPECT_EQ(0, ibv_dereg_mr(self->mr));
@@ -407,15 +350,16 @@ TEST_F(dmabuf, revoked_under_traffic)
 /* The owner's own use of a revoked buffer: its error; b's WQE stays. */
 TEST_F(dmabuf, revoked_local)
 {
+	NEED_UDMABUF();
 	struct ibv_wc wc;
 
 	ASSERT_EQ(0, dmabuf_revoke(self->mr->lkey));
-	ASSERT_EQ(0, post_recv(self->b, self->bmr, self->bbuf, LEN, 5));
-	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->mr->lkey,
+	ASSERT_EQ(0, post_recv(self->p.b, self->bmr, self->bbuf, LEN, 5));
+	ASSERT_EQ(0, post_send(self->p.a, IBV_WR_SEND, self->mr->lkey,
 			       (void *)IOVA, 100, 6, IBV_SEND_SIGNALED, 0, 0));
-	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, status_of(self->acq, 6, NULL));
+	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, sv_status_of(self->p.acq, 6, NULL));
 	usleep(100000);
-	EXPECT_EQ(0, ibv_poll_cq(self->bcq, 1, &wc));
+	EXPECT_EQ(0, ibv_poll_cq(self->p.bcq, 1, &wc));
 }
 
 TEST_HARNESS_MAIN

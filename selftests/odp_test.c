@@ -42,49 +42,21 @@
 #define BSZ	(1UL << 20)	/* b's pinned buffer */
 #define ALL_REMOTE (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		    IBV_ACCESS_REMOTE_ATOMIC)
-#define ODP_ALL	(IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE | ALL_REMOTE)
+#define ODP_ALL	(IBV_ACCESS_ON_DEMAND | SV_ALL_ACCESS)
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE	25
 #endif
 
 FIXTURE(odp) {
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *acq, *bcq;
-	struct ibv_qp *a, *b;
+	struct sv_rc_pair p;
 	struct ibv_mr *mr, *bmr;	/* a's ODP memory; b's buffer */
 	char *mem, *bbuf;
-	union ibv_gid gid;
 };
-
-static struct ibv_qp *rc_qp(FIXTURE_DATA(odp) *self, struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	return ibv_create_qp(self->pd, &ia);
-}
 
 FIXTURE_SETUP(odp)
 {
-	int ret;
-
-	self->list = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, self->list);
-	self->ctx = sv_open_named(self->list, "softverbs0");
-	ASSERT_NE(NULL, self->ctx);
-	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 1, &self->gid));
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-	self->acq = ibv_create_cq(self->ctx, 128, NULL, NULL, 0);
-	self->bcq = ibv_create_cq(self->ctx, 128, NULL, NULL, 0);
-	ASSERT_NE(NULL, self->acq);
-	ASSERT_NE(NULL, self->bcq);
+	ASSERT_EQ(0, sv_rc_pair_open(&self->p, 64, 1));
 	/* Never touched before the MR is used: every page comes on demand. */
 	self->mem = mmap(NULL, MEMSZ, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -92,54 +64,21 @@ FIXTURE_SETUP(odp)
 	self->bbuf = aligned_alloc(PG, BSZ);
 	ASSERT_NE(NULL, self->bbuf);
 	memset(self->bbuf, 0x22, BSZ);
-	self->mr = ibv_reg_mr(self->pd, self->mem, MEMSZ, ODP_ALL);
+	self->mr = ibv_reg_mr(self->p.pd, self->mem, MEMSZ, ODP_ALL);
 	ASSERT_NE(NULL, self->mr);
-	self->bmr = ibv_reg_mr(self->pd, self->bbuf, BSZ,
-			       IBV_ACCESS_LOCAL_WRITE | ALL_REMOTE);
+	self->bmr = ibv_reg_mr(self->p.pd, self->bbuf, BSZ, SV_ALL_ACCESS);
 	ASSERT_NE(NULL, self->bmr);
-	self->a = rc_qp(self, self->acq);
-	self->b = rc_qp(self, self->bcq);
-	ASSERT_NE(NULL, self->a);
-	ASSERT_NE(NULL, self->b);
-	ret = qp_init(self->a, ALL_REMOTE | IBV_ACCESS_LOCAL_WRITE);
-	ret = ret ?: qp_init(self->b, ALL_REMOTE | IBV_ACCESS_LOCAL_WRITE);
-	ret = ret ?: qp_rtr_rts(self->a, self->b->qp_num, &self->gid, 7, 1, 0);
-	ret = ret ?: qp_rtr_rts(self->b, self->a->qp_num, &self->gid, 7, 1, 0);
-	ASSERT_EQ(0, ret);
 }
 
 FIXTURE_TEARDOWN(odp)
 {
-	if (self->a)
-		ibv_destroy_qp(self->a);
-	if (self->b)
-		ibv_destroy_qp(self->b);
 	if (self->mr)
 		ibv_dereg_mr(self->mr);
 	if (self->bmr)
 		ibv_dereg_mr(self->bmr);
-	if (self->acq)
-		ibv_destroy_cq(self->acq);
-	if (self->bcq)
-		ibv_destroy_cq(self->bcq);
-	if (self->pd)
-		ibv_dealloc_pd(self->pd);
+	sv_rc_pair_close(&self->p);
 	munmap(self->mem, MEMSZ);
 	free(self->bbuf);
-	if (self->ctx)
-		ibv_close_device(self->ctx);
-	if (self->list)
-		ibv_free_device_list(self->list);
-}
-
-/* The status of the one completion of id on cq; -1 if none in time. */
-static int status_of(struct ibv_cq *cq, uint64_t id)
-{
-	struct ibv_wc wc = {};
-
-	if (poll1(cq, &wc) != 1 || wc.wr_id != id)
-		return -1;
-	return wc.status;
 }
 
 /*
@@ -151,11 +90,11 @@ static int b_rdma(FIXTURE_DATA(odp) *self, enum ibv_wr_opcode op,
 {
 	static uint64_t id = 1000;
 
-	if (post_send(self->b, op, self->bmr->lkey, self->bbuf + boff, len,
+	if (post_send(self->p.b, op, self->bmr->lkey, self->bbuf + boff, len,
 		      ++id, IBV_SEND_SIGNALED,
 		      (uintptr_t)self->mem + aoff, self->mr->rkey))
 		return -2;
-	return status_of(self->bcq, id);
+	return sv_status_of(self->p.bcq, id, NULL);
 }
 
 /* b's atomic on a's word at aoff; the old value lands in b's buffer. */
@@ -172,20 +111,11 @@ static int b_atomic(FIXTURE_DATA(odp) *self, enum ibv_wr_opcode op,
 	wr.wr.atomic.rkey = self->mr->rkey;
 	wr.wr.atomic.compare_add = add_cmp;
 	wr.wr.atomic.swap = swap;
-	if (ibv_post_send(self->b, &wr, &bad))
+	if (ibv_post_send(self->p.b, &wr, &bad))
 		return -2;
-	return status_of(self->bcq, 77);
+	return sv_status_of(self->p.bcq, 77, NULL);
 }
 
-static bool all_bytes(const char *p, size_t n, char v)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i] != v)
-			return false;
-	return true;
-}
 
 /* How many of the n pages from p are resident (mincore). */
 static int resident(void *p, size_t n)
@@ -208,7 +138,7 @@ TEST_F(odp, caps)
 		       IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
 		       IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
 
-	ASSERT_EQ(0, ibv_query_device_ex(self->ctx, NULL, &ex));
+	ASSERT_EQ(0, ibv_query_device_ex(self->p.ctx, NULL, &ex));
 	EXPECT_EQ(IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT,
 		  ex.odp_caps.general_caps);
 	EXPECT_EQ(all, ex.odp_caps.per_transport_caps.rc_odp_caps);
@@ -228,7 +158,7 @@ TEST_F(odp, not_pinned)
 	big = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, big);
-	mr = ibv_reg_mr(self->pd, big, len, ODP_ALL);
+	mr = ibv_reg_mr(self->p.pd, big, len, ODP_ALL);
 	ASSERT_NE(NULL, mr);
 	EXPECT_EQ(pin0, sv_vm_pin_kb());
 	EXPECT_EQ(0, resident(big, 16));
@@ -245,13 +175,13 @@ TEST_F(odp, write_read_untouched)
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_WRITE, 0, aoff,
 					 len));
 	EXPECT_EQ(0, memcmp(self->mem + aoff, self->bbuf, len));
-	EXPECT_TRUE(all_bytes(self->mem, aoff, 0));
-	EXPECT_TRUE(all_bytes(self->mem + aoff + len, PG, 0));
+	EXPECT_TRUE(sv_all_bytes(self->mem, aoff, 0));
+	EXPECT_TRUE(sv_all_bytes(self->mem + aoff + len, PG, 0));
 	/* Never touched by anyone: zeros, read through the device. */
 	memset(self->bbuf + len, 0x22, 64 << 10);
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_READ, len,
 					 MEMSZ / 2, 64 << 10));
-	EXPECT_TRUE(all_bytes(self->bbuf + len, 64 << 10, 0));
+	EXPECT_TRUE(sv_all_bytes(self->bbuf + len, 64 << 10, 0));
 	/* And what a wrote itself comes back. */
 	sv_fill(self->mem + MEMSZ - PG, PG, 9);
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_READ, 0,
@@ -265,27 +195,27 @@ TEST_F(odp, send_both_ways)
 	struct ibv_wc wc;
 
 	/* a receives into pages it never touched. */
-	ASSERT_EQ(0, post_recv(self->a, self->mr, self->mem + 8, len, 1));
+	ASSERT_EQ(0, post_recv(self->p.a, self->mr, self->mem + 8, len, 1));
 	sv_fill(self->bbuf, len, 5);
-	ASSERT_EQ(0, post_send(self->b, IBV_WR_SEND, self->bmr->lkey,
+	ASSERT_EQ(0, post_send(self->p.b, IBV_WR_SEND, self->bmr->lkey,
 			       self->bbuf, len, 2, IBV_SEND_SIGNALED, 0, 0));
-	ASSERT_EQ(1, poll1(self->acq, &wc));
+	ASSERT_EQ(1, poll1(self->p.acq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	EXPECT_EQ(len, wc.byte_len);
-	EXPECT_EQ(IBV_WC_SUCCESS, status_of(self->bcq, 2));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.bcq, 2, NULL));
 	EXPECT_EQ(0, memcmp(self->mem + 8, self->bbuf, len));
 	/* a sends from ODP pages, some of them never touched (zeros). */
 	memset(self->bbuf, 0x22, BSZ);
-	ASSERT_EQ(0, post_recv(self->b, self->bmr, self->bbuf, BSZ, 3));
-	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->mr->lkey,
+	ASSERT_EQ(0, post_recv(self->p.b, self->bmr, self->bbuf, BSZ, 3));
+	ASSERT_EQ(0, post_send(self->p.a, IBV_WR_SEND, self->mr->lkey,
 			       self->mem + 8, 2 * len, 4, IBV_SEND_SIGNALED,
 			       0, 0));
-	EXPECT_EQ(IBV_WC_SUCCESS, status_of(self->acq, 4));
-	ASSERT_EQ(1, poll1(self->bcq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.acq, 4, NULL));
+	ASSERT_EQ(1, poll1(self->p.bcq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	EXPECT_EQ(2 * len, wc.byte_len);
 	EXPECT_EQ(0, memcmp(self->bbuf, self->mem + 8, 2 * len));
-	EXPECT_TRUE(all_bytes(self->bbuf + len, len, 0));
+	EXPECT_TRUE(sv_all_bytes(self->bbuf + len, len, 0));
 }
 
 TEST_F(odp, atomics)
@@ -326,7 +256,7 @@ TEST_F(odp, remap_follows)
 	memset(p, 0x5a, len);
 	memset(self->bbuf, 0, len);
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_READ, 0, 0, len));
-	EXPECT_TRUE(all_bytes(self->bbuf, len, 0x5a));
+	EXPECT_TRUE(sv_all_bytes(self->bbuf, len, 0x5a));
 	sv_fill(self->bbuf, len, 2);
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_WRITE, 0, 0, len));
 	EXPECT_EQ(0, memcmp(self->mem, self->bbuf, len));
@@ -346,7 +276,7 @@ TEST_F(odp, mremap_follows)
 	p = mremap(x, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, self->mem);
 	ASSERT_EQ(self->mem, p);
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_READ, 0, 0, len));
-	EXPECT_TRUE(all_bytes(self->bbuf, len, 0x77));
+	EXPECT_TRUE(sv_all_bytes(self->bbuf, len, 0x77));
 }
 
 TEST_F(odp, unmapped_remote)
@@ -357,7 +287,7 @@ TEST_F(odp, unmapped_remote)
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  b_rdma(self, IBV_WR_RDMA_WRITE, 0, 128 << 10, PG));
 	/* Nothing around it was written. */
-	EXPECT_TRUE(all_bytes(self->mem + (192 << 10), 64 << 10, 0));
+	EXPECT_TRUE(sv_all_bytes(self->mem + (192 << 10), 64 << 10, 0));
 }
 
 TEST_F(odp, unmapped_remote_read)
@@ -373,23 +303,23 @@ TEST_F(odp, unmapped_local_send)
 {
 	struct ibv_wc wc;
 
-	ASSERT_EQ(0, post_recv(self->b, self->bmr, self->bbuf, BSZ, 1));
+	ASSERT_EQ(0, post_recv(self->p.b, self->bmr, self->bbuf, BSZ, 1));
 	ASSERT_EQ(0, munmap(self->mem + 2 * PG, PG));
-	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, self->mr->lkey,
+	ASSERT_EQ(0, post_send(self->p.a, IBV_WR_SEND, self->mr->lkey,
 			       self->mem, 4 * PG, 2, IBV_SEND_SIGNALED, 0, 0));
-	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, status_of(self->acq, 2));
+	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, sv_status_of(self->p.acq, 2, NULL));
 	usleep(100000);
-	EXPECT_EQ(0, ibv_poll_cq(self->bcq, 1, &wc));
+	EXPECT_EQ(0, ibv_poll_cq(self->p.bcq, 1, &wc));
 }
 
 TEST_F(odp, unmapped_local_write)
 {
 	ASSERT_EQ(0, munmap(self->mem, PG));
-	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE, self->mr->lkey,
+	ASSERT_EQ(0, post_send(self->p.a, IBV_WR_RDMA_WRITE, self->mr->lkey,
 			       self->mem, PG, 3, IBV_SEND_SIGNALED,
 			       (uintptr_t)self->bbuf, self->bmr->rkey));
-	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, status_of(self->acq, 3));
-	EXPECT_TRUE(all_bytes(self->bbuf, PG, 0x22));
+	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, sv_status_of(self->p.acq, 3, NULL));
+	EXPECT_TRUE(sv_all_bytes(self->bbuf, PG, 0x22));
 }
 
 TEST_F(odp, readonly_range)
@@ -397,10 +327,10 @@ TEST_F(odp, readonly_range)
 	memset(self->mem, 0x31, PG);
 	ASSERT_EQ(0, mprotect(self->mem, PG, PROT_READ));
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_READ, 0, 0, PG));
-	EXPECT_TRUE(all_bytes(self->bbuf, PG, 0x31));
+	EXPECT_TRUE(sv_all_bytes(self->bbuf, PG, 0x31));
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  b_rdma(self, IBV_WR_RDMA_WRITE, 0, 0, 8));
-	EXPECT_TRUE(all_bytes(self->mem, PG, 0x31));
+	EXPECT_TRUE(sv_all_bytes(self->mem, PG, 0x31));
 }
 
 /* After fork the parent's pages are COW: a write lands in the parent's. */
@@ -428,7 +358,7 @@ TEST_F(odp, fork_cow)
 	}
 	memset(self->bbuf, 0x42, PG);
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_WRITE, 0, 0, PG));
-	EXPECT_TRUE(all_bytes(self->mem, PG, 0x42));
+	EXPECT_TRUE(sv_all_bytes(self->mem, PG, 0x42));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(1, read(back[0], &seen, 1));
 	EXPECT_EQ(0x41, seen);
@@ -464,13 +394,13 @@ TEST_F(odp, collapse_moves)
 	/* Small pages first (without THP this fails, and so will COLLAPSE). */
 	madvise(p, huge, MADV_NOHUGEPAGE);
 	memset(p, 0x61, huge);
-	mr = ibv_reg_mr(self->pd, p, huge, ODP_ALL);
+	mr = ibv_reg_mr(self->p.pd, p, huge, ODP_ALL);
 	ASSERT_NE(NULL, mr);
 	/* The first 16 pages are in the cache. */
-	ASSERT_EQ(0, post_send(self->b, IBV_WR_RDMA_READ, self->bmr->lkey,
+	ASSERT_EQ(0, post_send(self->p.b, IBV_WR_RDMA_READ, self->bmr->lkey,
 			       self->bbuf, 16 * PG, 5, IBV_SEND_SIGNALED,
 			       (uintptr_t)p, mr->rkey));
-	ASSERT_EQ(IBV_WC_SUCCESS, status_of(self->bcq, 5));
+	ASSERT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.bcq, 5, NULL));
 	pfn = pfn_of(p);
 	ASSERT_NE(0, pfn);
 	madvise(p, huge, MADV_HUGEPAGE);
@@ -481,17 +411,17 @@ TEST_F(odp, collapse_moves)
 	}
 	EXPECT_NE(pfn, pfn_of(p));
 	memset(self->bbuf, 0, PG);
-	ASSERT_EQ(0, post_send(self->b, IBV_WR_RDMA_READ, self->bmr->lkey,
+	ASSERT_EQ(0, post_send(self->p.b, IBV_WR_RDMA_READ, self->bmr->lkey,
 			       self->bbuf, PG, 6, IBV_SEND_SIGNALED,
 			       (uintptr_t)p, mr->rkey));
-	ASSERT_EQ(IBV_WC_SUCCESS, status_of(self->bcq, 6));
-	EXPECT_TRUE(all_bytes(self->bbuf, PG, 0x61));
+	ASSERT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.bcq, 6, NULL));
+	EXPECT_TRUE(sv_all_bytes(self->bbuf, PG, 0x61));
 	memset(self->bbuf, 0x62, PG);
-	ASSERT_EQ(0, post_send(self->b, IBV_WR_RDMA_WRITE, self->bmr->lkey,
+	ASSERT_EQ(0, post_send(self->p.b, IBV_WR_RDMA_WRITE, self->bmr->lkey,
 			       self->bbuf, PG, 7, IBV_SEND_SIGNALED,
 			       (uintptr_t)p + PG, mr->rkey));
-	ASSERT_EQ(IBV_WC_SUCCESS, status_of(self->bcq, 7));
-	EXPECT_TRUE(all_bytes(p + PG, PG, 0x62));
+	ASSERT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.bcq, 7, NULL));
+	EXPECT_TRUE(sv_all_bytes(p + PG, PG, 0x62));
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
 	munmap(raw, 2 * huge);
 }
@@ -559,7 +489,7 @@ TEST_F(odp, churn_under_traffic)
 			ASSERT_EQ(IBV_WC_SUCCESS,
 				  b_rdma(self, IBV_WR_RDMA_READ, 0, 0, PG));
 			/* One page: one generation, and not an older one. */
-			if (!all_bytes(self->bbuf, PG, self->bbuf[0]) ||
+			if (!sv_all_bytes(self->bbuf, PG, self->bbuf[0]) ||
 			    (uint8_t)(self->bbuf[0] - (char)g0) > 128)
 				stale++;
 			continue;
@@ -568,7 +498,7 @@ TEST_F(odp, churn_under_traffic)
 		memset(self->bbuf, (char)(0x80 | i), PG);
 		ASSERT_EQ(IBV_WC_SUCCESS,
 			  b_rdma(self, IBV_WR_RDMA_WRITE, 0, PG, PG));
-		ok = all_bytes(self->mem + PG, PG, (char)(0x80 | i));
+		ok = sv_all_bytes(self->mem + PG, PG, (char)(0x80 | i));
 		/* No swap from the post to the look at the page. */
 		s1 = __atomic_load_n(&c.seq, __ATOMIC_SEQ_CST);
 		if (s0 == s1 && !(s0 & 1)) {
@@ -594,21 +524,21 @@ TEST_F(odp, implicit)
 	struct ibv_wc wc;
 
 	ASSERT_NE(NULL, heap);
-	imr = ibv_reg_mr(self->pd, NULL, SIZE_MAX, ODP_ALL);
+	imr = ibv_reg_mr(self->p.pd, NULL, SIZE_MAX, ODP_ALL);
 	ASSERT_NE(NULL, imr);
 	sv_fill(self->bbuf, 3 * PG, 8);
-	ASSERT_EQ(0, post_send(self->b, IBV_WR_RDMA_WRITE, self->bmr->lkey,
+	ASSERT_EQ(0, post_send(self->p.b, IBV_WR_RDMA_WRITE, self->bmr->lkey,
 			       self->bbuf, 3 * PG, 1, IBV_SEND_SIGNALED,
 			       (uintptr_t)heap, imr->rkey));
-	ASSERT_EQ(IBV_WC_SUCCESS, status_of(self->bcq, 1));
+	ASSERT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.bcq, 1, NULL));
 	EXPECT_EQ(0, memcmp(heap, self->bbuf, 3 * PG));
 	/* a sends from its stack through the same key. */
 	sv_fill(stackbuf, sizeof(stackbuf), 4);
-	ASSERT_EQ(0, post_recv(self->b, self->bmr, self->bbuf, BSZ, 2));
-	ASSERT_EQ(0, post_send(self->a, IBV_WR_SEND, imr->lkey, stackbuf,
+	ASSERT_EQ(0, post_recv(self->p.b, self->bmr, self->bbuf, BSZ, 2));
+	ASSERT_EQ(0, post_send(self->p.a, IBV_WR_SEND, imr->lkey, stackbuf,
 			       sizeof(stackbuf), 3, IBV_SEND_SIGNALED, 0, 0));
-	EXPECT_EQ(IBV_WC_SUCCESS, status_of(self->acq, 3));
-	ASSERT_EQ(1, poll1(self->bcq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(self->p.acq, 3, NULL));
+	ASSERT_EQ(1, poll1(self->p.bcq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	EXPECT_EQ(0, memcmp(self->bbuf, stackbuf, sizeof(stackbuf)));
 	/* Rereg of an implicit MR: only its PD may change. */
@@ -616,20 +546,20 @@ TEST_F(odp, implicit)
 		  ibv_rereg_mr(imr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			       IBV_ACCESS_LOCAL_WRITE));
 	EXPECT_EQ(EOPNOTSUPP, errno);
-	EXPECT_EQ(0, ibv_rereg_mr(imr, IBV_REREG_MR_CHANGE_PD, self->pd,
+	EXPECT_EQ(0, ibv_rereg_mr(imr, IBV_REREG_MR_CHANGE_PD, self->p.pd,
 				  NULL, 0, 0));
 	/* Address 0 is not mapped: b's access fails. */
-	ASSERT_EQ(0, post_send(self->b, IBV_WR_RDMA_WRITE, self->bmr->lkey,
+	ASSERT_EQ(0, post_send(self->p.b, IBV_WR_RDMA_WRITE, self->bmr->lkey,
 			       self->bbuf, 8, 4, IBV_SEND_SIGNALED, 4096,
 			       imr->rkey));
-	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, status_of(self->bcq, 4));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, sv_status_of(self->p.bcq, 4, NULL));
 	EXPECT_EQ(0, ibv_dereg_mr(imr));
 	free(heap);
 	/* Implicit needs ON_DEMAND; and it is not zero-based. */
-	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, NULL, SIZE_MAX,
+	EXPECT_EQ(NULL, ibv_reg_mr(self->p.pd, NULL, SIZE_MAX,
 				   IBV_ACCESS_LOCAL_WRITE));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(NULL, ibv_reg_mr_iova2(self->pd, NULL, SIZE_MAX, 0,
+	EXPECT_EQ(NULL, ibv_reg_mr_iova2(self->p.pd, NULL, SIZE_MAX, 0,
 					 IBV_ACCESS_ON_DEMAND |
 					 IBV_ACCESS_ZERO_BASED));
 	EXPECT_EQ(EINVAL, errno);
@@ -641,67 +571,67 @@ TEST_F(odp, advise_prefetch)
 
 	EXPECT_EQ(0, resident(self->mem, 16));
 	/* NO_FAULT: only what is mapped already; nothing here. */
-	EXPECT_EQ(0, ibv_advise_mr(self->pd,
+	EXPECT_EQ(0, ibv_advise_mr(self->p.pd,
 				   IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
 				   IBV_ADVISE_MR_FLAG_FLUSH, &sg, 1));
 	EXPECT_EQ(0, resident(self->mem, 16));
-	EXPECT_EQ(0, ibv_advise_mr(self->pd,
+	EXPECT_EQ(0, ibv_advise_mr(self->p.pd,
 				   IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
 				   IBV_ADVISE_MR_FLAG_FLUSH, &sg, 1));
 	EXPECT_EQ(8, resident(self->mem, 16));
 	/* Without FLUSH too (done before the call returns here). */
 	sg.addr = (uintptr_t)self->mem + 8 * PG;
 	sg.length = 4 * PG;
-	EXPECT_EQ(0, ibv_advise_mr(self->pd,
+	EXPECT_EQ(0, ibv_advise_mr(self->p.pd,
 				   IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
 				   &sg, 1));
 	EXPECT_EQ(12, resident(self->mem, 16));
 	/* And the data path uses them. */
 	memset(self->mem, 0x13, PG);
 	ASSERT_EQ(IBV_WC_SUCCESS, b_rdma(self, IBV_WR_RDMA_READ, 0, 0, PG));
-	EXPECT_TRUE(all_bytes(self->bbuf, PG, 0x13));
+	EXPECT_TRUE(sv_all_bytes(self->bbuf, PG, 0x13));
 }
 
 TEST_F(odp, advise_errors)
 {
 	struct ibv_sge sg = { (uintptr_t)self->mem, PG, self->mr->lkey };
-	struct ibv_pd *pd2 = ibv_alloc_pd(self->ctx);
+	struct ibv_pd *pd2 = ibv_alloc_pd(self->p.ctx);
 	struct ibv_mr *ro, *other;
 	enum ibv_advise_mr_advice pw = IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE;
 	uint32_t fl = IBV_ADVISE_MR_FLAG_FLUSH;
 
 	ASSERT_NE(NULL, pd2);
-	EXPECT_EQ(EOPNOTSUPP, ibv_advise_mr(self->pd, 3, fl, &sg, 1));
-	EXPECT_EQ(EINVAL, ibv_advise_mr(self->pd, pw, 2, &sg, 1));
-	EXPECT_EQ(EINVAL, ibv_advise_mr(self->pd, pw, fl, &sg, 0));
+	EXPECT_EQ(EOPNOTSUPP, ibv_advise_mr(self->p.pd, 3, fl, &sg, 1));
+	EXPECT_EQ(EINVAL, ibv_advise_mr(self->p.pd, pw, 2, &sg, 1));
+	EXPECT_EQ(EINVAL, ibv_advise_mr(self->p.pd, pw, fl, &sg, 0));
 	/* An unknown key; a range outside the MR. */
 	sg.lkey = self->mr->lkey ^ 0x80;
-	EXPECT_EQ(EFAULT, ibv_advise_mr(self->pd, pw, fl, &sg, 1));
+	EXPECT_EQ(EFAULT, ibv_advise_mr(self->p.pd, pw, fl, &sg, 1));
 	sg.lkey = self->mr->lkey;
 	sg.addr = (uintptr_t)self->mem + MEMSZ - 8;
-	EXPECT_EQ(EFAULT, ibv_advise_mr(self->pd, pw, fl, &sg, 1));
+	EXPECT_EQ(EFAULT, ibv_advise_mr(self->p.pd, pw, fl, &sg, 1));
 	/* A pinned MR: not ODP. */
 	sg.addr = (uintptr_t)self->bbuf;
 	sg.lkey = self->bmr->lkey;
-	EXPECT_EQ(ENOENT, ibv_advise_mr(self->pd, pw, fl, &sg, 1));
+	EXPECT_EQ(ENOENT, ibv_advise_mr(self->p.pd, pw, fl, &sg, 1));
 	/* Another PD's; a read-only one for writing. */
 	other = ibv_reg_mr(pd2, self->mem, MEMSZ, ODP_ALL);
-	ro = ibv_reg_mr(self->pd, self->mem, MEMSZ, IBV_ACCESS_ON_DEMAND);
+	ro = ibv_reg_mr(self->p.pd, self->mem, MEMSZ, IBV_ACCESS_ON_DEMAND);
 	ASSERT_NE(NULL, other);
 	ASSERT_NE(NULL, ro);
 	sg.addr = (uintptr_t)self->mem;
 	sg.lkey = other->lkey;
-	EXPECT_EQ(EPERM, ibv_advise_mr(self->pd, pw, fl, &sg, 1));
+	EXPECT_EQ(EPERM, ibv_advise_mr(self->p.pd, pw, fl, &sg, 1));
 	sg.lkey = ro->lkey;
-	EXPECT_EQ(EPERM, ibv_advise_mr(self->pd, pw, fl, &sg, 1));
-	EXPECT_EQ(0, ibv_advise_mr(self->pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+	EXPECT_EQ(EPERM, ibv_advise_mr(self->p.pd, pw, fl, &sg, 1));
+	EXPECT_EQ(0, ibv_advise_mr(self->p.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
 				   fl, &sg, 1));
 	/* Unmapped pages: EFAULT with FLUSH, a hint without. */
 	ASSERT_EQ(0, munmap(self->mem + PG, PG));
 	sg.addr = (uintptr_t)self->mem + PG;
 	sg.lkey = self->mr->lkey;
-	EXPECT_EQ(EFAULT, ibv_advise_mr(self->pd, pw, fl, &sg, 1));
-	EXPECT_EQ(0, ibv_advise_mr(self->pd, pw, 0, &sg, 1));
+	EXPECT_EQ(EFAULT, ibv_advise_mr(self->p.pd, pw, fl, &sg, 1));
+	EXPECT_EQ(0, ibv_advise_mr(self->p.pd, pw, 0, &sg, 1));
 	EXPECT_EQ(0, ibv_dereg_mr(ro));
 	EXPECT_EQ(0, ibv_dereg_mr(other));
 	EXPECT_EQ(0, ibv_dealloc_pd(pd2));

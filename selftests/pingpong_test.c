@@ -331,15 +331,20 @@ TEST(ib_read_lat_xrc)
  * perftest's --odp: its buffers registered with IBV_ACCESS_ON_DEMAND
  * (perftest checks odp_caps for the transport first), never pinned.
  */
-static int perftest_odp(const char *prog, int port)
+static int perftest_odp_with(const char *prog, int port, const char *more)
 {
-	char bin[64];
+	char bin[64], args[128];
 
 	snprintf(bin, sizeof(bin), "/usr/bin/%s", prog);
 	if (access(bin, X_OK))
 		return 0;
-	return pingpong_expect(prog, port, "-d softverbs0 -F --odp",
-			       PERF_DONE);
+	snprintf(args, sizeof(args), "-d softverbs0 -F --odp %s", more);
+	return pingpong_expect(prog, port, args, PERF_DONE);
+}
+
+static int perftest_odp(const char *prog, int port)
+{
+	return perftest_odp_with(prog, port, "");
 }
 
 TEST(ib_write_bw_odp)
@@ -366,6 +371,25 @@ TEST(ib_write_lat_odp)
 TEST(ib_send_lat_odp)
 {
 	EXPECT_EQ(0, perftest_odp("ib_send_lat", 18635));
+}
+
+/*
+ * odp_caps claims every transport, and SRQ receives: each one perftest
+ * takes with --odp run (Debian's perftest refuses --odp with UC).
+ */
+TEST(ib_send_bw_odp_srq)
+{
+	EXPECT_EQ(0, perftest_odp_with("ib_send_bw", 18636, "--use-srq"));
+}
+
+TEST(ib_send_bw_odp_ud)
+{
+	EXPECT_EQ(0, perftest_odp_with("ib_send_bw", 18637, "-c UD"));
+}
+
+TEST(ib_write_bw_odp_xrc)
+{
+	EXPECT_EQ(0, perftest_odp_with("ib_write_bw", 18639, "-c XRC"));
 }
 
 /*

@@ -231,4 +231,103 @@ static inline long long sv_stat_of(const char *svctl, const char *dev,
 	return v;
 }
 
+/*
+ * Two RC QPs of softverbs0, a and b, each with its own CQ, connected to
+ * each other with every remote right, the way the memory tests (odp,
+ * dmabuf, null_mr) use them: the test registers its MRs on pd.
+ */
+struct sv_rc_pair {
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *acq, *bcq;
+	struct ibv_qp *a, *b;
+	union ibv_gid gid;
+};
+
+#define SV_ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+static inline struct ibv_qp *sv_rc_pair_qp(struct sv_rc_pair *p,
+					   struct ibv_cq *cq, uint32_t wr,
+					   uint32_t sge)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = wr, .max_recv_wr = wr,
+			 .max_send_sge = sge, .max_recv_sge = sge },
+	};
+
+	return ibv_create_qp(p->pd, &ia);
+}
+
+/* 0, or -1 with what was made left for sv_rc_pair_close(). */
+static inline int sv_rc_pair_open(struct sv_rc_pair *p, uint32_t wr,
+				  uint32_t sge)
+{
+	p->list = ibv_get_device_list(NULL);
+	p->ctx = sv_open_named(p->list, "softverbs0");
+	if (!p->ctx || ibv_query_gid(p->ctx, 1, 1, &p->gid))
+		return -1;
+	p->pd = ibv_alloc_pd(p->ctx);
+	if (!p->pd)
+		return -1;
+	p->acq = ibv_create_cq(p->ctx, 2 * wr, NULL, NULL, 0);
+	p->bcq = ibv_create_cq(p->ctx, 2 * wr, NULL, NULL, 0);
+	if (!p->acq || !p->bcq)
+		return -1;
+	p->a = sv_rc_pair_qp(p, p->acq, wr, sge);
+	p->b = sv_rc_pair_qp(p, p->bcq, wr, sge);
+	if (!p->a || !p->b)
+		return -1;
+	if (qp_init(p->a, SV_ALL_ACCESS) || qp_init(p->b, SV_ALL_ACCESS) ||
+	    qp_rtr_rts(p->a, p->b->qp_num, &p->gid, 7, 1, 0) ||
+	    qp_rtr_rts(p->b, p->a->qp_num, &p->gid, 7, 1, 0))
+		return -1;
+	return 0;
+}
+
+/* After the test's own MRs are gone. */
+static inline void sv_rc_pair_close(struct sv_rc_pair *p)
+{
+	if (p->a)
+		ibv_destroy_qp(p->a);
+	if (p->b)
+		ibv_destroy_qp(p->b);
+	if (p->acq)
+		ibv_destroy_cq(p->acq);
+	if (p->bcq)
+		ibv_destroy_cq(p->bcq);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	if (p->ctx)
+		ibv_close_device(p->ctx);
+	if (p->list)
+		ibv_free_device_list(p->list);
+}
+
+/* The status of the one completion of id on cq (*out: it); -1 if none. */
+static inline int sv_status_of(struct ibv_cq *cq, uint64_t id,
+			       struct ibv_wc *out)
+{
+	struct ibv_wc wc = {};
+
+	if (poll1(cq, &wc) != 1 || wc.wr_id != id)
+		return -1;
+	if (out)
+		*out = wc;
+	return wc.status;
+}
+
+/* Whether the n bytes from p are all v. */
+static inline int sv_all_bytes(const char *p, size_t n, char v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
 #endif /* SV_DP_TEST_H */
