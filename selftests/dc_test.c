@@ -20,6 +20,7 @@
  *     on another softverbs device.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <limits.h>
 #include <sys/wait.h>
 #include <infiniband/verbs.h>
@@ -539,6 +540,66 @@ TEST_F(dc, one_dci_two_dcts)
 	expect_wc(_metadata, self->cq, 6, IBV_WC_SUCCESS);
 	EXPECT_EQ(0, *(uint64_t *)(self->buf + 2048));
 	EXPECT_EQ(0xc0ffee, *word);
+}
+
+/*
+ * A DCT's memory paged on demand (dc_odp_caps): RDMA WRITE, READ and an
+ * atomic into pages nobody touched, and a receive into them.
+ */
+TEST_F(dc, odp_at_the_dct)
+{
+	struct dct *a = &self->t[0];
+	size_t len = 64 << 10;
+	struct mlx5dv_context dv = { .comp_mask = MLX5DV_CONTEXT_MASK_DC_ODP_CAPS };
+	struct ibv_recv_wr rwr = { .wr_id = 200, .num_sge = 1 }, *rbad;
+	struct ibv_sge rsg;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	char *mem;
+
+	ASSERT_EQ(0, mlx5dv_query_device(self->ctx, &dv));
+	EXPECT_EQ(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+		  IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+		  IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV,
+		  dv.dc_odp_caps);
+	/* No receives of the fixture's: the one below is the only one. */
+	ASSERT_EQ(0, dct_of(self, 0, KEY_A, 0));
+	ASSERT_EQ(0, dci_open(_metadata, self, 0, 0, 7, 7));
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	mr = ibv_reg_mr(a->pd, mem, len, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	ASSERT_NE(NULL, mr);
+	sv_fill(self->buf, 1024, 4);
+	ASSERT_EQ(0, dc_post(self, OP_WRITE, a->qp->qp_num, KEY_A, 0, 11, 0,
+			     1000, (uintptr_t)mem + 5000, mr->rkey));
+	expect_wc(_metadata, self->cq, 11, IBV_WC_SUCCESS);
+	EXPECT_EQ(0, memcmp(mem + 5000, self->buf, 1000));
+	ASSERT_EQ(0, dc_post(self, OP_READ, a->qp->qp_num, KEY_A, 0, 12,
+			     2048, 100, (uintptr_t)mem + 5000, mr->rkey));
+	expect_wc(_metadata, self->cq, 12, IBV_WC_SUCCESS);
+	EXPECT_EQ(0, memcmp(self->buf + 2048, self->buf, 100));
+	ASSERT_EQ(0, dc_post(self, OP_FAA, a->qp->qp_num, KEY_A, 0, 13, 3072,
+			     8, (uintptr_t)mem + 32768, mr->rkey));
+	expect_wc(_metadata, self->cq, 13, IBV_WC_SUCCESS);
+	EXPECT_EQ(0, *(uint64_t *)(self->buf + 3072));
+	EXPECT_EQ(5, *(uint64_t *)(mem + 32768));
+	/* A receive into an untouched page of the DCT's SRQ. */
+	rsg = (struct ibv_sge){ (uintptr_t)mem + 40960, 300, mr->lkey };
+	rwr.sg_list = &rsg;
+	ASSERT_EQ(0, ibv_post_srq_recv(a->srq, &rwr, &rbad));
+	ASSERT_EQ(0, dc_post(self, OP_SEND, a->qp->qp_num, KEY_A, 0, 14, 0,
+			     300, 0, 0));
+	expect_wc(_metadata, self->cq, 14, IBV_WC_SUCCESS);
+	ASSERT_EQ(1, poll1(a->cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(200, wc.wr_id);
+	EXPECT_EQ(300, wc.byte_len);
+	EXPECT_EQ(0, memcmp(mem + 40960, self->buf, 300));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	munmap(mem, len);
 }
 
 TEST_F(dc, wrong_key_and_errors)

@@ -202,7 +202,7 @@ TEST_F(lo, query_device)
 	EXPECT_EQ(0, a.tunnel_offloads_caps);
 	EXPECT_EQ(0, a.max_dynamic_bfregs);
 	EXPECT_EQ(0, a.flow_action_flags);
-	EXPECT_EQ(0, a.dc_odp_caps);
+	EXPECT_EQ(0x3f, a.dc_odp_caps);	/* as RC's (dc_test) */
 	EXPECT_EQ(0, memcmp(&zero.sig_caps, &a.sig_caps, sizeof(a.sig_caps)));
 	/* DCI streams (dc_test) */
 	EXPECT_EQ(4, a.dci_streams_caps.max_log_num_concurent);

@@ -111,8 +111,11 @@ SV_EXPORT int mlx5dv_query_device(struct ibv_context *ctx_in,
 		attrs_out->max_dynamic_bfregs = 0;
 	if (asked & MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS)
 		attrs_out->flow_action_flags = 0;
+	/* ODP MRs work with DC as with RC: the same data path (dc_test). */
 	if (asked & MLX5DV_CONTEXT_MASK_DC_ODP_CAPS)
-		attrs_out->dc_odp_caps = 0;
+		attrs_out->dc_odp_caps = ex.odp_caps.general_caps &
+			IBV_ODP_SUPPORT ?
+			ex.odp_caps.per_transport_caps.rc_odp_caps : 0;
 	if (asked & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
 		memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
 	if (asked & MLX5DV_CONTEXT_MASK_DCI_STREAMS) {
