@@ -1239,6 +1239,28 @@ int sv_query_mr(struct sv_file *f, void *arg)
 }
 
 /*
+ * An MR over umem (filled by the caller, which gives it up on every path:
+ * it is released if the MR cannot be made), with access and iova, of the
+ * PD pd_handle: an object of f with its key published. f->lock held.
+ */
+static struct sv_mr *sv_mr_of_umem(struct sv_file *f, struct sv_umem *umem,
+				   u32 access, u64 iova, u32 pd_handle)
+{
+	struct sv_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	int ret;
+
+	if (!mr) {
+		sv_umem_release(umem);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->umem = umem;
+	mr->access = access;
+	mr->iova = iova;
+	ret = sv_mr_obj_add(f, mr, pd_handle, SV_OBJ_MR, &sv_mr_ops);
+	return ret ? ERR_PTR(ret) : mr;
+}
+
+/*
  * SV_IOC_REG_DM_MR: [dm_offset, dm_offset + length) of a DM as a
  * zero-based MR whose pages are the DM's. Under f->lock: nothing here
  * waits for userspace.
@@ -1265,11 +1287,8 @@ int sv_reg_dm_mr(struct sv_file *f, void *arg)
 		sv_uobj_put(&dm->uobj);
 		return -EINVAL;
 	}
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
-	if (!mr || !umem) {
-		kfree(umem);
-		kfree(mr);
+	if (!umem) {
 		sv_uobj_put(&dm->uobj);
 		return -ENOMEM;
 	}
@@ -1280,11 +1299,9 @@ int sv_reg_dm_mr(struct sv_file *f, void *arg)
 	umem->length = cmd->length;
 	umem->npages = sv_umem_npages(off, cmd->length);
 	umem->writable = true;
-	mr->umem = umem;
-	mr->access = cmd->access;
-	ret = sv_mr_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MR, &sv_mr_ops);
-	if (ret)
-		return ret;
+	mr = sv_mr_of_umem(f, umem, cmd->access, 0, cmd->pd_handle);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
 	cmd->mr_handle = mr->uobj.handle;
 	cmd->lkey = mr->key;
 	cmd->rkey = mr->key;
@@ -1398,30 +1415,22 @@ int sv_reg_dmabuf_mr(struct sv_file *f, void *arg)
 		ret = sv_mr_check_iova(cmd->access, cmd->iova, cmd->length);
 	if (ret)
 		return ret;
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
-	if (!mr || !umem) {
-		kfree(umem);
-		kfree(mr);
+	if (!umem)
 		return -ENOMEM;
-	}
 	umem->dmabuf = sv_dmabuf_get(&f->sdev->dev, cmd->fd, cmd->offset,
 				     cmd->length);
 	if (IS_ERR(umem->dmabuf)) {
 		ret = PTR_ERR(umem->dmabuf);
 		kfree(umem);
-		kfree(mr);
 		return ret;
 	}
 	umem->addr = cmd->offset;
 	umem->length = cmd->length;
 	umem->writable = true;
-	mr->umem = umem;
-	mr->access = cmd->access;
-	mr->iova = cmd->iova;
-	ret = sv_mr_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MR, &sv_mr_ops);
-	if (ret)
-		return ret;
+	mr = sv_mr_of_umem(f, umem, cmd->access, cmd->iova, cmd->pd_handle);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
 	cmd->mr_handle = mr->uobj.handle;
 	cmd->lkey = mr->key;
 	cmd->rkey = mr->key;
@@ -1434,23 +1443,16 @@ int sv_alloc_null_mr(struct sv_file *f, void *arg)
 	struct sv_alloc_null_mr *cmd = arg;
 	struct sv_umem *umem;
 	struct sv_mr *mr;
-	int ret;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	umem = kzalloc(sizeof(*umem), GFP_KERNEL_ACCOUNT);
-	if (!mr || !umem) {
-		kfree(umem);
-		kfree(mr);
+	if (!umem)
 		return -ENOMEM;
-	}
 	umem->null = true;
 	umem->length = U64_MAX;
 	umem->writable = true;
-	mr->umem = umem;
-	mr->access = SV_ACCESS_LOCAL_WRITE;
-	ret = sv_mr_obj_add(f, mr, cmd->pd_handle, SV_OBJ_MR, &sv_mr_ops);
-	if (ret)
-		return ret;
+	mr = sv_mr_of_umem(f, umem, SV_ACCESS_LOCAL_WRITE, 0, cmd->pd_handle);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
 	cmd->mr_handle = mr->uobj.handle;
 	cmd->lkey = mr->key;
 	return 0;

@@ -181,27 +181,14 @@ static struct ibv_mr *sv_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 		.dm_handle = dm->handle, .access = access,
 		.dm_offset = dm_offset, .length = length,
 	};
-	struct sv_mr *mr;
-	int ret;
 
 	if (dm->context != pd->context) {
 		errno = EINVAL;
 		return NULL;
 	}
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = sv_cmd(pd->context, SV_IOC_REG_DM_MR, &cmd);
-	if (ret) {
-		free(mr);
-		errno = ret;
-		return NULL;
-	}
 	/* Zero-based: no address, as rdma-core's. */
-	return sv_mr_fill(mr, pd, NULL, length, cmd.mr_handle, cmd.lkey,
-			  cmd.rkey);
+	return sv_mr_create(pd, SV_IOC_REG_DM_MR, &cmd, &cmd.mr_handle,
+			    &cmd.lkey, &cmd.rkey, NULL, length);
 }
 
 static int sv_dm_ctx_init(struct sv_context *ctx)

@@ -29,9 +29,9 @@ _Static_assert(sizeof(struct ibv_sge) == sizeof(struct sv_sge) &&
 	       "ibv_advise_mr() hands the kernel the caller's ibv_sge array");
 
 /* The library's view of a kernel MR of pd: mr filled, handed out. */
-struct ibv_mr *sv_mr_fill(struct sv_mr *mr, struct ibv_pd *pd, void *addr,
-			  size_t length, uint32_t handle, uint32_t lkey,
-			  uint32_t rkey)
+static struct ibv_mr *sv_mr_fill(struct sv_mr *mr, struct ibv_pd *pd,
+				 void *addr, size_t length, uint32_t handle,
+				 uint32_t lkey, uint32_t rkey)
 {
 	mr->ibmr.context = pd->context;
 	mr->ibmr.pd = pd;
@@ -41,6 +41,32 @@ struct ibv_mr *sv_mr_fill(struct sv_mr *mr, struct ibv_pd *pd, void *addr,
 	mr->ibmr.lkey = lkey;
 	mr->ibmr.rkey = rkey;
 	return &mr->ibmr;
+}
+
+/*
+ * Run req, a command that makes an MR of pd, and hand the MR out with
+ * the handle and keys the kernel wrote into cmd (rkey NULL: none); NULL
+ * with errno if it fails.
+ */
+struct ibv_mr *sv_mr_create(struct ibv_pd *pd, unsigned long req, void *cmd,
+			    const uint32_t *handle, const uint32_t *lkey,
+			    const uint32_t *rkey, void *addr, size_t length)
+{
+	struct sv_mr *mr = calloc(1, sizeof(*mr));
+	int ret;
+
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = sv_cmd(pd->context, req, cmd);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	return sv_mr_fill(mr, pd, addr, length, *handle, *lkey,
+			  rkey ? *rkey : 0);
 }
 
 SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
@@ -57,22 +83,9 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 		.iova = iova,
 		.access = access,
 	};
-	struct sv_mr *mr;
-	int ret;
 
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = sv_cmd(pd->context, SV_IOC_REG_MR, &cmd);
-	if (ret) {
-		free(mr);
-		errno = ret;
-		return NULL;
-	}
-	return sv_mr_fill(mr, pd, addr, length, cmd.mr_handle, cmd.lkey,
-			  cmd.rkey);
+	return sv_mr_create(pd, SV_IOC_REG_MR, &cmd, &cmd.mr_handle,
+			    &cmd.lkey, &cmd.rkey, addr, length);
 }
 
 SV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr,
@@ -106,23 +119,11 @@ SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 		.fd = fd,
 		.access = access,
 	};
-	struct sv_mr *mr;
-	int ret;
 
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = sv_cmd(pd->context, SV_IOC_REG_DMABUF_MR, &cmd);
-	if (ret) {
-		free(mr);
-		errno = ret;
-		return NULL;
-	}
 	/* As rdma-core: addr is the offset in the dma-buf. */
-	return sv_mr_fill(mr, pd, (void *)(uintptr_t)offset, length,
-			  cmd.mr_handle, cmd.lkey, cmd.rkey);
+	return sv_mr_create(pd, SV_IOC_REG_DMABUF_MR, &cmd, &cmd.mr_handle,
+			    &cmd.lkey, &cmd.rkey, (void *)(uintptr_t)offset,
+			    length);
 }
 
 /*
@@ -258,21 +259,9 @@ static struct ibv_mr *sv_alloc_null_mr(struct ibv_pd *pd)
 		.size = sizeof(cmd),
 		.pd_handle = pd->handle,
 	};
-	struct sv_mr *mr;
-	int ret;
 
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = sv_cmd(pd->context, SV_IOC_ALLOC_NULL_MR, &cmd);
-	if (ret) {
-		free(mr);
-		errno = ret;
-		return NULL;
-	}
-	return sv_mr_fill(mr, pd, NULL, SIZE_MAX, cmd.mr_handle, cmd.lkey, 0);
+	return sv_mr_create(pd, SV_IOC_ALLOC_NULL_MR, &cmd, &cmd.mr_handle,
+			    &cmd.lkey, NULL, NULL, SIZE_MAX);
 }
 
 static int sv_mr_ctx_init(struct sv_context *ctx)

@@ -225,9 +225,9 @@ struct sv_mr {
 	struct ibv_mr ibmr;
 };
 
-struct ibv_mr *sv_mr_fill(struct sv_mr *mr, struct ibv_pd *pd, void *addr,
-			  size_t length, uint32_t handle, uint32_t lkey,
-			  uint32_t rkey);
+struct ibv_mr *sv_mr_create(struct ibv_pd *pd, unsigned long req, void *cmd,
+			    const uint32_t *handle, const uint32_t *lkey,
+			    const uint32_t *rkey, void *addr, size_t length);
 
 static inline struct sv_pd *to_svpd(struct ibv_pd *pd)
 {

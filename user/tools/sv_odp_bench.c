@@ -53,6 +53,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "sv_rc.h"
+
 #define WINDOW 16
 #define MAX_ROUNDS 1000
 #define MAX_MSG (1UL << 30)
@@ -114,34 +116,12 @@ static unsigned long parse(const char *s, unsigned long max)
 	return v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of n values (sorts them). */
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static struct ibv_context *open_dev(const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
+	struct ibv_context *ctx = sv_open_dev(name);
 
-	if (!list)
-		fail("ibv_get_device_list", errno);
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
 	if (!ctx)
-		fail(name, ENODEV);
+		fail(errno == ENODEV ? name : "ibv_get_device_list", errno);
 	return ctx;
 }
 
@@ -165,48 +145,6 @@ static void check_odp(struct ibv_context *ctx)
 			 ex.odp_caps.per_transport_caps.rc_odp_caps);
 		no_odp(why);
 	}
-}
-
-/* qp, in RESET, to INIT: remote writes allowed. */
-static void qp_init(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		fail("ibv_modify_qp(INIT)", errno);
-}
-
-/* qp, in INIT, to RTS with dqpn at gid (our GID index gi) as its peer. */
-static void qp_rtr_rts(struct ibv_qp *qp, uint32_t dqpn,
-		       const union ibv_gid *gid, int gi, enum ibv_mtu mtu)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = mtu, .dest_qp_num = dqpn,
-		.max_dest_rd_atomic = 1, .min_rnr_timer = 12,
-		.ah_attr = {
-			.is_global = 1, .port_num = 1,
-			.grh = { .dgid = *gid, .sgid_index = gi, .hop_limit = 64 },
-		},
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		fail("ibv_modify_qp(RTR)", errno);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		fail("ibv_modify_qp(RTS)", errno);
 }
 
 static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
@@ -243,10 +181,9 @@ static void connect_pair(struct bench *B)
 		fail("ibv_create_cq", errno);
 	B->a = make_qp(B->pd, B->cq_a);
 	B->b = make_qp(B->pd, B->cq_b);
-	qp_init(B->a);
-	qp_init(B->b);
-	qp_rtr_rts(B->a, B->b->qp_num, &gid, gi, pa.active_mtu);
-	qp_rtr_rts(B->b, B->a->qp_num, &gid, gi, pa.active_mtu);
+	if (sv_rc_connect(B->a, B->b->qp_num, &gid, gi, pa.active_mtu) ||
+	    sv_rc_connect(B->b, B->a->qp_num, &gid, gi, pa.active_mtu))
+		fail("ibv_modify_qp", errno);
 }
 
 /* Byte i of the source on pass seed: never 0, so zero pages never match. */
@@ -498,9 +435,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "round %u: pinned %.1f MB/s, odp first touch %.1f MB/s, odp steady %.1f MB/s\n",
 			r + 1, pin[r], first[r], steady[r]);
 	}
-	p = median(pin, rounds);
-	f = median(first, rounds);
-	s = median(steady, rounds);
+	p = sv_median(pin, rounds);
+	f = sv_median(first, rounds);
+	s = sv_median(steady, rounds);
 	printf("mib %lu msg %lu window %d rounds %u pages %s pinned_mbs %.1f odp_first_mbs %.1f odp_steady_mbs %.1f first_ratio %.3f steady_ratio %.3f\n",
 	       mib, msg, WINDOW, rounds, thp ? "thp" : "4k", p, f, s, f / p, s / p);
 	teardown(&B);

@@ -1,14 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * sv_rc.h: what the verbs benchmark tools (sv_syscall_bench,
- * sv_scale_bench) share: an RC QP taken from RESET to RTS, connected to
- * a QP of the same port by GID. Header-only: each tool is one .c file.
+ * sv_scale_bench, sv_regmr_bench, sv_odp_bench) share: a device opened
+ * by name, an RC QP taken from RESET to RTS, connected to a QP of the
+ * same port by GID, and the median of a run's rounds. Header-only: each
+ * tool is one .c file.
  */
 #ifndef SV_RC_H
 #define SV_RC_H
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
+
+/* The device called name, opened; NULL with errno (ENODEV: none). */
+static inline struct ibv_context *sv_open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list)
+		return NULL;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		errno = ENODEV;
+	return ctx;
+}
+
+static inline int sv_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of n values (sorts them). */
+static inline double sv_median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), sv_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 /*
  * qp, in RESET, to RTS with dqpn as its peer at gid (our sgid_index

@@ -38,6 +38,8 @@
 #include <infiniband/verbs.h>
 #include <linux/io_uring.h>
 
+#include "sv_rc.h"
+
 /* io_uring refuses a fixed buffer over 1 GiB (io_buffer_validate()). */
 #define IOV_MAX_LEN (1UL << 30)
 #define MAX_ROUNDS 1000
@@ -74,20 +76,6 @@ static unsigned long parse(const char *s, unsigned long max)
 	return v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of n values (sorts them). */
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* AnonHugePages of the whole process, in MiB (the buffer is nearly all). */
 static long thp_mib(void)
 {
@@ -106,18 +94,10 @@ static long thp_mib(void)
 
 static struct ibv_context *open_dev(const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
+	struct ibv_context *ctx = sv_open_dev(name);
 
-	if (!list)
-		fail("ibv_get_device_list", errno);
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
 	if (!ctx)
-		fail(name, ENODEV);
+		fail(errno == ENODEV ? name : "ibv_get_device_list", errno);
 	return ctx;
 }
 
@@ -261,8 +241,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "round %u: pin %.1f ms, reg_mr %.1f ms\n",
 			r + 1, pin[r] * 1e3, reg[r] * 1e3);
 	}
-	pin_ms = median(pin, rounds) * 1e3;
-	reg_ms = median(reg, rounds) * 1e3;
+	pin_ms = sv_median(pin, rounds) * 1e3;
+	reg_ms = sv_median(reg, rounds) * 1e3;
 	printf("mib %lu rounds %u pages %s thp_mib %ld pin_ms %.1f reg_mr_ms %.1f ratio %.3f\n",
 	       mib, rounds, thp ? "thp" : "4k", thp_mib(), pin_ms, reg_ms,
 	       reg_ms / pin_ms);

@@ -49,16 +49,10 @@ static void die(const char *what)
 
 static struct ibv_context *open_dev(const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
+	struct ibv_context *ctx = sv_open_dev(name);
 
-	if (!list)
+	if (!ctx && errno != ENODEV)
 		die("ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
 	if (!ctx) {
 		fprintf(stderr, "sv_scale_bench: no device %s\n", name);
 		exit(1);
