@@ -32,6 +32,17 @@ static inline struct ibv_context *sv_open_dev(const char *name)
 	return ctx;
 }
 
+/* A count from 1 to max written in s (any base strtoul takes); 0 if not. */
+static inline unsigned long sv_parse_count(const char *s, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	return errno || end == s || *end || v > max ? 0 : v;
+}
+
 static inline int sv_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

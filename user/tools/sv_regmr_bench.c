@@ -66,12 +66,9 @@ static void usage(void)
 
 static unsigned long parse(const char *s, unsigned long max)
 {
-	char *end;
-	unsigned long v;
+	unsigned long v = sv_parse_count(s, max);
 
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || !v || v > max)
+	if (!v)
 		usage();
 	return v;
 }
