@@ -566,6 +566,8 @@ struct sv_qp {
 	/* steered frames for the engine to receive (steer/rx.c) */
 	struct sk_buff_head rxq;
 	u32 rxq_bytes;			/* truesize queued; rxq.lock */
+	/* the last frame's arrival stamp: rxq.lock, or lock if rx is direct */
+	struct sv_cq_stamp rx_last;
 	struct sv_rss_qp *rss;		/* an RSS QP (steer/rss.c), or NULL */
 	/* DC (exec.c): a DCT's key; a DCI's streams, errored ones under sq.lock */
 	u64 dc_key;
@@ -916,7 +918,8 @@ struct sv_rx_frame {
 	u32 wc_flags;			/* IBV_WC_IP_CSUM_OK */
 };
 
-void sv_rx_stamp(const struct sk_buff *skb, struct sv_cq_stamp *ts);
+void sv_rx_stamp(const struct sk_buff *skb, struct sv_cq_stamp *last,
+		 struct sv_cq_stamp *ts);
 u32 sv_rx_qp_flags(const struct sv_qp *qp);
 int sv_rx_frame_prep(struct sk_buff *skb, u32 flags, struct sv_rx_frame *fr);
 

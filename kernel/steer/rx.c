@@ -98,7 +98,7 @@ static void sv_steer_deliver(struct sv_device *sdev, struct sv_qp *qp,
 	spin_lock_bh(&qp->lock);
 	/* A modify sets the state under qp->lock, then resets or flushes. */
 	if (!qp->dead && sv_qp_state_recv(qp->attr.qp_state)) {
-		sv_rx_stamp(c, &m.ts);
+		sv_rx_stamp(c, &qp->rx_last, &m.ts);
 		ok = (qp->rss ? sv_rss_recv_frame : sv_exec_recv_frame)
 			(qp, c, &m, this_cpu_ptr(sv_rx_scratch));
 	}
@@ -148,7 +148,7 @@ static void sv_steer_queue(struct sv_device *sdev, struct sv_qp *qp,
 	    skb_queue_len(&qp->rxq) < SV_RXQ_FRAMES &&
 	    qp->rxq_bytes + c->truesize <= SV_RXQ_BYTES) {
 		/* Under the lock: stamps in the order of the queue. */
-		sv_rx_stamp(c, &sv_rx_cb(c)->ts);
+		sv_rx_stamp(c, &qp->rx_last, &sv_rx_cb(c)->ts);
 		first = skb_queue_empty(&qp->rxq);
 		__skb_queue_tail(&qp->rxq, c);
 		qp->rxq_bytes += c->truesize;

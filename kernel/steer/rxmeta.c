@@ -50,25 +50,42 @@
 /**
  * sv_rx_stamp - a frame's arrival time, for the completion
  * @skb: the frame, as the rx_handler (or the e-switch) has it
+ * @last: the stamp of the QP's last frame, updated
  * @ts: gets ns of the device clock (CLOCK_MONOTONIC_RAW) and of
  *	CLOCK_REALTIME
  *
  * When the stack stamped the frame on receive (net timestamping is on:
  * some socket asked for receive timestamps), that is its wall-clock
- * arrival time, and the device clock's is as long ago; otherwise both are
- * now, when the device queues the frame. Any context.
+ * arrival time, and the device clock's is as long ago, both clocks read
+ * in one snapshot; otherwise both are now, when the device queues the
+ * frame. A QP's frames arrive in the order it takes them: the stack
+ * stamps each on the CPU that received it, and one that stamped a frame
+ * earlier may hand it over later, so a stamp before the last one is the
+ * last one. Any context; the caller holds the lock that orders the QP's
+ * frames (see sv_qp.rx_last).
  */
-void sv_rx_stamp(const struct sk_buff *skb, struct sv_cq_stamp *ts)
+void sv_rx_stamp(const struct sk_buff *skb, struct sv_cq_stamp *last,
+		 struct sv_cq_stamp *ts)
 {
 	u64 real = ktime_to_ns(skb_tstamp(skb));
+	struct system_time_snapshot now;
 
-	ts->raw = ktime_get_raw_ns();
-	ts->real = ktime_get_real_ns();
+	if (real) {
+		ktime_get_snapshot(&now);
+		ts->raw = ktime_to_ns(now.raw);
+		ts->real = ktime_to_ns(now.real);
+	} else {
+		ts->raw = ktime_get_raw_ns();
+		ts->real = ktime_get_real_ns();
+	}
 	/* A stamp from the future, or of another life (a second and more) */
 	if (real && real <= ts->real && ts->real - real < NSEC_PER_SEC) {
 		ts->raw -= ts->real - real;
 		ts->real = real;
 	}
+	if (ts->raw < last->raw)
+		*ts = *last;
+	*last = *ts;
 }
 
 /* The SV_RX_* a RAW_PACKET QP's create flags ask for; 0 for a UD QP. */
