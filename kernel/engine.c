@@ -474,6 +474,7 @@ static bool sv_engine_flush(struct sv_qp *qp)
 	bool did;
 
 	did = sv_wq_flush(&qp->sq, qp->send_cq, qp->qpn, true);
+	qp->tm_fin_pending = false;	/* its WQE is flushed */
 	if (sv_steer_qp_pending(qp)) {
 		sv_steer_qp_purge(qp);
 		did = true;
@@ -1361,6 +1362,7 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 		sv_wq_reset(&qp->sq);
 		sv_dci_streams_reset(qp);
 		qp->last_wqe_sent = false;
+		qp->tm_fin_pending = false;
 		qp->waiting = false;
 		mutex_unlock(&qp->sq.lock);
 		sv_wq_lock(&qp->rq);

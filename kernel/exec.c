@@ -23,37 +23,10 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "sv.h"
+#include "exec.h"
 
 /* Atomics are atomic against each other across QPs and devices. */
 static DEFINE_SPINLOCK(sv_atomic_lock);
-
-/* The work completion opcodes (enum ibv_wc_opcode). */
-#define SV_WC_SEND		0
-#define SV_WC_RDMA_WRITE	1
-#define SV_WC_RDMA_READ		2
-#define SV_WC_COMP_SWAP		3
-#define SV_WC_FETCH_ADD		4
-#define SV_WC_RECV		128
-#define SV_WC_RECV_RDMA_WITH_IMM 129
-
-/* Statuses (enum ibv_wc_status). */
-#define SV_WC_SUCCESS		0
-#define SV_WC_LOC_LEN_ERR	1
-#define SV_WC_LOC_QP_OP_ERR	2
-#define SV_WC_LOC_PROT_ERR	4
-#define SV_WC_WR_FLUSH_ERR	5
-#define SV_WC_REM_INV_REQ_ERR	9
-#define SV_WC_REM_ACCESS_ERR	10
-#define SV_WC_REM_OP_ERR	11
-#define SV_WC_RETRY_EXC_ERR	12
-#define SV_WC_RNR_RETRY_EXC_ERR	13
-#define SV_WC_GENERAL_ERR	21
-
-/* wc_flags (enum ibv_wc_flags) */
-#define SV_WC_F_GRH		0x1
-#define SV_WC_F_WITH_IMM	0x2
-#define SV_WC_F_WITH_INV	0x8
 
 #define SV_GRH_LEN		40
 
@@ -95,9 +68,8 @@ int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev, struct sv_pd *pd,
  * One remote span at dqp as a one-entry list: rkey may be an MR's, an
  * indirect key's or a memory window's (mr/mw.c). len is not 0.
  */
-static int sv_sg_remote(struct sv_sg *sg, struct sv_qp *dqp,
-			struct sv_pd *pd, u32 access, u32 rkey, u64 addr,
-			u64 len)
+int sv_sg_remote(struct sv_sg *sg, struct sv_qp *dqp, struct sv_pd *pd,
+		 u32 access, u32 rkey, u64 addr, u64 len)
 {
 	int ret;
 
@@ -131,15 +103,16 @@ static void sv_sg_seek(const struct sv_sg *sg, u64 off, u32 *i, u64 *in)
  */
 #define SV_COPY_CHUNK	SZ_1M
 
-/* Copy len bytes from src (from its start) to dst at doff: page to page. */
-static int sv_sg_copy(struct sv_sg *dst, u64 doff, struct sv_sg *src,
-		      u64 len)
+/* Copy len bytes from src at soff to dst at doff: page to page. */
+int sv_sg_copy_at(struct sv_sg *dst, u64 doff, struct sv_sg *src, u64 soff,
+		  u64 len)
 {
-	u64 din, sin = 0, n;
-	u32 di, si = 0;
+	u64 din, sin, n;
+	u32 di, si;
 	int ret;
 
 	sv_sg_seek(dst, doff, &di, &din);
+	sv_sg_seek(src, soff, &si, &sin);
 	while (len) {
 		if (di >= dst->n || si >= src->n)
 			return -ERANGE;
@@ -165,8 +138,14 @@ static int sv_sg_copy(struct sv_sg *dst, u64 doff, struct sv_sg *src,
 	return 0;
 }
 
+static int sv_sg_copy(struct sv_sg *dst, u64 doff, struct sv_sg *src,
+		      u64 len)
+{
+	return sv_sg_copy_at(dst, doff, src, 0, len);
+}
+
 /* Copy len bytes of buf to dst at doff. */
-static int sv_sg_write(struct sv_sg *dst, u64 doff, const void *buf, u64 len)
+int sv_sg_write(struct sv_sg *dst, u64 doff, const void *buf, u64 len)
 {
 	u64 din, n;
 	u32 di;
@@ -192,8 +171,7 @@ static int sv_sg_write(struct sv_sg *dst, u64 doff, const void *buf, u64 len)
  * Push one CQE on cq (a QP's send or recv CQ). An overrun is the CQ's
  * business (sv_cq_push raised IBV_EVENT_CQ_ERR).
  */
-static void sv_dp_push_cqe(struct sv_uobj *cq, struct sv_cqe *cqe,
-			   bool solicited)
+void sv_dp_push_cqe(struct sv_uobj *cq, struct sv_cqe *cqe, bool solicited)
 {
 	sv_cq_push(container_of(cq, struct sv_cq, uobj), cqe, solicited);
 }
@@ -254,7 +232,7 @@ void sv_qp_fatal(struct sv_qp *qp)
 }
 
 /* The responder's side failed on RC: it goes to ERR and is told so. */
-static void sv_responder_err(struct sv_qp *dqp, bool access)
+void sv_responder_err(struct sv_qp *dqp, bool access)
 {
 	if (dqp->qp_type != SV_QPT_RC && dqp->qp_type != SV_QPT_XRC_RECV)
 		return;
@@ -280,12 +258,6 @@ static const u32 sv_rnr_us[32] = {
 	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
 	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
-};
-
-/* A receive WQE taken from a QP's RQ or SRQ, copied out. */
-struct sv_rwqe {
-	struct sv_recv_wqe hdr;
-	struct sv_sge sge[SV_MAX_SGE];
 };
 
 /*
@@ -351,22 +323,6 @@ static void sv_make_grh(u8 *grh, u32 len, const struct sv_ah_attr *av,
 	memcpy(grh + 24, av->dgid, 16);
 }
 
-struct sv_req {
-	struct sv_qp *qp;
-	struct sv_send_wqe *w;
-	struct sv_sg *lsg;		/* local SGEs, or NULL for inline */
-	const void *inl;		/* inline data */
-	u64 len;			/* message length */
-	struct sv_qp *dqp;
-	/* the PD, and the SRQ an XRC request names, at the responder */
-	struct sv_pd *dpd;
-	struct sv_srq *xsrq;
-	struct sv_sg *rsg;		/* scratch for the responder's list */
-	struct sv_rwqe *rw;		/* scratch for a receive WQE */
-	u8 mgid[16];			/* the destination GID (AH or QP's) */
-	struct sv_ah_attr av;		/* UD: the AH's address vector */
-};
-
 /* Copy the request's payload into dst at doff. */
 static int sv_req_payload(struct sv_req *r, struct sv_sg *dst, u64 doff)
 {
@@ -375,6 +331,44 @@ static int sv_req_payload(struct sv_req *r, struct sv_sg *dst, u64 doff)
 	if (r->lsg)
 		return sv_sg_copy(dst, doff, r->lsg, r->len);
 	return sv_sg_write(dst, doff, r->inl, r->len);
+}
+
+/* Copy len bytes of the payload from soff on into dst (at its start). */
+int sv_req_payload_at(struct sv_req *r, u64 soff, struct sv_sg *dst,
+		      u64 len)
+{
+	if (!len)
+		return 0;
+	if (r->lsg)
+		return sv_sg_copy_at(dst, 0, r->lsg, soff, len);
+	return sv_sg_write(dst, 0, r->inl + soff, len);
+}
+
+/* Read len bytes of the payload at off (inside it) into buf. */
+int sv_req_read(struct sv_req *r, u64 off, void *buf, u64 len)
+{
+	u64 in, n;
+	u32 i;
+	int ret;
+
+	if (!r->lsg) {
+		memcpy(buf, r->inl + off, len);
+		return 0;
+	}
+	sv_sg_seek(r->lsg, off, &i, &in);
+	while (len) {
+		if (i >= r->lsg->n)
+			return -ERANGE;
+		n = min(len, r->lsg->ent[i].len - in);
+		ret = sv_mr_span_read(&r->lsg->ent[i], in, buf, n);
+		if (ret)
+			return ret;
+		buf += n;
+		len -= n;
+		i++;
+		in = 0;
+	}
+	return 0;
 }
 
 /*
@@ -390,9 +384,10 @@ static enum sv_exec_result sv_xrc_invalid(struct sv_qp *dqp, u32 *status)
 
 /*
  * Deliver a SEND* or RDMA_WRITE_WITH_IMM to dqp: consume a receive WQE
- * (RNR if none), place the data, push the responder's CQE.
+ * (RNR if none), place the data, push the responder's CQE. A SEND to a
+ * TM SRQ is tm.c's first: it may match a tagged buffer instead.
  */
-static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
+enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 {
 	struct sv_qp *dqp = r->dqp, *qp = r->qp;
 	struct sv_send_wqe *w = r->w;
@@ -400,6 +395,8 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	bool write_imm = w->opcode == SV_WR_RDMA_WRITE_WITH_IMM;
 	struct sv_uobj *cq = dqp->recv_cq;
 	struct sv_srq *srq = r->xsrq;
+	enum sv_tm_kind tm = SV_TM_PLAIN;
+	enum sv_exec_result res;
 	struct sv_cqe cqe = {};
 	struct sv_rwqe *rw;
 	struct sv_wq *wq;
@@ -411,12 +408,22 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 		cq = srq->cq;
 	else if (dqp->srq)
 		srq = container_of(dqp->srq, struct sv_srq, uobj);
+	if (srq && srq->tm)	/* a TM SRQ's CQ takes all its receives */
+		cq = srq->cq;
 	wq = srq ? &srq->rq : &dqp->rq;
 	sv_wq_lock(wq);
 	/* An XRC SRQ may have gone since it was looked up. */
 	if (srq && srq->dead) {
 		sv_wq_unlock(wq);
 		return sv_xrc_invalid(dqp, status);
+	}
+	if (srq && srq->tm && !write_imm) {
+		tm = sv_tm_recv(r, srq, &res, status);
+		if (tm == SV_TM_DONE || tm == SV_TM_FIN) {
+			sv_wq_unlock(wq);
+			/* The rendezvous's data is in: the sender hears. */
+			return tm == SV_TM_FIN ? sv_tm_fin(r, status) : res;
+		}
 	}
 	ret = sv_rq_peek(wq, rw);
 	if (ret < 0) {
@@ -445,8 +452,10 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 
 	cqe.wr_id = rw->hdr.wr_id;
 	cqe.qp_num = dqp->qpn;
-	cqe.src_qp = sv_qp_wire_qpn(qp);
-	cqe.opcode = write_imm ? SV_WC_RECV_RDMA_WITH_IMM : SV_WC_RECV;
+	cqe.src_qp = r->src_qpn ?: sv_qp_wire_qpn(qp);
+	cqe.opcode = write_imm ? SV_WC_RECV_RDMA_WITH_IMM :
+		     tm == SV_TM_NO_TAG ? SV_WC_TM_NO_TAG :
+		     tm == SV_TM_UNEXPECTED ? SV_WC_TM_RECV : SV_WC_RECV;
 	if (w->opcode == SV_WR_SEND_WITH_IMM || write_imm) {
 		cqe.wc_flags |= SV_WC_F_WITH_IMM;
 		cqe.imm_data = w->imm_data;
@@ -514,6 +523,8 @@ static enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 		goto resp_fail;
 	}
 	sv_rq_pop(wq);
+	if (tm == SV_TM_UNEXPECTED)
+		sv_tm_unexpected(srq, &cqe);
 	sv_dp_push_cqe(cq, &cqe, !!(w->send_flags & SV_SEND_SOLICITED));
 	if (srq)
 		sv_srq_check_limit(srq);
@@ -812,7 +823,8 @@ static u32 sv_mtu_bytes(u32 mtu)
 
 /* The scratch memory sv_exec_send() works in: one per engine. */
 struct sv_exec_buf {
-	struct sv_sg sg[2];		/* the responder's, the local SGEs */
+	/* the responder's, the local SGEs, a tagged buffer (tm.c) */
+	struct sv_sg sg[3];
 	struct sv_rwqe rw;
 };
 
@@ -843,6 +855,9 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	if (qp->qp_type == SV_QPT_RAW_PACKET)
 		return sv_tx_send(qp, w, &b->sg[1], status);
 	*status = SV_WC_SUCCESS;
+	/* A rendezvous this WQE asked for waits for its FIN's WQE (tm.c). */
+	if (qp->tm_fin_pending)
+		return sv_tm_fin_resume(qp, &b->sg[0], &b->rw, status);
 	if (!sv_qp_op_ok(qp->qp_type, w->opcode)) {
 		*status = SV_WC_LOC_QP_OP_ERR;
 		return SV_EXEC_FATAL;
@@ -858,6 +873,7 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	}
 	rsg = &b->sg[0];
 	r.rsg = rsg;
+	r.tsg = &b->sg[2];
 	r.rw = &b->rw;
 	if (w->opcode == SV_WR_ATOMIC_WRITE) {
 		/* Its 8 bytes travel in the WQE: no SGE, no inline data. */

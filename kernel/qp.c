@@ -387,6 +387,10 @@ int sv_create_qp(struct sv_file *f, void *arg)
 		ret = PTR_ERR(qp->recv_cq);
 	else if (IS_ERR(qp->srq))
 		ret = PTR_ERR(qp->srq);
+	/* Tag matching is for RC (IBV_TM_CAP_RC) */
+	else if (qp->srq && qp->qp_type != SV_QPT_RC &&
+		 container_of(qp->srq, struct sv_srq, uobj)->tm)
+		ret = -EINVAL;
 	if (ret)
 		goto err_parents;
 

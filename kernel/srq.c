@@ -58,6 +58,8 @@ static void sv_srq_free(struct sv_uobj *u)
 		sv_xrcd_put(srq->xrcd);
 	}
 	sv_wq_free(&srq->rq);
+	if (srq->tm)
+		sv_tm_free(srq);
 	kfree_rcu(srq, rcu);
 }
 
@@ -66,19 +68,31 @@ static const struct sv_uobj_ops sv_srq_ops = {
 	.free = sv_srq_free,
 };
 
-/* An XRC SRQ's domain and CQ, referenced and in use. */
-static int sv_srq_xrc_get(struct sv_file *f, struct sv_srq *srq,
+/*
+ * An XRC SRQ's domain and CQ, a TM SRQ's CQ and tag list: referenced and
+ * in use.
+ */
+static int sv_srq_own_get(struct sv_file *f, struct sv_srq *srq,
 			  struct sv_create_srq *c)
 {
-	struct sv_uobj *cq, *xu;
+	struct sv_uobj *cq, *xu = NULL;
+	int ret;
 
 	cq = sv_uobj_get(f, c->cq_handle, SV_OBJ_CQ);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
-	xu = sv_xrcd_use(f, c->xrcd_handle, &srq->xrcd);
-	if (IS_ERR(xu)) {
-		sv_uobj_put(cq);
-		return PTR_ERR(xu);
+	if (c->srq_type == SV_SRQT_TM) {
+		ret = sv_tm_create(srq, c->max_num_tags, c->max_ops);
+		if (ret) {
+			sv_uobj_put(cq);
+			return ret;
+		}
+	} else {
+		xu = sv_xrcd_use(f, c->xrcd_handle, &srq->xrcd);
+		if (IS_ERR(xu)) {
+			sv_uobj_put(cq);
+			return PTR_ERR(xu);
+		}
 	}
 	atomic_inc(&cq->usecnt);
 	srq->cq = cq;
@@ -86,13 +100,28 @@ static int sv_srq_xrc_get(struct sv_file *f, struct sv_srq *srq,
 	return 0;
 }
 
-static void sv_srq_xrc_put(struct sv_srq *srq)
+static void sv_srq_own_put(struct sv_srq *srq)
 {
-	if (!srq->xrcd)
+	if (!srq->cq)
 		return;
-	sv_xrcd_unuse(srq->xrcd_handle, srq->xrcd);
+	if (srq->xrcd)
+		sv_xrcd_unuse(srq->xrcd_handle, srq->xrcd);
+	if (srq->tm)
+		sv_tm_free(srq);
 	atomic_dec(&srq->cq->usecnt);
 	sv_uobj_put(srq->cq);
+}
+
+/* The arguments of a TM SRQ (VER2), and nothing of one elsewhere. */
+static int sv_srq_tm_args(const struct sv_create_srq *c)
+{
+	if (c->srq_type != SV_SRQT_TM)
+		return c->max_num_tags || c->max_ops ? -EINVAL : 0;
+	if (c->size < SV_CREATE_SRQ_SIZE_VER2 || c->xrcd_handle ||
+	    !c->max_num_tags || c->max_num_tags > SV_TM_MAX_NUM_TAGS ||
+	    !c->max_ops || c->max_ops > SV_TM_MAX_OPS)
+		return -EINVAL;
+	return 0;
 }
 
 int sv_create_srq(struct sv_file *f, void *arg)
@@ -107,11 +136,12 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	if (!c->max_wr || c->max_wr > sv_depth(f->sdev, SV_DEPTH_SRQ_WR) ||
 	    c->max_sge > SV_MAX_SRQ_SGE)
 		return -EINVAL;
-	if (c->srq_type == SV_SRQT_TM)
-		return -EOPNOTSUPP;
 	if (c->srq_type > SV_SRQT_TM ||
-	    (c->srq_type != SV_SRQT_XRC && (c->xrcd_handle || c->cq_handle)))
+	    (c->srq_type == SV_SRQT_BASIC && (c->xrcd_handle || c->cq_handle)))
 		return -EINVAL;
+	ret = sv_srq_tm_args(c);
+	if (ret)
+		return ret;
 
 	pd = sv_uobj_get(f, c->pd_handle, SV_OBJ_PD);
 	if (IS_ERR(pd))
@@ -126,8 +156,8 @@ int sv_create_srq(struct sv_file *f, void *arg)
 	if (ret)
 		goto err_free;
 	srq->pd = pd;
-	if (c->srq_type == SV_SRQT_XRC) {
-		ret = sv_srq_xrc_get(f, srq, c);
+	if (c->srq_type != SV_SRQT_BASIC) {
+		ret = sv_srq_own_get(f, srq, c);
 		if (ret)
 			goto err_uncharge;
 	}
@@ -168,7 +198,7 @@ err_wq:
 	sv_wq_fini(f, &srq->rq);
 	sv_wq_free(&srq->rq);
 err_xrc:
-	sv_srq_xrc_put(srq);
+	sv_srq_own_put(srq);
 err_uncharge:
 	sv_uncharge(&srq->uobj.charge);
 err_free:

@@ -574,6 +574,13 @@ struct sv_qp {
 	u32 dci_streams;		/* stream channels, 0: none */
 	u32 dci_max_errored;		/* streams in error that fail the DCI */
 	unsigned long dci_errored;	/* bitmap of streams in error */
+	/*
+	 * tm.c: the FIN of a rendezvous this QP's head WQE asked for, not
+	 * yet placed in this QP's receive queue; under sq.lock
+	 */
+	bool tm_fin_pending;
+	u32 tm_fin_src;			/* the QPN it comes from */
+	u8 tm_fin[32];			/* TMH and RVH */
 };
 
 /* The PD a QP was made in. */
@@ -626,6 +633,7 @@ struct sv_srq {
 	struct sv_xrcd *xrcd;
 	struct sv_uobj *xrcd_handle;
 	struct sv_uobj *cq;
+	struct sv_tm *tm;		/* a TM SRQ's tag list (tm.c), or NULL */
 	bool dead;			/* destroyed: set under lock and rq's */
 	spinlock_t lock;		/* max_wr, limit, dead */
 	u32 max_wr;
@@ -746,6 +754,12 @@ enum sv_exec_result {
 #define SV_WC_STATUS_LOC_PROT_ERR	4
 /* IBV_WC_MW_BIND_ERR */
 #define SV_WC_STATUS_MW_BIND_ERR	6
+
+/* tm.c: tag matching on TM SRQs */
+struct sv_tm;
+int sv_tm_create(struct sv_srq *srq, u32 max_tags, u32 max_ops);
+void sv_tm_free(struct sv_srq *srq);
+int sv_post_srq_ops(struct sv_file *f, void *arg);
 
 /* mr/mkey.c: indirect keys (mlx5dv_create_mkey) */
 int sv_create_mkey(struct sv_file *f, void *arg);

@@ -153,11 +153,7 @@ TEST_F(ctx, cq_ex)
 				 &(struct ibv_wc){}));
 	EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(cq)));
 
-	/* Unsupported: TM_INFO, parent domains, unknown flags. */
-	a.wc_flags = IBV_WC_EX_WITH_TM_INFO;
-	EXPECT_EQ(NULL, ibv_create_cq_ex(self->ctx, &a));
-	EXPECT_EQ(EOPNOTSUPP, errno);
-	a.wc_flags = 0;
+	/* Unsupported: parent domains, unknown flags. */
 	a.flags = 1 << 7;
 	EXPECT_EQ(NULL, ibv_create_cq_ex(self->ctx, &a));
 	EXPECT_EQ(EOPNOTSUPP, errno);

@@ -1052,6 +1052,75 @@ FZ void fz_query_qp(struct fz *fz, int fdi)
 		o->state = q.attr.qp_state;	/* the engine may have moved it */
 }
 
+FZ void fz_sge(struct fz *fz, int fdi, struct sv_sge *s, uint32_t maxlen);
+
+/* ibv_post_srq_ops on any SRQ: tags 0..3 that the data path's TMHs use */
+FZ void fz_srq_ops(struct fz *fz, int fdi)
+{
+	struct sv_srq_op ops[8];
+	struct sv_post_srq_ops p = { .size = sizeof(p) };
+	uint32_t i, n = FZ_N(fz, 8) + 1;
+
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < n; i++) {
+		ops[i].wr_id = FZ_RND(fz);
+		ops[i].recv_wr_id = FZ_RND(fz);
+		ops[i].opcode = FZ_PCT(fz, 95) ? FZ_N(fz, 3) :
+				(uint32_t)fz_word(fz);
+		ops[i].flags = FZ_PCT(fz, 95) ? FZ_N(fz, 4) :
+			       (uint32_t)fz_word(fz);
+		ops[i].unexpected_cnt = FZ_N(fz, 4);
+		ops[i].handle = FZ_PCT(fz, 80) ? FZ_N(fz, 8) |
+				(FZ_N(fz, 3) << 10) : (uint32_t)fz_word(fz);
+		ops[i].tag = FZ_N(fz, 4);
+		ops[i].mask = FZ_PCT(fz, 80) ? ~0ULL : FZ_RND(fz);
+		ops[i].num_sge = FZ_PCT(fz, 95) ? FZ_N(fz, 3) :
+				 (uint32_t)fz_word(fz);
+		fz_sge(fz, fdi, &ops[i].sge[0], 16384);
+		fz_sge(fz, fdi, &ops[i].sge[1], 16384);
+		if (FZ_PCT(fz, 2))
+			ops[i].reserved = 1;
+	}
+	p.handle = fz_handle(fz, FT_SRQ, fdi);
+	p.ops = (uintptr_t)ops;
+	p.count = FZ_PCT(fz, 95) ? n : (uint32_t)fz_word(fz);
+	if (FZ_PCT(fz, 3))
+		p.ops = fz_word(fz);
+	fz_ioc(fz, fdi, SV_IOC_POST_SRQ_OPS, &p);
+}
+
+/*
+ * A TMH (and an RVH over a live MR) at the start of a send's first SGE,
+ * when that is the fuzzer's own memory: TM SRQs match, read, answer.
+ */
+FZ void fz_tmh(struct fz *fz, const struct sv_sge *sg)
+{
+	struct fz_obj *mr = fz_pick_obj(fz, FT_MR, -1);
+	uint8_t *p = (uint8_t *)(uintptr_t)sg->addr;
+	uint64_t v;
+	uint32_t k, len;
+	int i;
+
+	for (i = 0; i < FZ_NBUF; i++)
+		if (p >= (uint8_t *)fz->buf[i] &&
+		    p + 32 <= (uint8_t *)fz->buf[i] + FZ_BUFLEN)
+			break;
+	if (i == FZ_NBUF || sg->length < 16)
+		return;
+	memset(p, 0, 16);
+	p[0] = FZ_N(fz, 5);			/* NO_TAG .. EAGER, one junk */
+	p[15] = FZ_N(fz, 4);			/* the tag, big endian */
+	v = mr ? mr->addr + FZ_N(fz, 256) : fz_word(fz);
+	k = mr ? mr->lkey : (uint32_t)fz_word(fz);
+	len = FZ_PCT(fz, 90) ? FZ_N(fz, 32768) : (uint32_t)fz_word(fz);
+	v = __builtin_bswap64(v);
+	k = __builtin_bswap32(k);
+	len = __builtin_bswap32(len);
+	memcpy(p + 16, &v, 8);
+	memcpy(p + 24, &k, 4);
+	memcpy(p + 28, &len, 4);
+}
+
 FZ void fz_srq(struct fz *fz, int fdi)
 {
 	union {
@@ -1061,7 +1130,10 @@ FZ void fz_srq(struct fz *fz, int fdi)
 	} u;
 
 	memset(&u, 0, sizeof(u));
-	switch (FZ_N(fz, 4)) {
+	switch (FZ_N(fz, 5)) {
+	case 4:
+		fz_srq_ops(fz, fdi);
+		return;
 	case 0:
 	case 1:
 		u.c.size = sizeof(u.c);
@@ -1070,6 +1142,15 @@ FZ void fz_srq(struct fz *fz, int fdi)
 			     (uint32_t)fz_word(fz);
 		u.c.max_sge = FZ_PCT(fz, 90) ? FZ_N(fz, 5) : (uint32_t)fz_word(fz);
 		u.c.user_handle = FZ_RND(fz);
+		/* A tag-matching SRQ: its CQ and list (tm.c) */
+		if (FZ_PCT(fz, 25)) {
+			u.c.srq_type = SV_SRQT_TM;
+			u.c.cq_handle = fz_handle(fz, FT_CQ, fdi);
+			u.c.max_num_tags = FZ_PCT(fz, 90) ? FZ_N(fz, 8) + 1 :
+					   (uint32_t)fz_word(fz);
+			u.c.max_ops = FZ_PCT(fz, 90) ? FZ_N(fz, 8) + 1 :
+				      (uint32_t)fz_word(fz);
+		}
 		if (fz_ioc(fz, fdi, SV_IOC_CREATE_SRQ, &u.c))
 			return;
 		fz_obj_new(fz, FT_SRQ, fdi, u.c.handle);
@@ -1382,6 +1463,7 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(MODIFY_SRQ, sv_modify_srq, SV_MODIFY_SRQ_SIZE_VER0, -1),
 	FZ_CMD(QUERY_SRQ, sv_query_srq, SV_QUERY_SRQ_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_SRQ, sv_destroy_srq, SV_DESTROY_SRQ_SIZE_VER0, -1),
+	FZ_CMD(POST_SRQ_OPS, sv_post_srq_ops, SV_POST_SRQ_OPS_SIZE_VER0, -1),
 	FZ_CMD(CREATE_AH, sv_create_ah, SV_CREATE_AH_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_AH, sv_destroy_ah, SV_DESTROY_AH_SIZE_VER0, -1),
 	FZ_CMD(ATTACH_MCAST, sv_mcast, SV_MCAST_SIZE_VER0, -1),
@@ -1828,6 +1910,9 @@ FZ void fz_post_locked(struct fz *fz, struct fz_map *m)
 		} else {
 			for (i = 0; i < n; i++)
 				fz_sge(fz, m->fdi, &s[i], 16384);
+			if (w->opcode <= SV_WR_SEND_WITH_IMM &&
+			    w->opcode >= SV_WR_SEND && FZ_PCT(fz, 40))
+				fz_tmh(fz, &s[0]);
 		}
 		if (FZ_PCT(fz, 3))
 			w->reserved = 1;

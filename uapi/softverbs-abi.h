@@ -783,13 +783,23 @@ struct sv_cqe {
 	__u32 qp_num;
 	__u32 src_qp;
 	__u32 wc_flags;		/* enum ibv_wc_flags */
-	__u16 pkey_index;
-	__u16 slid;
+	union {
+		struct {
+			__u16 pkey_index;
+			__u16 slid;
+		};
+		__u32 tm_priv;	/* IBV_WC_TM_MATCH: the TMH's app_ctx */
+	};
 	__u8 sl;
 	__u8 dlid_path_bits;
 	__u16 cvlan;		/* RAW_PACKET receive: the stripped VLAN TCI */
-	__u32 flow_tag;
-	__u32 reserved;
+	union {
+		struct {
+			__u32 flow_tag;
+			__u32 reserved;
+		};
+		__u64 tm_tag;	/* IBV_WC_TM_MATCH: the TMH's tag */
+	};
 	__u64 timestamp;	/* the device clock (see above) */
 };
 
@@ -919,11 +929,11 @@ struct sv_create_cq {
 
 /*
  * wc_flags are IBV_WC_EX_WITH_* bits (bit 0 BYTE_LEN ... bit 11
- * COMPLETION_TIMESTAMP_WALLCLOCK). Bits the CQE carries are accepted;
- * TM_INFO (bit 10) is EOPNOTSUPP; bits past 11 are EINVAL.
+ * COMPLETION_TIMESTAMP_WALLCLOCK): the CQE carries them all (TM_INFO,
+ * bit 10, in tm_tag and tm_priv); bits past 11 are EINVAL.
  */
 #define SV_CQ_WC_FLAGS_KNOWN		0xfffULL
-#define SV_CQ_WC_FLAGS_SUPPORTED	0xbffULL
+#define SV_CQ_WC_FLAGS_SUPPORTED	0xfffULL
 #define SV_CQ_WC_TS_DEVICE		0x80ULL		/* COMPLETION_TIMESTAMP */
 #define SV_CQ_WC_TS_WALLCLOCK		0x800ULL	/* ..._WALLCLOCK */
 #define SV_CQ_WC_TIMESTAMPS		(SV_CQ_WC_TS_DEVICE | SV_CQ_WC_TS_WALLCLOCK)
@@ -1040,6 +1050,7 @@ enum sv_qp_nr {
 	SV_NR_MODIFY_SRQ = 0x41,
 	SV_NR_QUERY_SRQ = 0x42,
 	SV_NR_DESTROY_SRQ = 0x43,
+	SV_NR_POST_SRQ_OPS = 0x44,
 	SV_NR_CREATE_AH = 0x48,
 	SV_NR_DESTROY_AH = 0x49,
 	SV_NR_ATTACH_MCAST = 0x50,
@@ -1420,15 +1431,27 @@ struct sv_create_srq {
 	/* VER1 */
 	__u32 srq_type;		/* in: SV_SRQT_* */
 	__u32 xrcd_handle;	/* in: SV_SRQT_XRC only, else 0 */
-	__u32 cq_handle;	/* in: SV_SRQT_XRC only, else 0 */
+	__u32 cq_handle;	/* in: SV_SRQT_XRC and SV_SRQT_TM, else 0 */
 	__u32 reserved3;	/* must be zero */
+	/* VER2: SV_SRQT_TM only (else 0) */
+	__u32 max_num_tags;	/* in/out: 1..SV_TM_MAX_NUM_TAGS */
+	__u32 max_ops;		/* in/out: 1..SV_TM_MAX_OPS */
 };
 
 /*
  * An XRC SRQ (ibv_create_srq_ex(3), IBV_SRQT_XRC) belongs to an XRC
  * domain as well as a PD, and has its own CQ: every XRC TGT QP of the
- * domain delivers into it the messages that name its srqn. Tag matching
- * (SV_SRQT_TM) is EOPNOTSUPP.
+ * domain delivers into it the messages that name its srqn.
+ *
+ * A tag-matching SRQ (IBV_SRQT_TM, needs SV_CREATE_SRQ_SIZE_VER2) has
+ * its own CQ too, which takes the receive completions of the RC QPs that
+ * use it (only RC QPs may: EINVAL for others) and the completions of
+ * SV_IOC_POST_SRQ_OPS. It keeps a list of up to max_num_tags tagged
+ * buffers; a SEND whose payload starts with a struct ibv_tmh of opcode
+ * EAGER or RNDV lands in the first listed buffer whose tag it matches,
+ * without its headers (RNDV: the device reads the data the RVH names,
+ * then sends the sender a FIN), and in the SRQ's own WQEs, whole, when
+ * none matches. See Documentation/qp.rst, "Tag matching".
  */
 enum sv_srq_type {		/* enum ibv_srq_type */
 	SV_SRQT_BASIC = 0,
@@ -1438,6 +1461,14 @@ enum sv_srq_type {		/* enum ibv_srq_type */
 
 #define SV_CREATE_SRQ_SIZE_VER0	32
 #define SV_CREATE_SRQ_SIZE_VER1	48
+#define SV_CREATE_SRQ_SIZE_VER2	56
+
+/* The device's tag-matching capabilities (struct ibv_tm_caps) */
+#define SV_TM_MAX_NUM_TAGS	1023	/* tagged buffers per TM SRQ */
+#define SV_TM_MAX_OPS		1024	/* ops per SV_IOC_POST_SRQ_OPS */
+#define SV_TM_MAX_SGE		4	/* SGEs per tagged buffer */
+#define SV_TM_MAX_RNDV_HDR	64	/* a rendezvous request's bytes */
+#define SV_TM_CAP_RC		0x1	/* IBV_TM_CAP_RC */
 #define SV_IOC_CREATE_SRQ _IOWR(SV_IOC_MAGIC, SV_NR_CREATE_SRQ, struct sv_create_srq)
 
 /*
@@ -1596,6 +1627,59 @@ struct sv_sge {
 	__u32 length;
 	__u32 lkey;
 };
+
+/*
+ * SV_IOC_POST_SRQ_OPS: ibv_post_srq_ops(3) on a TM SRQ, count ops (1..
+ * the SRQ's max_ops) carried out in order, each at once. ADD lists a
+ * tagged buffer (num_sge 0..SV_TM_MAX_SGE, else EINVAL; a full list is
+ * ENOMEM) and returns its handle; DEL takes one off (a handle that was
+ * never one of this SRQ's is EINVAL; one already consumed or deleted
+ * completes with IBV_WC_TM_ERR, signaled or not); SYNC does neither.
+ * With SV_OPS_TM_SYNC an op reports unexpected_cnt, the unexpected
+ * messages software has handled. A buffer listed while that count is
+ * behind the device's is never matched (it may belong to a message
+ * software has not seen yet); completions say so with
+ * IBV_WC_TM_SYNC_REQ. SV_OPS_SIGNALED ops complete on the SRQ's CQ with
+ * IBV_WC_TM_ADD, _DEL or _SYNC. An op that fails stops the list: the
+ * ioctl still succeeds, done says how many ops were carried out and
+ * error the failed one's errno. Handles come back in each ADD op's
+ * handle. EINVAL for an SRQ that is not a TM SRQ.
+ */
+enum sv_srq_op_code {		/* enum ibv_ops_wr_opcode */
+	SV_TM_OP_ADD = 0,
+	SV_TM_OP_DEL = 1,
+	SV_TM_OP_SYNC = 2,
+};
+
+#define SV_OPS_SIGNALED		0x1	/* IBV_OPS_SIGNALED */
+#define SV_OPS_TM_SYNC		0x2	/* IBV_OPS_TM_SYNC */
+
+struct sv_srq_op {
+	__u64 wr_id;
+	__u64 recv_wr_id;	/* ADD: the buffer's receive completions' */
+	__u64 tag;		/* ADD: matches a message's if equal ... */
+	__u64 mask;		/* ... in the bits of mask */
+	__u32 opcode;		/* SV_TM_OP_* */
+	__u32 flags;		/* SV_OPS_* */
+	__u32 unexpected_cnt;	/* with SV_OPS_TM_SYNC */
+	__u32 handle;		/* DEL: in; ADD: out */
+	__u32 num_sge;		/* ADD */
+	__u32 reserved;		/* must be zero */
+	struct sv_sge sge[SV_TM_MAX_SGE];
+};
+
+struct sv_post_srq_ops {
+	__u32 size;
+	__u32 handle;		/* in: the TM SRQ */
+	__u64 ops;		/* in: user address of count struct sv_srq_op */
+	__u32 count;		/* in: 1..the SRQ's max_ops, else EINVAL */
+	__u32 done;		/* out: how many were carried out */
+	__u32 error;		/* out: 0, or the errno of op done */
+	__u32 reserved;		/* must be zero */
+};
+
+#define SV_POST_SRQ_OPS_SIZE_VER0	32
+#define SV_IOC_POST_SRQ_OPS _IOWR(SV_IOC_MAGIC, SV_NR_POST_SRQ_OPS, struct sv_post_srq_ops)
 
 /* Send opcodes: enum ibv_wr_opcode. */
 enum sv_wr_opcode {

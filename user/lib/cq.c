@@ -17,11 +17,12 @@
 #include "sv_verbs.h"
 #include "sv_system.h"
 
-/* What the CQE carries (IBV_WC_EX_WITH_*): everything but TM_INFO. */
+/* What the CQE carries (IBV_WC_EX_WITH_*) */
 #define SV_CQ_WC_FLAGS	(IBV_WC_STANDARD_FLAGS |			\
 			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |		\
 			 IBV_WC_EX_WITH_CVLAN |				\
 			 IBV_WC_EX_WITH_FLOW_TAG |			\
+			 IBV_WC_EX_WITH_TM_INFO |			\
 			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
 static inline void sv_cq_lock(struct sv_cq *cq)
@@ -69,8 +70,9 @@ static void sv_cqe_to_wc(const struct sv_cqe *e, struct ibv_wc *wc)
 	wc->qp_num = e->qp_num;
 	wc->src_qp = e->src_qp;
 	wc->wc_flags = e->wc_flags;
-	wc->pkey_index = e->pkey_index;
-	wc->slid = e->slid;
+	/* A tag match's app_ctx shares their bytes (RC: no P_Key, no LID) */
+	wc->pkey_index = e->wc_flags & IBV_WC_TM_MATCH ? 0 : e->pkey_index;
+	wc->slid = e->wc_flags & IBV_WC_TM_MATCH ? 0 : e->slid;
 	wc->sl = e->sl;
 	wc->dlid_path_bits = e->dlid_path_bits;
 }
@@ -179,7 +181,7 @@ static unsigned int sv_read_wc_flags(struct ibv_cq_ex *c)
 
 static uint32_t sv_read_slid(struct ibv_cq_ex *c)
 {
-	return SV_CUR(c).slid;
+	return SV_CUR(c).wc_flags & IBV_WC_TM_MATCH ? 0 : SV_CUR(c).slid;
 }
 
 static uint8_t sv_read_sl(struct ibv_cq_ex *c)
@@ -214,7 +216,17 @@ static uint16_t sv_read_cvlan(struct ibv_cq_ex *c)
 
 static uint32_t sv_read_flow_tag(struct ibv_cq_ex *c)
 {
-	return SV_CUR(c).flow_tag;
+	/* A tag match's tag shares its bytes (RC: no flow tag) */
+	return SV_CUR(c).wc_flags & IBV_WC_TM_MATCH ? 0 : SV_CUR(c).flow_tag;
+}
+
+/* The matched message's TMH: tag and app_ctx; 0 for any other CQE. */
+static void sv_read_tm_info(struct ibv_cq_ex *c, struct ibv_wc_tm_info *tm)
+{
+	bool match = SV_CUR(c).wc_flags & IBV_WC_TM_MATCH;
+
+	tm->tag = match ? SV_CUR(c).tm_tag : 0;
+	tm->priv = match ? SV_CUR(c).tm_priv : 0;
 }
 
 static void sv_cq_ex_init_ops(struct ibv_cq_ex *c)
@@ -236,7 +248,7 @@ static void sv_cq_ex_init_ops(struct ibv_cq_ex *c)
 	c->read_cvlan = sv_read_cvlan;
 	c->read_flow_tag = sv_read_flow_tag;
 	c->read_completion_wallclock_ns = sv_read_completion_wallclock_ns;
-	/* read_tm_info stays NULL: IBV_WC_EX_WITH_TM_INFO is refused. */
+	c->read_tm_info = sv_read_tm_info;
 }
 
 /* ---- create / destroy ---- */

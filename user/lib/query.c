@@ -90,8 +90,8 @@ static void sv_fill_device_attr(struct ibv_device_attr *a,
  * every device; RSS and the raw packet features: wq.c; CQ moderation
  * (ibv_modify_cq: cq.c) up to mlx5's bounds; device memory (dm.c);
  * packet pacing (qp.c); on-demand paging as the kernel reports it (an
- * older module: none). Extended capabilities softverbs lacks (tag
- * matching) read as 0.
+ * older module: none); tag matching on RC (kernel/tm.c). Extended
+ * capabilities softverbs lacks read as 0.
  */
 static int sv_query_device_ex(struct ibv_context *context,
 			      const struct ibv_query_device_ex_input *input,
@@ -131,6 +131,12 @@ static int sv_query_device_ex(struct ibv_context *context,
 	ex.odp_caps.per_transport_caps.uc_odp_caps = q.odp_transport_caps;
 	ex.odp_caps.per_transport_caps.ud_odp_caps = q.odp_transport_caps;
 	ex.xrc_odp_caps = q.odp_transport_caps;
+	/* Tag matching on RC QPs (kernel/tm.c) */
+	ex.tm_caps.max_rndv_hdr_size = SV_TM_MAX_RNDV_HDR;
+	ex.tm_caps.max_num_tags = SV_TM_MAX_NUM_TAGS;
+	ex.tm_caps.flags = SV_TM_CAP_RC;
+	ex.tm_caps.max_ops = SV_TM_MAX_OPS;
+	ex.tm_caps.max_sge = SV_TM_MAX_SGE;
 
 	/* A newer caller's fields this library does not know: zero. */
 	memset(attr, 0, attr_size);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * libsoftverbs shared receive queues: ibv_create_srq, ibv_create_srq_ex
- * (the verbs_context op; basic and XRC SRQs), ibv_modify_srq (the limit, and
- * resizing: the ring moves), ibv_query_srq, ibv_destroy_srq. The kernel
- * side is kernel/srq.c; ibv_post_srq_recv is post.c's.
+ * (the verbs_context op; basic, XRC and tag-matching SRQs), ibv_modify_srq
+ * (the limit, and resizing: the ring moves), ibv_query_srq,
+ * ibv_destroy_srq, ibv_post_srq_ops (tag lists). The kernel side is
+ * kernel/srq.c and kernel/tm.c; ibv_post_srq_recv is post.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +12,12 @@
 #include "sv_verbs.h"
 #include "sv_system.h"
 
-/* A basic SRQ, or an XRC one of xrcd whose completions go to cq. */
+/* An SRQ of pd; c says which kind (its XRC or TM fields filled in). */
 static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
 				     struct ibv_srq_attr *attr,
-				     struct ibv_xrcd *xrcd, struct ibv_cq *cq)
+				     struct sv_create_srq *cp)
 {
-	struct sv_create_srq c = { .size = sizeof(c) };
+	struct sv_create_srq c = *cp;
 	struct sv_srq *srq;
 	int ret;
 
@@ -29,11 +30,6 @@ static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
 	c.max_wr = attr->max_wr;
 	c.max_sge = attr->max_sge;
 	c.user_handle = (uintptr_t)&srq->srq;
-	if (xrcd) {
-		c.srq_type = SV_SRQT_XRC;
-		c.xrcd_handle = to_svxrcd(xrcd)->handle;
-		c.cq_handle = cq->handle;
-	}
 	ret = sv_cmd(pd->context, SV_IOC_CREATE_SRQ, &c);
 	if (ret) {
 		free(srq);
@@ -45,6 +41,7 @@ static struct ibv_srq *sv_srq_create(struct ibv_pd *pd, void *srq_context,
 	srq->srq.pd = pd;
 	srq->srq.handle = c.handle;
 	srq->srqn = c.srqn;
+	srq->tm_max_ops = c.max_ops;
 	pthread_mutex_init(&srq->srq.mutex, NULL);
 	pthread_cond_init(&srq->srq.cond, NULL);
 	/* srq_limit is not used by create: the SRQ starts unarmed. */
@@ -71,7 +68,9 @@ SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 		errno = EINVAL;
 		return NULL;
 	}
-	return sv_srq_create(pd, attr->srq_context, &attr->attr, NULL, NULL);
+	struct sv_create_srq c = { .size = sizeof(c) };
+
+	return sv_srq_create(pd, attr->srq_context, &attr->attr, &c);
 }
 
 #define SV_SRQ_INIT_ATTR_KNOWN						\
@@ -84,31 +83,124 @@ static struct ibv_srq *sv_create_srq_ex(struct ibv_context *ctx,
 {
 	enum ibv_srq_type type = attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE ?
 				 attr->srq_type : IBV_SRQT_BASIC;
-	bool xrc = type == IBV_SRQT_XRC;
+	struct sv_create_srq c = { .size = sizeof(c) };
+	bool xrc = type == IBV_SRQT_XRC, tm = type == IBV_SRQT_TM;
 
 	if (attr->comp_mask & ~(uint32_t)SV_SRQ_INIT_ATTR_KNOWN) {
 		errno = EINVAL;
 		return NULL;
 	}
-	/* Tag matching SRQs are not supported. */
-	if (type == IBV_SRQT_TM || (attr->comp_mask & IBV_SRQ_INIT_ATTR_TM)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	/* An XRC SRQ needs its domain and CQ (as uverbs); others take none. */
+	/*
+	 * An XRC SRQ needs its domain and CQ (as uverbs), a TM SRQ its CQ
+	 * and its tm_cap; others take none.
+	 */
 	if (type > IBV_SRQT_TM ||
 	    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != ctx ||
 	    (xrc && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) ||
-		     !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ||
-		     !attr->xrcd || !attr->cq ||
-		     attr->xrcd->context != ctx ||
-		     attr->cq->context != ctx))) {
+		     !attr->xrcd || attr->xrcd->context != ctx)) ||
+	    ((xrc || tm) && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ||
+			     !attr->cq || attr->cq->context != ctx)) ||
+	    (tm != !!(attr->comp_mask & IBV_SRQ_INIT_ATTR_TM))) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return sv_srq_create(attr->pd, attr->srq_context, &attr->attr,
-			     xrc ? attr->xrcd : NULL, xrc ? attr->cq : NULL);
+	if (xrc) {
+		c.srq_type = SV_SRQT_XRC;
+		c.xrcd_handle = to_svxrcd(attr->xrcd)->handle;
+		c.cq_handle = attr->cq->handle;
+	} else if (tm) {
+		c.srq_type = SV_SRQT_TM;
+		c.cq_handle = attr->cq->handle;
+		c.max_num_tags = attr->tm_cap.max_num_tags;
+		c.max_ops = attr->tm_cap.max_ops;
+	}
+	return sv_srq_create(attr->pd, attr->srq_context, &attr->attr, &c);
+}
+
+/* One ibv_ops_wr as the kernel takes it; EINVAL for a bad SGE list. */
+static int sv_srq_op_fill(struct sv_srq_op *o, const struct ibv_ops_wr *wr)
+{
+	memset(o, 0, sizeof(*o));
+	o->wr_id = wr->wr_id;
+	o->opcode = wr->opcode;
+	o->flags = wr->flags;
+	o->unexpected_cnt = wr->tm.unexpected_cnt;
+	o->handle = wr->tm.handle;
+	if (wr->opcode != IBV_WR_TAG_ADD)
+		return 0;
+	if (wr->tm.add.num_sge < 0 || wr->tm.add.num_sge > SV_TM_MAX_SGE ||
+	    (wr->tm.add.num_sge && !wr->tm.add.sg_list))
+		return EINVAL;
+	o->recv_wr_id = wr->tm.add.recv_wr_id;
+	o->tag = wr->tm.add.tag;
+	o->mask = wr->tm.add.mask;
+	o->num_sge = wr->tm.add.num_sge;
+	for (int i = 0; i < wr->tm.add.num_sge; i++) {
+		o->sge[i].addr = wr->tm.add.sg_list[i].addr;
+		o->sge[i].length = wr->tm.add.sg_list[i].length;
+		o->sge[i].lkey = wr->tm.add.sg_list[i].lkey;
+	}
+	return 0;
+}
+
+#define SV_SRQ_OPS_BATCH	32
+
+/*
+ * ibv_post_srq_ops(3): the list in batches, each op carried out by the
+ * kernel at once (so none stays outstanding); ADD's handle comes back in
+ * tm.handle. On an error, *bad_op is the op that failed and the ops
+ * before it were carried out.
+ */
+static int sv_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *wr,
+			   struct ibv_ops_wr **bad_op)
+{
+	struct sv_srq *srq = container_of(ibsrq, struct sv_srq, srq);
+	struct sv_srq_op ops[SV_SRQ_OPS_BATCH];
+	struct ibv_ops_wr *batch[SV_SRQ_OPS_BATCH];
+	uint32_t n, max, i;
+	int ret = 0;
+
+	if (!srq->tm_max_ops) {
+		*bad_op = wr;
+		return EINVAL;
+	}
+	max = srq->tm_max_ops < SV_SRQ_OPS_BATCH ? srq->tm_max_ops :
+						  SV_SRQ_OPS_BATCH;
+	while (wr) {
+		struct sv_post_srq_ops p = { .size = sizeof(p) };
+
+		for (n = 0; wr && n < max; wr = wr->next, n++) {
+			ret = sv_srq_op_fill(&ops[n], wr);
+			if (ret)
+				break;
+			batch[n] = wr;
+		}
+		if (n) {
+			p.handle = ibsrq->handle;
+			p.ops = (uintptr_t)ops;
+			p.count = n;
+			int err = sv_cmd(ibsrq->context, SV_IOC_POST_SRQ_OPS,
+					 &p);
+
+			if (err) {
+				*bad_op = batch[0];
+				return err;
+			}
+			for (i = 0; i < p.done; i++)
+				if (batch[i]->opcode == IBV_WR_TAG_ADD)
+					batch[i]->tm.handle = ops[i].handle;
+			if (p.error) {
+				*bad_op = batch[p.done];
+				return p.error;
+			}
+		}
+		if (ret) {
+			*bad_op = wr;
+			return ret;
+		}
+	}
+	return 0;
 }
 
 SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
@@ -182,6 +274,7 @@ static int sv_srq_ctx_init(struct sv_context *ctx)
 {
 	ctx->vctx.create_srq_ex = sv_create_srq_ex;
 	ctx->vctx.get_srq_num = sv_get_srq_num;
+	ctx->vctx.post_srq_ops = sv_post_srq_ops;
 	return 0;
 }
 SV_CTX_PROVIDER(srq, sv_srq_ctx_init, NULL);

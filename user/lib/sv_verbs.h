@@ -354,6 +354,7 @@ void sv_qp_init_base(struct sv_qp *qp, struct ibv_context *ctx,
 struct sv_srq {
 	struct ibv_srq srq;		/* first: handed out */
 	uint32_t srqn;			/* ibv_get_srq_num() */
+	uint32_t tm_max_ops;		/* a TM SRQ's; 0 for others */
 	struct sv_uwq rq;		/* data path (post.c) */
 };
 
