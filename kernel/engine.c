@@ -474,7 +474,7 @@ static bool sv_engine_flush(struct sv_qp *qp)
 	bool did;
 
 	did = sv_wq_flush(&qp->sq, qp->send_cq, qp->qpn, true);
-	qp->tm_fin_pending = false;	/* its WQE is flushed */
+	WRITE_ONCE(qp->tm_fin_pending, false);	/* in ERR: no FIN */
 	if (sv_steer_qp_pending(qp)) {
 		sv_steer_qp_purge(qp);
 		did = true;
@@ -550,6 +550,24 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 				break;
 			}
 			qp->waiting = false;
+		}
+		/* A rendezvous's FIN goes before the next WQE (tm.c). */
+		if (qp->tm_fin_pending) {
+			did = true;
+			res = sv_exec_tm_fin(qp, ef->exec_buf, &status);
+			if (res == SV_EXEC_RETRY) {
+				qp->waiting = true;
+				*wake = min(*wake, qp->wait_until);
+				break;
+			}
+			if (qp->retried)
+				sv_qp_reset_retries(qp);
+			if (res == SV_EXEC_FATAL) {
+				sv_qp_to_err(qp);
+				n++;
+				break;
+			}
+			continue;
 		}
 		/* Pairs with the library's release store of prod. */
 		prod = smp_load_acquire(&sq->ring->prod);
@@ -675,7 +693,7 @@ static bool sv_file_pending(struct sv_engine_file *ef)
 		    (sv_wq_pending(&qp->sq) || sv_wq_pending(&qp->rq)))
 			return true;
 		if (state == SV_QPS_RTS && !qp->waiting &&
-		    sv_wq_pending(&qp->sq))
+		    (sv_wq_pending(&qp->sq) || READ_ONCE(qp->tm_fin_pending)))
 			return true;
 		if ((state == SV_QPS_ERR ||
 		     (state >= SV_QPS_RTR && state <= SV_QPS_SQE)) &&
@@ -1362,7 +1380,7 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 		sv_wq_reset(&qp->sq);
 		sv_dci_streams_reset(qp);
 		qp->last_wqe_sent = false;
-		qp->tm_fin_pending = false;
+		WRITE_ONCE(qp->tm_fin_pending, false);
 		qp->waiting = false;
 		mutex_unlock(&qp->sq.lock);
 		sv_wq_lock(&qp->rq);

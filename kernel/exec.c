@@ -833,6 +833,14 @@ size_t sv_exec_buf_size(void)
 	return sizeof(struct sv_exec_buf);
 }
 
+/* qp's pending FIN (tm.c), in buf (sv_exec_buf_size() bytes). */
+enum sv_exec_result sv_exec_tm_fin(struct sv_qp *qp, void *buf, u32 *status)
+{
+	struct sv_exec_buf *b = buf;
+
+	return sv_tm_fin_resume(qp, &b->sg[0], &b->rw, status);
+}
+
 /**
  * sv_exec_send - execute the send WQE w (a private copy) of qp
  * @qp: an RTS (or SQD finishing) QP; its engine holds qp->sq.lock
@@ -855,9 +863,6 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	if (qp->qp_type == SV_QPT_RAW_PACKET)
 		return sv_tx_send(qp, w, &b->sg[1], status);
 	*status = SV_WC_SUCCESS;
-	/* A rendezvous this WQE asked for waits for its FIN's WQE (tm.c). */
-	if (qp->tm_fin_pending)
-		return sv_tm_fin_resume(qp, &b->sg[0], &b->rw, status);
 	if (!sv_qp_op_ok(qp->qp_type, w->opcode)) {
 		*status = SV_WC_LOC_QP_OP_ERR;
 		return SV_EXEC_FATAL;

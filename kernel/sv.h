@@ -575,8 +575,9 @@ struct sv_qp {
 	u32 dci_max_errored;		/* streams in error that fail the DCI */
 	unsigned long dci_errored;	/* bitmap of streams in error */
 	/*
-	 * tm.c: the FIN of a rendezvous this QP's head WQE asked for, not
-	 * yet placed in this QP's receive queue; under sq.lock
+	 * tm.c: the FIN of a rendezvous this QP's last send asked for, not
+	 * yet placed in this QP's receive queue: its engine places it
+	 * before the next WQE; under sq.lock
 	 */
 	bool tm_fin_pending;
 	u32 tm_fin_src;			/* the QPN it comes from */
@@ -784,6 +785,7 @@ bool sv_dci_stream_failed(struct sv_qp *qp, const struct sv_send_wqe *w);
 void sv_dci_streams_reset(struct sv_qp *qp);
 
 size_t sv_exec_buf_size(void);
+enum sv_exec_result sv_exec_tm_fin(struct sv_qp *qp, void *buf, u32 *status);
 enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 				 void *buf, u32 *status);
 void sv_qp_to_err(struct sv_qp *qp);

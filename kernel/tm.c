@@ -477,13 +477,15 @@ enum sv_tm_kind sv_tm_recv(struct sv_req *r, struct sv_srq *srq,
 /**
  * sv_tm_fin_resume - place a rendezvous's FIN in its sender's queue
  * @qp: the sender, its engine running it; qp->tm_fin_pending
- * @rsg: scratch (sv_exec_send()'s)
- * @rw: scratch (sv_exec_send()'s)
- * @status: the requester's status when the result is SV_EXEC_FATAL
+ * @rsg: scratch (sv_exec_buf's)
+ * @rw: scratch (sv_exec_buf's)
+ * @status: a status when the result is SV_EXEC_FATAL
  *
- * The FIN is a SEND from the QP that read the data; without a receive
- * WQE it is an RNR NAK as any, retried (the rendezvous request's WQE
- * waits until it is placed) until rnr_retry runs out.
+ * The FIN is a SEND from the QP that read the data, after the request's
+ * own completion (as the wire has it: acked, read, then answered).
+ * Without a receive WQE it is an RNR NAK as any, retried, the sender's
+ * next WQEs waiting behind it, until rnr_retry runs out: the engine then
+ * moves the sender to ERR.
  */
 enum sv_exec_result sv_tm_fin_resume(struct sv_qp *qp, struct sv_sg *rsg,
 				     struct sv_rwqe *rw, u32 *status)
@@ -498,12 +500,13 @@ enum sv_exec_result sv_tm_fin_resume(struct sv_qp *qp, struct sv_sg *rsg,
 
 	res = sv_deliver(&r, status);
 	if (res != SV_EXEC_RETRY)
-		qp->tm_fin_pending = false;
+		WRITE_ONCE(qp->tm_fin_pending, false);
 	return res;
 }
 
+/* The rendezvous is done: its FIN goes once its request completes. */
 enum sv_exec_result sv_tm_fin(struct sv_req *r, u32 *status)
 {
-	r->qp->tm_fin_pending = true;
-	return sv_tm_fin_resume(r->qp, r->rsg, r->rw, status);
+	WRITE_ONCE(r->qp->tm_fin_pending, true);
+	return SV_EXEC_DONE;
 }
