@@ -409,6 +409,9 @@ static bool sv_wq_flush(struct sv_wq *wq, struct sv_uobj *cq, u32 qpn,
 			case SV_WR_ATOMIC_WRITE:
 				op = 9;	/* IBV_WC_ATOMIC_WRITE */
 				break;
+			case SV_WR_FLUSH:
+				op = 8;	/* IBV_WC_FLUSH */
+				break;
 			case SV_WR_TSO:
 				op = 7;
 				break;
@@ -445,6 +448,8 @@ static u32 sv_wc_opcode(u32 wr_op)
 		return 4;
 	case SV_WR_ATOMIC_WRITE:
 		return 9;	/* IBV_WC_ATOMIC_WRITE */
+	case SV_WR_FLUSH:
+		return 8;	/* IBV_WC_FLUSH */
 	case SV_WR_BIND_MW:
 		return 5;	/* IBV_WC_BIND_MW */
 	case SV_WR_LOCAL_INV:

@@ -649,6 +649,40 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 	return SV_EXEC_DONE;
 }
 
+/*
+ * An RDMA FLUSH (SV_WR_FLUSH): the placement types in swap's low byte,
+ * the selectivity in its second; the responder's QP must grant the
+ * types' flush rights, its MR too (mr.c).
+ */
+static enum sv_exec_result sv_flush(struct sv_req *r, u32 *status)
+{
+	struct sv_send_wqe *w = r->w;
+	u32 type = w->swap & 0xff, level = (w->swap >> 8) & 0xff;
+	u32 need = (type & SV_FLUSH_GLOBAL ? SV_ACCESS_FLUSH_GLOBAL : 0) |
+		   (type & SV_FLUSH_PERSISTENT ?
+		    SV_ACCESS_FLUSH_PERSISTENT : 0);
+	int ret;
+
+	if ((sv_dqp_access(r->dqp) & need) != need)
+		return sv_remote_access_err(r, -EACCES, status);
+	ret = sv_mr_flush(r->dqp, r->dpd, w->rkey, type, w->remote_addr,
+			  w->compare_add, level == SV_FLUSH_MR);
+	if (ret)
+		return sv_remote_access_err(r, ret, status);
+	return SV_EXEC_DONE;
+}
+
+/* A FLUSH WR's own fields: a placement type, a selectivity, no data. */
+static bool sv_flush_wqe_ok(const struct sv_send_wqe *w)
+{
+	u32 type = w->swap & 0xff, level = (w->swap >> 8) & 0xff;
+
+	return type && !(type & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) &&
+	       (level == SV_FLUSH_RANGE || level == SV_FLUSH_MR) &&
+	       !(w->swap >> 16) && !w->num_sge &&
+	       !(w->send_flags & SV_SEND_INLINE);
+}
+
 static bool sv_qp_op_ok(u32 qp_type, u32 op)
 {
 	switch (op) {
@@ -663,6 +697,7 @@ static bool sv_qp_op_ok(u32 qp_type, u32 op)
 	case SV_WR_ATOMIC_CMP_AND_SWP:
 	case SV_WR_ATOMIC_FETCH_AND_ADD:
 	case SV_WR_ATOMIC_WRITE:
+	case SV_WR_FLUSH:
 		return qp_type == SV_QPT_RC || qp_type == SV_QPT_DCI ||
 		       qp_type == SV_QPT_XRC_SEND;
 	case SV_WR_LOCAL_INV:
@@ -880,7 +915,14 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	r.rsg = rsg;
 	r.tsg = &b->sg[2];
 	r.rw = &b->rw;
-	if (w->opcode == SV_WR_ATOMIC_WRITE) {
+	if (w->opcode == SV_WR_FLUSH) {
+		/* No data: its range and kind travel in the WQE. */
+		if (!sv_flush_wqe_ok(w)) {
+			*status = SV_WC_LOC_QP_OP_ERR;
+			res = SV_EXEC_FATAL;
+			goto out;
+		}
+	} else if (w->opcode == SV_WR_ATOMIC_WRITE) {
 		/* Its 8 bytes travel in the WQE: no SGE, no inline data. */
 		if (w->num_sge || (w->send_flags & SV_SEND_INLINE)) {
 			*status = SV_WC_LOC_QP_OP_ERR;
@@ -968,6 +1010,9 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	case SV_WR_RDMA_WRITE_WITH_IMM:
 	case SV_WR_RDMA_READ:
 		res = sv_rdma(&r, status);
+		break;
+	case SV_WR_FLUSH:
+		res = sv_flush(&r, status);
 		break;
 	default:
 		res = sv_atomic(&r, status);

@@ -1101,9 +1101,9 @@ FZ void fz_tmh(struct fz *fz, const struct sv_sge *sg)
 	uint32_t k, len;
 	int i;
 
+	/* Offsets, not pointers: a junk address near the top must not wrap */
 	for (i = 0; i < FZ_NBUF; i++)
-		if (p >= (uint8_t *)fz->buf[i] &&
-		    p + 32 <= (uint8_t *)fz->buf[i] + FZ_BUFLEN)
+		if (sg->addr - (uintptr_t)fz->buf[i] <= FZ_BUFLEN - 32)
 			break;
 	if (i == FZ_NBUF || sg->length < 16)
 		return;
@@ -1594,7 +1594,7 @@ static const uint32_t fz_ops_rc[] = { SV_WR_RDMA_WRITE, SV_WR_RDMA_WRITE_WITH_IM
 	SV_WR_SEND, SV_WR_SEND_WITH_IMM, SV_WR_RDMA_READ,
 	SV_WR_ATOMIC_CMP_AND_SWP, SV_WR_ATOMIC_FETCH_AND_ADD,
 	SV_WR_SEND_WITH_INV, SV_WR_UMR, SV_WR_LOCAL_INV, SV_WR_BIND_MW,
-	SV_WR_BIND_MW, SV_WR_ATOMIC_WRITE };
+	SV_WR_BIND_MW, SV_WR_ATOMIC_WRITE, SV_WR_FLUSH };
 
 /* An SGE over a live MR of file fdi (or junk). */
 FZ void fz_sge(struct fz *fz, int fdi, struct sv_sge *s, uint32_t maxlen)
@@ -1870,6 +1870,12 @@ FZ void fz_post_locked(struct fz *fz, struct fz_map *m)
 		}
 		w->compare_add = FZ_RND(fz);
 		w->swap = FZ_RND(fz);
+		/* FLUSH: mostly a valid kind, over a short range */
+		if (w->opcode == SV_WR_FLUSH && FZ_PCT(fz, 80)) {
+			w->swap = (FZ_N(fz, 3) + 1) | FZ_N(fz, 2) << 8;
+			w->compare_add = FZ_N(fz, 8192);
+			w->num_sge = 0;
+		}
 		w->ah_handle = ah && FZ_PCT(fz, 90) ? ah->handle :
 			       fz_handle(fz, FT_AH, m->fdi);
 		w->remote_qpn = fz_peer_qpn(fz, SV_QPT_UD);

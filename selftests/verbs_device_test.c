@@ -305,9 +305,12 @@ TEST_F(ctx, query_device_ex)
 	/* The device clock: ns of CLOCK_MONOTONIC_RAW (rxmeta_test.c). */
 	EXPECT_EQ(0x7fffffffffffffffULL, ex.completion_timestamp_mask);
 	EXPECT_EQ(1000000, ex.hca_core_clock);
-	/* Bit 40: IB_UVERBS_DEVICE_ATOMIC_WRITE (datapath_test.c). */
+	/*
+	 * Bits 38 and 39: IB_UVERBS_DEVICE_FLUSH_GLOBAL and _PERSISTENT
+	 * (flush_test.c); 40: _ATOMIC_WRITE (datapath_test.c).
+	 */
 	EXPECT_EQ(a.device_cap_flags | IBV_DEVICE_PCI_WRITE_END_PADDING |
-		  (1ULL << 40), ex.device_cap_flags_ex);
+		  (7ULL << 38), ex.device_cap_flags_ex);
 	EXPECT_EQ(SV_MAX_CQ_MOD_COUNT, ex.cq_mod_caps.max_cq_count);
 	EXPECT_EQ(SV_MAX_CQ_MOD_PERIOD, ex.cq_mod_caps.max_cq_period);
 	EXPECT_EQ(0, ex.tso_caps.max_tso);

@@ -407,6 +407,14 @@ struct sv_query_mr {
 #define SV_ACCESS_ZERO_BASED		0x00000020U
 #define SV_ACCESS_ON_DEMAND		0x00000040U
 #define SV_ACCESS_HUGETLB		0x00000080U
+/*
+ * Targets of SV_WR_FLUSH (IBA 1.5): with global visibility, and with
+ * persistence, which only an MR of persistent memory (pinned pages of
+ * pmem) may grant: EINVAL for any other, and on rereg, DM, dma-buf and
+ * ODP MRs.
+ */
+#define SV_ACCESS_FLUSH_GLOBAL		0x00000100U
+#define SV_ACCESS_FLUSH_PERSISTENT	0x00000200U
 #define SV_ACCESS_RELAXED_ORDERING	0x00100000U
 #define SV_ACCESS_OPTIONAL_RANGE	0x3ff00000U
 
@@ -1129,8 +1137,11 @@ enum sv_qp_attr_mask {		/* enum ibv_qp_attr_mask */
 	SV_QP_RATE_LIMIT = 1 << 25,
 };
 
-/* QP access flags a QP accepts (IBV_ACCESS_LOCAL_WRITE ... REMOTE_ATOMIC). */
-#define SV_QP_ACCESS_MASK	0xf
+/*
+ * QP access flags a QP accepts (IBV_ACCESS_LOCAL_WRITE ... REMOTE_ATOMIC,
+ * FLUSH_GLOBAL, FLUSH_PERSISTENT).
+ */
+#define SV_QP_ACCESS_MASK	0x30f
 
 /* struct ibv_ah_attr, with its struct ibv_global_route flattened. */
 struct sv_ah_attr {
@@ -1695,6 +1706,7 @@ enum sv_wr_opcode {
 	SV_WR_SEND_WITH_INV = 9,
 	SV_WR_TSO = 10,		/* RAW_PACKET: see struct sv_send_tso */
 	SV_WR_UMR = 11,		/* RC: see struct sv_send_umr */
+	SV_WR_FLUSH = 14,	/* RC: see SV_WR_FLUSH below */
 	SV_WR_ATOMIC_WRITE = 15,	/* RC: compare_add's 8 bytes */
 };
 
@@ -1728,6 +1740,22 @@ struct sv_send_wqe {
 	__u16 reserved;
 	__u32 reserved2;
 };
+
+/*
+ * SV_WR_FLUSH (ibv_wr_flush, IBA 1.5; RC, DCI and XRC INI QPs): makes
+ * what earlier writes placed in the responder's memory reach the
+ * placement types of swap's low byte (SV_FLUSH_GLOBAL, _PERSISTENT; at
+ * least one, else the WR is LOC_QP_OP_ERR), for the range [remote_addr,
+ * remote_addr + compare_add) of rkey's MR (SV_FLUSH_RANGE) or all of it
+ * (SV_FLUSH_MR; remote_addr and compare_add unused), the selectivity in
+ * swap's second byte. The responder's QP and the MR must grant the
+ * matching SV_ACCESS_FLUSH_* (else REM_ACCESS_ERR). num_sge and
+ * inline_len must be 0. It completes with IBV_WC_FLUSH.
+ */
+#define SV_FLUSH_GLOBAL		0x1	/* enum ibv_placement_type */
+#define SV_FLUSH_PERSISTENT	0x2
+#define SV_FLUSH_RANGE		0	/* enum ibv_selectivity_level */
+#define SV_FLUSH_MR		1
 
 /*
  * SV_WR_ATOMIC_WRITE (ibv_wr_atomic_write, IBA 1.5) writes the 8 bytes of

@@ -55,6 +55,8 @@
 #include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/highmem.h>
+#include <linux/ioport.h>
+#include <linux/libnvdimm.h>
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
@@ -72,9 +74,12 @@
 				 SV_ACCESS_REMOTE_ATOMIC | SV_ACCESS_MW_BIND)
 #define SV_ACCESS_RIGHTS	(SV_ACCESS_LOCAL_WRITE | SV_ACCESS_REMOTE_WRITE | \
 				 SV_ACCESS_REMOTE_READ | SV_ACCESS_REMOTE_ATOMIC)
+#define SV_ACCESS_FLUSH		(SV_ACCESS_FLUSH_GLOBAL | \
+				 SV_ACCESS_FLUSH_PERSISTENT)
 #define SV_ACCESS_KNOWN		(SV_ACCESS_RIGHTS | SV_ACCESS_MW_BIND | \
 				 SV_ACCESS_ZERO_BASED | SV_ACCESS_ON_DEMAND | \
-				 SV_ACCESS_HUGETLB | SV_ACCESS_OPTIONAL_RANGE)
+				 SV_ACCESS_HUGETLB | SV_ACCESS_FLUSH | \
+				 SV_ACCESS_OPTIONAL_RANGE)
 #define SV_REREG_MR_FLAGS	(SV_REREG_MR_CHANGE_TRANSLATION | \
 				 SV_REREG_MR_CHANGE_PD | \
 				 SV_REREG_MR_CHANGE_ACCESS)
@@ -290,6 +295,23 @@ static struct sv_umem *sv_umem_get_odp(u64 addr, u64 length, bool writable)
 }
 
 /*
+ * Are all of umem's pinned pages persistent memory? Only they can take
+ * a FLUSH to persistence (SV_ACCESS_FLUSH_PERSISTENT).
+ */
+static bool sv_umem_pmem(const struct sv_umem *umem)
+{
+	unsigned long i;
+
+	for (i = 0; i < umem->npages; i++)
+		if (region_intersects(page_to_phys(sv_umem_page(umem, i)),
+				      PAGE_SIZE, IORESOURCE_MEM,
+				      IORES_DESC_PERSISTENT_MEMORY) !=
+		    REGION_INTERSECTS)
+			return false;
+	return true;
+}
+
+/*
  * Pin [addr, addr + length) of current's memory; the range is checked.
  * May sleep for as long as the pages take to fault in: no locks held.
  * With SV_ACCESS_ON_DEMAND in access, nothing is pinned (odp.c).
@@ -303,8 +325,12 @@ static struct sv_umem *sv_umem_get(u64 addr, u64 length, u32 access)
 	struct sv_umem *umem;
 	int ret;
 
-	if (access & SV_ACCESS_ON_DEMAND)
+	if (access & SV_ACCESS_ON_DEMAND) {
+		/* Persistence is promised for pages known at registration. */
+		if (access & SV_ACCESS_FLUSH_PERSISTENT)
+			return ERR_PTR(-EINVAL);
 		return sv_umem_get_odp(addr, length, writable);
+	}
 	if (!mm)
 		return ERR_PTR(-EFAULT);
 	/* RLIMIT_MEMLOCK 0 without CAP_IPC_LOCK: EPERM, as in ib_umem_get. */
@@ -344,6 +370,10 @@ static struct sv_umem *sv_umem_get(u64 addr, u64 length, u32 access)
 			goto err_unpin;
 		pinned += n;
 		cond_resched();
+	}
+	if ((access & SV_ACCESS_FLUSH_PERSISTENT) && !sv_umem_pmem(umem)) {
+		ret = -EINVAL;
+		goto err_unpin;
 	}
 	mmgrab(mm);
 	umem->mm = mm;
@@ -519,6 +549,9 @@ static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
 		if (ret)
 			return ret;
 	}
+	/* Flush rights: the MR's own (no window or indirect key has them) */
+	if (access & ~mr->access & SV_ACCESS_FLUSH)
+		return -EACCES;
 	if (mr->mkey)
 		return sv_mkey_check(mr, access, iova, len, offset);
 	/* A null MR has no rkey: its key is an lkey only. */
@@ -630,6 +663,87 @@ static void *sv_mr_addr(struct sv_mr *mr, u64 off, bool write)
 		return sv_dmabuf_addr(umem->dmabuf, at);
 	return page_address(sv_umem_page(umem, off >> PAGE_SHIFT)) +
 	       (off & ~PAGE_MASK);
+}
+
+/*
+ * The I/O virtual range of all of the MR of rkey (SV_FLUSH_MR): -ENOENT
+ * if there is none. A snapshot: sv_mr_flush() checks it again.
+ */
+static int sv_mr_whole(struct sv_device *sdev, u32 rkey, u64 *iova, u64 *len)
+{
+	struct sv_mr *mr;
+	int ret = -ENOENT;
+
+	rcu_read_lock();
+	mr = xa_load(&sv_mr_keys, rkey >> 8);
+	if (mr && mr->sdev == sdev && READ_ONCE(mr->key) == rkey &&
+	    mr->umem && !mr->mkey) {
+		*iova = sv_mr_base(mr->access, mr->iova);
+		*len = mr->umem->length;
+		ret = 0;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/* Write back the CPU caches over a span of persistent memory. */
+static void sv_mr_span_wb(const struct sv_mr_span *sp)
+{
+#ifdef CONFIG_ARCH_HAS_PMEM_API
+	u64 off = sp->off, end = sp->off + sp->len, n;
+
+	while (off < end) {
+		n = min_t(u64, end - off, PAGE_SIZE - (off & ~PAGE_MASK));
+		arch_wb_cache_pmem(sv_mr_addr(sp->mr, off, false), n);
+		off += n;
+		cond_resched();
+	}
+#endif
+}
+
+/**
+ * sv_mr_flush - an RDMA FLUSH arriving at dqp (SV_WR_FLUSH)
+ * @dqp: the responder QP, whose access flags the caller checked
+ * @pd: its PD
+ * @rkey: the MR's key
+ * @type: SV_FLUSH_GLOBAL and/or SV_FLUSH_PERSISTENT
+ * @iova: the range's first byte (SV_FLUSH_RANGE)
+ * @len: its length; 0 flushes nothing
+ * @whole: SV_FLUSH_MR: all of the MR, @iova and @len unused
+ *
+ * Everything earlier requests placed is in memory the CPU sees already
+ * (the engine copies with the CPU): a barrier makes it globally visible;
+ * for persistence, the caches over the range are written back to the
+ * persistent memory the MR was registered on. Errors as sv_mr_span_get():
+ * the MR must grant the flush rights the type needs.
+ */
+int sv_mr_flush(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey, u32 type,
+		u64 iova, u64 len, bool whole)
+{
+	u32 access = (type & SV_FLUSH_GLOBAL ? SV_ACCESS_FLUSH_GLOBAL : 0) |
+		     (type & SV_FLUSH_PERSISTENT ?
+		      SV_ACCESS_FLUSH_PERSISTENT : 0);
+	struct sv_mr_span sp;
+	int ret;
+
+	if (whole) {
+		ret = sv_mr_whole(dqp->sdev, rkey, &iova, &len);
+		if (ret)
+			return ret;
+	}
+	if (!len) {
+		smp_mb();	/* nothing to flush: still ordered after writes */
+		return 0;
+	}
+	ret = sv_mr_span_get_remote(dqp, pd, rkey, access, iova, len, &sp);
+	if (ret)
+		return ret;
+	if (type & SV_FLUSH_PERSISTENT)
+		sv_mr_span_wb(&sp);
+	/* Stores before it are seen (and written back) before its answer. */
+	wmb();
+	sv_mr_span_put(&sp);
+	return 0;
 }
 
 /* The lock the MR's pages are used under: ODP and dma-buf MRs have one. */
@@ -1057,6 +1171,10 @@ static int sv_rereg_check(const struct sv_rereg_mr *cmd)
 		ret = sv_mr_check_access(cmd->access);
 		if (ret)
 			return ret;
+		/* Persistence is checked on pages as they are pinned. */
+		if ((cmd->access & SV_ACCESS_FLUSH_PERSISTENT) &&
+		    !(cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION))
+			return -EINVAL;
 	}
 	/* A translation is checked with the access it will have: later. */
 	if ((cmd->flags & SV_REREG_MR_CHANGE_TRANSLATION) &&
@@ -1275,7 +1393,8 @@ int sv_reg_dm_mr(struct sv_file *f, void *arg)
 	int ret;
 
 	if (cmd->reserved || !cmd->length ||
-	    !(cmd->access & SV_ACCESS_ZERO_BASED))
+	    !(cmd->access & SV_ACCESS_ZERO_BASED) ||
+	    (cmd->access & SV_ACCESS_FLUSH_PERSISTENT))
 		return -EINVAL;
 	ret = sv_mr_check_access(cmd->access);
 	if (ret)
@@ -1406,7 +1525,8 @@ int sv_reg_dmabuf_mr(struct sv_file *f, void *arg)
 	struct sv_mr *mr;
 	int ret;
 
-	if (cmd->reserved || (cmd->access & SV_ACCESS_ON_DEMAND))
+	if (cmd->reserved || (cmd->access & (SV_ACCESS_ON_DEMAND |
+					     SV_ACCESS_FLUSH_PERSISTENT)))
 		return -EINVAL;
 	ret = sv_mr_check_access(cmd->access);
 	if (!ret && (!cmd->length || cmd->length > SV_MAX_MR_SIZE))

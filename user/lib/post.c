@@ -681,6 +681,28 @@ static void sv_x_atomic_write(struct ibv_qp_ex *q, uint32_t rkey,
 	}
 }
 
+/*
+ * ibv_wr_flush(): no data; the range and the kind travel in the WQE
+ * (kernel/exec.c). RC, XRC INI and DCI QPs.
+ */
+static void sv_x_flush(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr,
+		       size_t len, uint8_t type, uint8_t level)
+{
+	struct sv_qp *qp = qpx_qp(q);
+	struct sv_send_wqe *w;
+
+	if (!qp->wr_err &&
+	    !sv_op_valid(qp, (enum ibv_wr_opcode)IBV_WR_RDMA_READ))
+		qp->wr_err = EINVAL;
+	sv_x_rdma(q, (enum ibv_wr_opcode)SV_WR_OP_FLUSH, rkey, addr);
+	w = sv_wr_cur(q);
+	if (w) {
+		w->compare_add = len;
+		w->swap = type | (uint32_t)level << 8;
+		w->send_flags &= ~IBV_SEND_INLINE;
+	}
+}
+
 static void sv_x_faa(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr,
 		     uint64_t add)
 {
@@ -1124,6 +1146,7 @@ void sv_dp_fill_wr_ops(struct sv_qp *qp)
 	x->wr_local_inv = sv_x_local_inv;
 	x->wr_bind_mw = sv_x_bind_mw;
 	x->wr_atomic_write = sv_x_atomic_write;
+	qp->wr_flush = sv_x_flush;
 	/* libmlx5's builders (sv_private_qp_dv()), as mlx5 sets them */
 	if (qp->dv_send_ops) {
 		qp->dv.wr_mr_interleaved = sv_dv_mr_interleaved;

@@ -88,6 +88,13 @@ static void sv_wr_atomic_write(struct ibv_qp_ex *q, uint32_t rkey,
 	sv_wr_fail(q);
 }
 
+static void sv_wr_flush(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr,
+			size_t len, uint8_t type, uint8_t level)
+{
+	(void)rkey; (void)addr; (void)len; (void)type; (void)level;
+	sv_wr_fail(q);
+}
+
 /* Setters describe the current WR; without a WR there is nothing to do. */
 static void sv_wr_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
 			      uint32_t qpn, uint32_t qkey)
@@ -166,6 +173,7 @@ static void sv_qp_fill_wr_ops(struct ibv_qp_ex *x)
 	x->wr_complete = sv_wr_complete;
 	x->wr_abort = sv_wr_abort;
 	x->wr_atomic_write = sv_wr_atomic_write;
+	container_of(x, struct sv_qp, qpx)->wr_flush = sv_wr_flush;
 }
 
 /* ---- create ---- */
@@ -194,7 +202,8 @@ static size_t sv_qp_ring_bytes(const struct ibv_qp_cap *cap)
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
 	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |		\
-	 IBV_QP_EX_WITH_TSO | IBV_QP_EX_WITH_ATOMIC_WRITE)
+	 IBV_QP_EX_WITH_TSO | IBV_QP_EX_WITH_ATOMIC_WRITE |		\
+	 SV_QP_EX_WITH_FLUSH)
 
 /* The send operations each transport has (IB spec, table 9-... per QP). */
 #define SV_SEND_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
@@ -205,7 +214,8 @@ static size_t sv_qp_ring_bytes(const struct ibv_qp_cap *cap)
 #define SV_SEND_OPS_RC							\
 	(SV_SEND_OPS_UC | IBV_QP_EX_WITH_RDMA_READ |			\
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |				\
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_ATOMIC_WRITE)
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_ATOMIC_WRITE | \
+	 SV_QP_EX_WITH_FLUSH)
 
 static int sv_check_send_ops(enum ibv_qp_type type, uint64_t ops)
 {

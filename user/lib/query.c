@@ -79,8 +79,13 @@ static void sv_fill_device_attr(struct ibv_device_attr *a,
 	/* No EE contexts, RDDs, raw IPv6/Ethertype QPs or FMRs: 0. */
 }
 
-/* IB_UVERBS_DEVICE_ATOMIC_WRITE: rdma-core 44's header has no name for it. */
-#define SV_DEVICE_ATOMIC_WRITE	(1ULL << 40)
+/*
+ * IB_UVERBS_DEVICE_FLUSH_GLOBAL, _FLUSH_PERSISTENT and _ATOMIC_WRITE:
+ * rdma-core 44's header has no names for them.
+ */
+#define SV_DEVICE_FLUSH_GLOBAL		(1ULL << 38)
+#define SV_DEVICE_FLUSH_PERSISTENT	(1ULL << 39)
+#define SV_DEVICE_ATOMIC_WRITE		(1ULL << 40)
 
 /*
  * query_device_ex op: fills attr_size bytes (at least the basic attrs).
@@ -113,6 +118,8 @@ static int sv_query_device_ex(struct ibv_context *context,
 	sv_fill_device_attr(&ex.orig_attr, &q);
 	ex.device_cap_flags_ex = q.device_cap_flags |
 				 IBV_DEVICE_PCI_WRITE_END_PADDING |
+				 SV_DEVICE_FLUSH_GLOBAL |
+				 SV_DEVICE_FLUSH_PERSISTENT |
 				 SV_DEVICE_ATOMIC_WRITE;
 	ex.phys_port_cnt_ex = q.phys_port_cnt;
 	ex.completion_timestamp_mask = SV_TIMESTAMP_MASK;

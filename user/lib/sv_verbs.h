@@ -271,8 +271,20 @@ static inline void sv_uwq_unlock(struct sv_uwq *wq)
 		pthread_spin_unlock(&wq->lock);
 }
 
+/*
+ * ibv_wr_flush() (RDMA FLUSH): rdma-core 45 appended its builder to
+ * struct ibv_qp_ex, right after wr_atomic_write, where rdma-core 44's
+ * struct ends. A program built with newer headers calls it there.
+ */
+typedef void (*sv_wr_flush_fn)(struct ibv_qp_ex *qp, uint32_t rkey,
+			       uint64_t remote_addr, size_t len, uint8_t type,
+			       uint8_t level);
+#define SV_QP_EX_WITH_FLUSH	(1ULL << 11)	/* IBV_QP_EX_WITH_FLUSH */
+#define SV_WR_OP_FLUSH		14		/* IBV_WR_FLUSH */
+
 struct sv_qp {
 	struct ibv_qp_ex qpx;		/* first: qpx.qp_base is handed out */
+	sv_wr_flush_fn wr_flush;	/* ibv_qp_ex's, rdma-core 45 on */
 	struct mlx5dv_qp_ex dv;		/* libmlx5's builders (post.c) */
 	uint32_t kqp_type;		/* the kernel's SV_QPT_* */
 	bool has_qpx;			/* created with SEND_OPS_FLAGS */
@@ -330,6 +342,9 @@ struct ibv_qp *sv_create_rss_qp(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr,
 				uint32_t dv_flags);
 void sv_wq_fill_caps(struct ibv_device_attr_ex *ex, uint32_t raw_caps);
+
+_Static_assert(offsetof(struct sv_qp, wr_flush) == sizeof(struct ibv_qp_ex),
+	       "ibv_wr_flush() finds its builder right after struct ibv_qp_ex");
 
 static inline struct sv_qp *to_svqp(struct ibv_qp *qp)
 {
