@@ -62,7 +62,38 @@ static void sv_cq_destroy(struct sv_uobj *u)
 		atomic_dec(&cq->channel->uobj.usecnt);
 	}
 	sv_async_event_detach(f, &cq->events);
+	if (!cq->ring_buf->user)
+		sv_mmap_entry_remove(f, cq->mmap_offset);
+}
+
+/**
+ * sv_cq_move - a new CQ's ring into nb (SV_IOC_MOVE_RING)
+ * @f: the CQ's file, f->lock held
+ * @cq: no QP, SRQ or WQ uses it (EBUSY): nothing pushes to it
+ * @nb: the user's pinned buffer, as large as the ring's; the caller's
+ *	reference stays the caller's
+ */
+int sv_cq_move(struct sv_file *f, struct sv_cq *cq, struct sv_mbuf *nb)
+{
+	struct sv_mbuf *old = cq->ring_buf;
+	unsigned long flags;
+
+	lockdep_assert_held(&f->lock);
+	if (old->user)
+		return -EINVAL;
+	if (atomic_read(&cq->uobj.usecnt))
+		return -EBUSY;
+	kref_get(&nb->ref);
+	spin_lock_irqsave(&cq->lock, flags);
+	memcpy(nb->vaddr, old->vaddr, old->size);
+	cq->ring_buf = nb;
+	cq->ring = nb->vaddr;
+	cq->cqes = nb->vaddr + SV_CQ_CQE_OFFSET;
+	spin_unlock_irqrestore(&cq->lock, flags);
 	sv_mmap_entry_remove(f, cq->mmap_offset);
+	cq->mmap_offset = 0;
+	sv_mbuf_put(old);
+	return 0;
 }
 
 static void sv_cq_free(struct sv_uobj *u)
@@ -453,7 +484,8 @@ int sv_resize_cq(struct sv_file *f, void *arg)
 	spin_unlock_irqrestore(&cq->lock, flags);
 
 	/* Old mappings keep the old ring; it can no longer be mapped. */
-	sv_mmap_entry_remove(f, cq->mmap_offset);
+	if (!b->user)
+		sv_mmap_entry_remove(f, cq->mmap_offset);
 	cq->mmap_offset = offset;
 	cmd->cqe = entries;
 	cmd->mmap_offset = offset;

@@ -355,8 +355,55 @@ int sv_wq_resize(struct sv_file *f, struct sv_wq *wq, u32 entries)
 /* Userspace can no longer map it (the memory stays until sv_wq_free). */
 void sv_wq_fini(struct sv_file *f, struct sv_wq *wq)
 {
-	if (wq->buf && !wq->map_shared)
+	if (wq->buf && !wq->map_shared && !wq->buf->user)
 		sv_mmap_entry_remove(f, wq->mmap_offset);
+}
+
+/* The same ring in nb, which holds a copy of wq's buffer: a reference. */
+static void sv_wq_rebase(struct sv_wq *wq, struct sv_mbuf *nb)
+{
+	size_t slots = (void *)wq->wqes - wq->buf->vaddr;
+
+	kref_get(&nb->ref);
+	wq->ring = nb->vaddr + wq->ring_off;
+	wq->wqes = nb->vaddr + slots;
+	wq->buf = nb;
+	wq->mmap_offset = 0;
+}
+
+/**
+ * sv_wq_move - a new QP's rings into nb (SV_IOC_MOVE_RING)
+ * @f: the QP's file, f->lock held
+ * @qp: in RESET, its rings in one buffer (or no receive ring)
+ * @nb: the user's pinned buffer, as large as that one; the caller's
+ *	reference stays the caller's
+ *
+ * In RESET nothing but this file's ioctls (f->lock) touches the rings:
+ * the engine only looks at a QP's rings in RTR and later states, or ERR.
+ */
+int sv_wq_move(struct sv_file *f, struct sv_qp *qp, struct sv_mbuf *nb)
+{
+	struct sv_mbuf *old = qp->sq.buf;
+	bool rq = qp->rq.buf;
+	u64 offset = qp->sq.mmap_offset;
+
+	lockdep_assert_held(&f->lock);
+	if (READ_ONCE(qp->attr.qp_state) != SV_QPS_RESET || !old ||
+	    old->user || (rq && qp->rq.buf != old))
+		return -EINVAL;
+	mutex_lock(&qp->sq.lock);
+	sv_wq_lock(&qp->rq);
+	memcpy(nb->vaddr, old->vaddr, old->size);
+	sv_wq_rebase(&qp->sq, nb);
+	if (rq)
+		sv_wq_rebase(&qp->rq, nb);
+	sv_wq_unlock(&qp->rq);
+	mutex_unlock(&qp->sq.lock);
+	sv_mmap_entry_remove(f, offset);
+	sv_mbuf_put(old);
+	if (rq)
+		sv_mbuf_put(old);
+	return 0;
 }
 
 void sv_wq_free(struct sv_wq *wq)

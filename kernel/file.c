@@ -138,6 +138,8 @@ static const struct sv_ioctl_desc sv_ioctls[] = {
 		 SV_DESTROY_SRQ_SIZE_VER0),
 	SV_IOCTL(SV_NR_POST_SRQ_OPS, sv_post_srq_ops, sv_post_srq_ops,
 		 SV_POST_SRQ_OPS_SIZE_VER0),
+	SV_IOCTL(SV_NR_MOVE_RING, sv_move_ring, sv_move_ring,
+		 SV_MOVE_RING_SIZE_VER0),
 	SV_IOCTL_CREATE(SV_NR_CREATE_AH, sv_create_ah, sv_create_ah,
 			SV_CREATE_AH_SIZE_VER0, SV_OBJ_AH, handle),
 	SV_IOCTL(SV_NR_DESTROY_AH, sv_destroy_ah, sv_destroy_ah,

@@ -123,6 +123,92 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+/* Give back the pages of a buffer: the module's, or the user's pinned. */
+static void sv_mbuf_drop_pages(struct sv_mbuf *b)
+{
+	if (!b->user) {
+		sv_mbuf_free_pages(b, b->npages);
+		return;
+	}
+	unpin_user_pages_dirty_lock(b->pages, b->npages, true);
+	kvfree(b->pages);
+}
+
+/**
+ * sv_mbuf_pin - a buffer of the caller's own memory, pinned
+ * @addr: its user address, page aligned
+ * @size: bytes, page aligned, not 0
+ *
+ * A ring in a parent domain's allocator's memory: the pages pinned
+ * (long-term, writable) and charged to RLIMIT_MEMLOCK as sv_mbuf_alloc()
+ * charges its own, zeroed, vmap()ed. Never mapped through the device
+ * file (b->user). Process context. -EINVAL for a bad range, -EFAULT for
+ * memory that is not mapped writable, -ENOMEM, -EINTR.
+ */
+struct sv_mbuf *sv_mbuf_pin(u64 addr, size_t size)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long done = 0;
+	struct sv_mbuf *b;
+	long n;
+	int ret;
+
+	if (!size || !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size) ||
+	    addr + size < addr)
+		return ERR_PTR(-EINVAL);
+	if (!mm)
+		return ERR_PTR(-EFAULT);
+	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	if (!b)
+		return ERR_PTR(-ENOMEM);
+	b->size = size;
+	b->npages = size >> PAGE_SHIFT;
+	b->user = true;
+	ret = sv_pinned_charge(mm, b->npages);
+	if (ret)
+		goto err_free;
+	b->pages = kvcalloc(b->npages, sizeof(*b->pages),
+			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!b->pages) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	while (done < b->npages) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err_unpin;
+		}
+		n = pin_user_pages_fast(addr + (done << PAGE_SHIFT),
+					b->npages - done,
+					FOLL_WRITE | FOLL_LONGTERM,
+					b->pages + done);
+		if (n <= 0) {
+			ret = n ? n : -EFAULT;
+			goto err_unpin;
+		}
+		done += n;
+	}
+	b->vaddr = vmap(b->pages, b->npages, VM_MAP, PAGE_KERNEL);
+	if (!b->vaddr) {
+		ret = -ENOMEM;
+		goto err_unpin;
+	}
+	memset(b->vaddr, 0, size);
+	mmgrab(mm);
+	b->mm = mm;
+	kref_init(&b->ref);
+	return b;
+
+err_unpin:
+	unpin_user_pages(b->pages, done);
+	kvfree(b->pages);
+err_uncharge:
+	sv_pinned_uncharge(mm, b->npages);
+err_free:
+	kfree(b);
+	return ERR_PTR(ret);
+}
+
 /* The last reference: no mapping and no object uses the buffer. */
 static void sv_mbuf_release(struct kref *ref)
 {
@@ -130,7 +216,7 @@ static void sv_mbuf_release(struct kref *ref)
 
 	if (is_vmalloc_addr(b->vaddr))
 		vunmap(b->vaddr);
-	sv_mbuf_free_pages(b, b->npages);
+	sv_mbuf_drop_pages(b);
 	sv_pinned_uncharge(b->mm, b->npages);
 	mmdrop(b->mm);
 	kfree(b);
@@ -236,6 +322,7 @@ int sv_mmap(struct file *filp, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
+	/* (A user's buffer has no entry: sv_move_ring() removed it.) */
 	if (vma->vm_pgoff >= SV_MMAP_MAX_KEY)
 		return -EINVAL;
 
@@ -260,4 +347,44 @@ int sv_mmap(struct file *filp, struct vm_area_struct *vma)
 	vma->vm_private_data = b;
 	vma->vm_ops = &sv_vm_ops;
 	return 0;
+}
+
+/*
+ * SV_IOC_MOVE_RING: a new QP's or CQ's ring into the caller's memory
+ * (a parent domain's allocator's buffer): engine.c and cq.c move it.
+ */
+int sv_move_ring(struct sv_file *f, void *arg)
+{
+	struct sv_move_ring *m = arg;
+	struct sv_mbuf *nb;
+	struct sv_uobj *u;
+	size_t need;
+	int ret;
+
+	if (m->reserved || (m->type != SV_WQ_QP && m->type != SV_RING_CQ))
+		return -EINVAL;
+	u = sv_uobj_get(f, m->handle, m->type == SV_WQ_QP ? SV_OBJ_QP :
+						     SV_OBJ_CQ);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	need = m->type == SV_WQ_QP ?
+	       container_of(u, struct sv_qp, uobj)->sq.buf->size :
+	       container_of(u, struct sv_cq, uobj)->ring_buf->size;
+	if (m->len < need) {
+		ret = -EINVAL;
+		goto out;
+	}
+	nb = sv_mbuf_pin(m->addr, need);
+	if (IS_ERR(nb)) {
+		ret = PTR_ERR(nb);
+		goto out;
+	}
+	if (m->type == SV_WQ_QP)
+		ret = sv_wq_move(f, container_of(u, struct sv_qp, uobj), nb);
+	else
+		ret = sv_cq_move(f, container_of(u, struct sv_cq, uobj), nb);
+	sv_mbuf_put(nb);
+out:
+	sv_uobj_put(u);
+	return ret;
 }

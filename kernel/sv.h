@@ -409,10 +409,16 @@ struct sv_mbuf {
 	struct page **pages;	/* charged to the creator's memory cgroup */
 	unsigned long npages;
 	struct mm_struct *mm;	/* charged npages of pinned_vm; grabbed */
+	bool user;		/* the user's pinned pages, never mapped */
 };
 
 struct vm_area_struct;
 struct sv_mbuf *sv_mbuf_alloc(size_t size);
+struct sv_mbuf *sv_mbuf_pin(u64 addr, size_t size);
+int sv_move_ring(struct sv_file *f, void *arg);
+struct sv_cq;
+int sv_wq_move(struct sv_file *f, struct sv_qp *qp, struct sv_mbuf *nb);
+int sv_cq_move(struct sv_file *f, struct sv_cq *cq, struct sv_mbuf *nb);
 void sv_mbuf_put(struct sv_mbuf *b);
 int sv_mmap_entry_add(struct sv_file *f, struct sv_mbuf *b, u64 *offset);
 struct sv_mbuf *sv_mbuf_alloc_mapped(struct sv_file *f, size_t size,

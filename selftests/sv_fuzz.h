@@ -1464,6 +1464,7 @@ static const struct fz_cmd fz_cmds[] = {
 	FZ_CMD(QUERY_SRQ, sv_query_srq, SV_QUERY_SRQ_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_SRQ, sv_destroy_srq, SV_DESTROY_SRQ_SIZE_VER0, -1),
 	FZ_CMD(POST_SRQ_OPS, sv_post_srq_ops, SV_POST_SRQ_OPS_SIZE_VER0, -1),
+	FZ_CMD(MOVE_RING, sv_move_ring, SV_MOVE_RING_SIZE_VER0, -1),
 	FZ_CMD(CREATE_AH, sv_create_ah, SV_CREATE_AH_SIZE_VER0, -1),
 	FZ_CMD(DESTROY_AH, sv_destroy_ah, SV_DESTROY_AH_SIZE_VER0, -1),
 	FZ_CMD(ATTACH_MCAST, sv_mcast, SV_MCAST_SIZE_VER0, -1),

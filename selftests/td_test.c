@@ -9,11 +9,17 @@
  *   - traffic between QPs of a parent domain with a thread domain, on CQs
  *     made in it, data verified; MRs registered in it;
  *   - the allocators: asked for each QP's and CQ's rings with our resource
- *     types; IBV_ALLOCATOR_USE_DEFAULT works, NULL is ENOMEM, memory of
- *     the application's own is handed back and EOPNOTSUPP.
+ *     types and the ring's size; IBV_ALLOCATOR_USE_DEFAULT works, NULL is
+ *     ENOMEM, a misaligned buffer EINVAL (handed back); the application's
+ *     own page-aligned memory becomes the rings: traffic through them,
+ *     the kernel's ring indexes seen there, the buffers handed back on
+ *     destroy and when a resize moves a CQ's ring back to module memory.
  */
 #include <errno.h>
+#include <sys/ioctl.h>
 #include <infiniband/verbs.h>
+
+#include "softverbs-abi.h"
 
 #include "sv_harness.h"
 #include "sv_dp_test.h"
@@ -70,9 +76,13 @@ static void *t_alloc(struct ibv_pd *pd, void *ctx, size_t size,
 		l->sizes[l->calls] = size;
 	}
 	l->calls++;
-	if (l->answer == (void *)1) {
-		l->given = malloc(size);
+	if (l->answer == (void *)1) {		/* as asked: aligned */
+		l->given = aligned_alloc(align, size);
 		return l->given;
+	}
+	if (l->answer == (void *)2) {		/* misaligned */
+		l->given = malloc(size + 64);
+		return l->given ? (char *)l->given + 8 : NULL;
 	}
 	return l->answer;
 }
@@ -85,7 +95,7 @@ static void t_free(struct ibv_pd *pd, void *ctx, void *ptr, uint64_t type)
 	(void)type;
 	l->frees++;
 	l->freed = ptr;
-	free(ptr);
+	free(l->answer == (void *)2 ? (char *)ptr - 8 : ptr);
 }
 
 static struct ibv_cq *pd_cq(struct ibv_context *ctx, struct ibv_pd *parent)
@@ -241,14 +251,147 @@ TEST_F(td, allocators)
 	errno = 0;
 	EXPECT_EQ(NULL, pd_qp(par, cq));
 	EXPECT_EQ(ENOMEM, errno);
-	/* Memory of its own: not used for a ring yet, handed back. */
-	log.answer = (void *)1;
+	/* Not page aligned: EINVAL, handed back. */
+	log.answer = (void *)2;
 	EXPECT_EQ(NULL, pd_qp(par, cq));
-	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(1, log.frees);
-	EXPECT_EQ(log.given, log.freed);
+	EXPECT_EQ((char *)log.given + 8, log.freed);
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
 	EXPECT_EQ(0, ibv_dealloc_pd(par));
+}
+
+/*
+ * The application's own memory as the rings: two QPs and a CQ of a
+ * parent domain whose allocator gives page-aligned buffers. The data
+ * goes through, the ring indexes the kernel and the library write are in
+ * those buffers, and each goes back to free() on destroy; a CQ resize
+ * moves the ring back to module memory and hands its buffer back.
+ */
+TEST_F(td, rings_in_application_memory)
+{
+	struct alloc_log log = { .answer = (void *)1 };
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = self->pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = t_alloc, .free = t_free, .pd_context = &log,
+	};
+	struct ibv_pd *par = ibv_alloc_parent_domain(self->ctx, &pa);
+	char *buf = aligned_alloc(4096, 8192);
+	struct sv_cq_ring *cring;
+	struct sv_wq_ring *aring;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_NE(NULL, par);
+	ASSERT_NE(NULL, buf);
+	cq = pd_cq(self->ctx, par);
+	ASSERT_NE(NULL, cq) TH_LOG("%s", strerror(errno));
+	cring = log.given;
+	ASSERT_EQ(SV_RES_TYPE_CQ, log.types[0]);
+	EXPECT_EQ(0, log.sizes[0] % 4096);
+	EXPECT_LE(32, cring->entries);	/* the kernel's header, here */
+	a = pd_qp(par, cq);
+	ASSERT_NE(NULL, a) TH_LOG("%s", strerror(errno));
+	aring = log.given;		/* the send ring's header first */
+	b = pd_qp(par, cq);
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(3, log.calls);
+	EXPECT_EQ(SV_RES_TYPE_QP, log.types[1]);
+	EXPECT_EQ(0, log.frees);
+	mr = ibv_reg_mr(par, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(0, qp_init(a, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_init(b, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_rtr_rts(a, b->qp_num, &self->gid, 7, 1, 0));
+	ASSERT_EQ(0, qp_rtr_rts(b, a->qp_num, &self->gid, 7, 1, 0));
+	for (i = 0; i < 40; i++) {
+		sv_fill(buf, 256, i);
+		memset(buf + 4096, 0, 256);
+		ASSERT_EQ(0, post_recv(b, mr, buf + 4096, 256, 100 + i));
+		ASSERT_EQ(0, post_send(a, IBV_WR_SEND, mr->lkey, buf, 256, i,
+				       IBV_SEND_SIGNALED, 0, 0));
+		ASSERT_EQ(1, poll1(cq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		ASSERT_EQ(1, poll1(cq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(0, memcmp(buf, buf + 4096, 256));
+	}
+	/* 40 sends posted there, 80 completions pushed there */
+	EXPECT_EQ(40, __atomic_load_n(&aring->prod, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(40, __atomic_load_n(&aring->cons, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(80, __atomic_load_n(&cring->prod, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(0, ibv_destroy_qp(a));
+	EXPECT_EQ(1, log.frees);
+	EXPECT_EQ((void *)aring, log.freed);
+	EXPECT_EQ(0, ibv_destroy_qp(b));
+	EXPECT_EQ(2, log.frees);
+	/* A resize: module memory again, the buffer back; still works. */
+	EXPECT_EQ(0, ibv_resize_cq(cq, 64));
+	EXPECT_EQ(3, log.frees);
+	EXPECT_EQ((void *)cring, log.freed);
+	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(3, log.frees);
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_dealloc_pd(par));
+	free(buf);
+}
+
+/* SV_IOC_MOVE_RING's errnos, through the context's command file. */
+TEST_F(td, move_ring_errors)
+{
+	struct ibv_cq *cq = ibv_create_cq(self->ctx, 8, NULL, NULL, 0);
+	struct sv_move_ring m = { .size = sizeof(m), .type = SV_RING_CQ };
+	char *p = aligned_alloc(4096, 65536);
+	struct ibv_qp *qp;
+
+	ASSERT_NE(NULL, cq);
+	ASSERT_NE(NULL, p);
+	memset(p, 0, 65536);
+	m.handle = cq->handle;
+	m.addr = (uintptr_t)p;
+	m.len = 4096;		/* smaller than the ring's mapping */
+	EXPECT_EQ(-1, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
+	EXPECT_EQ(EINVAL, errno);
+	m.len = 65536;
+	m.addr = (uintptr_t)p + 8;
+	EXPECT_EQ(-1, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
+	EXPECT_EQ(EINVAL, errno);
+	m.addr = 4096;		/* not mapped */
+	EXPECT_EQ(-1, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
+	EXPECT_EQ(EFAULT, errno);
+	m.addr = (uintptr_t)p;
+	m.type = 7;
+	EXPECT_EQ(-1, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
+	EXPECT_EQ(EINVAL, errno);
+	m.type = SV_RING_CQ;
+	/* In use by a QP: EBUSY; a QP not in RESET: EINVAL */
+	qp = pd_qp(self->pd, cq);
+	ASSERT_NE(NULL, qp);
+	EXPECT_EQ(-1, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
+	EXPECT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, qp_init(qp, IBV_ACCESS_LOCAL_WRITE));
+	m.type = SV_WQ_QP;
+	m.handle = qp->handle;
+	EXPECT_EQ(-1, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	/*
+	 * Once: unused again, the CQ's ring moves (this library's mapping
+	 * is stale then: only destroy follows); a second move is EINVAL.
+	 */
+	m.type = SV_RING_CQ;
+	m.handle = cq->handle;
+	EXPECT_EQ(0, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
+	EXPECT_EQ(-1, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	free(p);
 }
 
 TEST_HARNESS_MAIN

@@ -1618,6 +1618,7 @@ enum sv_dp_ioctl_nr {
 	SV_NR_MAP_WQ = 0x58,
 	SV_NR_MAP_DOORBELL = 0x59,
 	SV_NR_DOORBELL = 0x5a,
+	SV_NR_MOVE_RING = 0x5b,
 };
 
 struct sv_wq_ring {
@@ -1897,6 +1898,34 @@ struct sv_ring_doorbell {
 #define SV_RING_DOORBELL_SIZE_VER0	8
 #define SV_IOC_DOORBELL _IOWR(SV_IOC_MAGIC, SV_NR_DOORBELL, \
 			      struct sv_ring_doorbell)
+
+/*
+ * SV_IOC_MOVE_RING: put a new QP's rings (type SV_WQ_QP: in RESET, its
+ * two rings in one buffer or no receive ring) or a new CQ's ring
+ * (SV_RING_CQ: no QP, SRQ or WQ uses it yet, else EBUSY) in the
+ * caller's own memory, a parent domain's allocator's buffer
+ * (ibv_alloc_parent_domain(3)): len bytes at addr, page aligned, at
+ * least the mapping's size (sq_len of SV_IOC_MAP_WQ, mmap_len of
+ * SV_IOC_CREATE_CQ), else EINVAL. The pages are pinned and charged to
+ * RLIMIT_MEMLOCK as a mapped ring's are (ENOMEM beyond it; EFAULT if not
+ * mapped writable), the ring's content moves there, and the mapping's
+ * offset is no longer valid: SV_IOC_MAP_WQ reports offset 0. A ring
+ * moves once (EINVAL after); a resized CQ goes back to module memory.
+ */
+#define SV_RING_CQ		2
+
+struct sv_move_ring {
+	__u32 size;
+	__u32 type;		/* in: SV_WQ_QP or SV_RING_CQ */
+	__u32 handle;		/* in */
+	__u32 reserved;		/* must be zero */
+	__u64 addr;		/* in */
+	__u64 len;		/* in */
+};
+
+#define SV_MOVE_RING_SIZE_VER0	32
+#define SV_IOC_MOVE_RING _IOWR(SV_IOC_MAGIC, SV_NR_MOVE_RING, \
+			       struct sv_move_ring)
 
 /*
  * Flow steering (0x60-0x67): ibv_create_flow / ibv_destroy_flow.

@@ -280,12 +280,6 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 			errno = EINVAL;
 			return NULL;
 		}
-		ret = sv_pd_buffer_check(pd, 4096 + (size_t)attr->cqe *
-					 sizeof(struct sv_cqe), SV_RES_TYPE_CQ);
-		if (ret) {
-			errno = ret;
-			return NULL;
-		}
 	}
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS &&
 	    attr->flags & ~(uint32_t)(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
@@ -326,20 +320,33 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 	if (ret)
 		goto err_free;
 
-	if (!sv_ring_map(context, &cq->map, c.mmap_offset, c.mmap_len)) {
+	/* A parent domain's allocator may give the ring's memory (td.c). */
+	cq->app_ring = sv_pd_buffer_get(cq->parent, c.mmap_len,
+					SV_RES_TYPE_CQ, &ret);
+	if (ret)
+		goto err_destroy;
+	if (cq->app_ring) {
+		ret = sv_ring_move(context, SV_RING_CQ, c.handle, cq->app_ring,
+				   c.mmap_len);
+		if (ret)
+			goto err_app;
+		cq->ring = cq->app_ring;
+	} else if (!sv_ring_map(context, &cq->map, c.mmap_offset,
+				c.mmap_len)) {
 		ret = errno;
 		goto err_destroy;
+	} else {
+		cq->ring = cq->map.addr;
 	}
-	cq->ring = cq->map.addr;
 	cq->cqe_size = cq->ring->cqe_size;
 	if (cq->cqe_size != (c.flags & SV_CQ_FLAG_CQE_128 ? SV_CQE_128_SIZE :
 			     SV_CQE_SIZE)) {
 		sv_ring_unmap(context, &cq->map);
 		ret = EPROTO;
-		goto err_destroy;
+		goto err_app;
 	}
 	cq->cqe_offset = c.cqe_offset;
-	cq->cqes = (char *)cq->map.addr + c.cqe_offset;
+	cq->cqes = (char *)cq->ring + c.cqe_offset;
 	cq->mask = c.cqe - 1;
 	cq->cons = 0;
 	cq->wc_flags = attr->wc_flags;
@@ -363,6 +370,11 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 	sv_pd_use(cq->parent, 1);
 	return cq;
 
+err_app:
+	d.handle = c.handle;
+	sv_cmd(context, SV_IOC_DESTROY_CQ, &d);
+	sv_pd_buffer_put(cq->parent, cq->app_ring, SV_RES_TYPE_CQ);
+	goto err_free;
 err_destroy:
 	d.handle = c.handle;
 	sv_cmd(context, SV_IOC_DESTROY_CQ, &d);
@@ -433,14 +445,26 @@ SV_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	ret = sv_cmd(ibcq->context, SV_IOC_RESIZE_CQ, &r);
 	if (ret)
 		goto out;
-	map = mmap(NULL, r.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   ibcq->context->cmd_fd, r.mmap_offset);
-	if (map == MAP_FAILED) {
-		/* The kernel already writes to the new ring. */
-		ret = errno;
-		goto out;
+	if (cq->app_ring) {
+		/* Module memory again: the allocator's buffer goes back. */
+		map = sv_ring_map(ibcq->context, &cq->map, r.mmap_offset,
+				  r.mmap_len);
+		if (!map) {
+			ret = errno;	/* the kernel writes the new ring */
+			goto out;
+		}
+		sv_pd_buffer_put(cq->parent, cq->app_ring, SV_RES_TYPE_CQ);
+		cq->app_ring = NULL;
+	} else {
+		map = mmap(NULL, r.mmap_len, PROT_READ | PROT_WRITE,
+			   MAP_SHARED, ibcq->context->cmd_fd, r.mmap_offset);
+		if (map == MAP_FAILED) {
+			/* The kernel already writes to the new ring. */
+			ret = errno;
+			goto out;
+		}
+		sv_ring_replace(ibcq->context, &cq->map, map, r.mmap_len);
 	}
-	sv_ring_replace(ibcq->context, &cq->map, map, r.mmap_len);
 	cq->ring = map;
 	cq->cqes = (char *)map + cq->cqe_offset;
 	cq->mask = r.cqe - 1;
@@ -479,6 +503,9 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 	pthread_mutex_unlock(&ibcq->mutex);
 
 	sv_ring_unmap(context, &cq->map);
+	/* Its ring was a parent domain's buffer: back to its allocator. */
+	if (cq->app_ring)
+		sv_pd_buffer_put(cq->parent, cq->app_ring, SV_RES_TYPE_CQ);
 	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&ibcq->mutex);
 	pthread_cond_destroy(&ibcq->cond);

@@ -115,6 +115,28 @@ int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
 	ret = sv_cmd(ctx, SV_IOC_MAP_WQ, &m);
 	if (ret)
 		return ret;
+	/* A parent domain's allocator may give the rings' memory (td.c). */
+	qp->app_ring = sv_pd_buffer_get(qp->qpx.qp_base.pd, m.sq_len,
+					SV_RES_TYPE_QP, &ret);
+	if (ret)
+		return ret;
+	if (qp->app_ring) {
+		ret = sv_ring_move(ctx, SV_WQ_QP, m.handle, qp->app_ring,
+				   m.sq_len);
+		if (ret) {
+			sv_pd_buffer_put(qp->qpx.qp_base.pd, qp->app_ring,
+					 SV_RES_TYPE_QP);
+			qp->app_ring = NULL;
+			return ret;
+		}
+		sv_uwq_place(&qp->sq, qp->app_ring, m.sq_ring,
+			     cap->max_send_sge);
+		if (m.rq_len)
+			sv_uwq_place(&qp->rq, qp->app_ring, m.rq_ring,
+				     cap->max_recv_sge);
+		qp->max_inline = cap->max_inline_data;
+		return 0;
+	}
 	ret = sv_uwq_map(ctx, &qp->sq, m.sq_offset, m.sq_len, m.sq_ring,
 			 cap->max_send_sge);
 	if (ret)

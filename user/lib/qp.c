@@ -178,24 +178,6 @@ static void sv_qp_fill_wr_ops(struct ibv_qp_ex *x)
 
 /* ---- create ---- */
 
-/* About what a QP's two rings take, for a parent domain's allocator. */
-static size_t sv_qp_ring_bytes(const struct ibv_qp_cap *cap)
-{
-	size_t sq = sizeof(struct sv_send_wqe) +
-		    (cap->max_send_sge * sizeof(struct sv_sge) >
-		     cap->max_inline_data ?
-		     cap->max_send_sge * sizeof(struct sv_sge) :
-		     cap->max_inline_data);
-	size_t rq = sizeof(struct sv_recv_wqe) +
-		    cap->max_recv_sge * sizeof(struct sv_sge);
-
-	sq = (sq + 63) & ~(size_t)63;
-	rq = (rq + 63) & ~(size_t)63;
-	return 3 * 64 * 2 + (size_t)cap->max_send_wr * sq +
-	       (size_t)cap->max_recv_wr * rq;
-}
-
-
 #define SV_SEND_OPS_KNOWN						\
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
@@ -379,13 +361,6 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 		}
 	}
 
-	/* A parent domain's allocator is asked for the rings (td.c). */
-	ret = sv_pd_buffer_check(attr->pd, sv_qp_ring_bytes(&attr->cap),
-				 SV_RES_TYPE_QP);
-	if (ret) {
-		errno = ret;
-		return NULL;
-	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
 		errno = ENOMEM;
@@ -715,6 +690,10 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	pthread_cond_destroy(&qp->cond);
 	pthread_mutex_destroy(&qp->mutex);
 	sv_dp_qp_unmap(to_svqp(qp));
+	/* Its rings were a parent domain's buffer: back to its allocator. */
+	if (to_svqp(qp)->app_ring)
+		sv_pd_buffer_put(qp->pd, to_svqp(qp)->app_ring,
+				 SV_RES_TYPE_QP);
 	sv_pd_use(qp->pd, -1);
 	free(to_svqp(qp));
 	return 0;

@@ -175,6 +175,7 @@ struct sv_cq {
 	uint32_t mask;			/* entries - 1 */
 	uint32_t cons;			/* our copy of ring->cons */
 	uint64_t wc_flags;
+	void *app_ring;			/* its parent domain's buffer, or NULL */
 	struct sv_ring_map map;
 	uint32_t cqe_offset;
 	struct sv_cqe cur;		/* ibv_cq_ex: the current CQE */
@@ -216,8 +217,12 @@ struct sv_pd {
 bool sv_pd_single_threaded(struct ibv_pd *pd);
 int sv_parent_domain_free(struct ibv_pd *pd);
 void sv_pd_use(struct ibv_pd *pd, int delta);
-int sv_pd_buffer_check(struct ibv_pd *pd, size_t size, uint64_t type);
-/* The resource types sv_pd_buffer_check() hands a parent's alloc(). */
+void *sv_pd_buffer_get(struct ibv_pd *pd, size_t size, uint64_t type,
+		       int *err);
+void sv_pd_buffer_put(struct ibv_pd *pd, void *buf, uint64_t type);
+int sv_ring_move(struct ibv_context *ctx, uint32_t type, uint32_t handle,
+		 void *buf, size_t len);
+/* The resource types sv_pd_buffer_get() hands a parent's alloc(). */
 #define SV_RES_TYPE_QP	((uint64_t)0x5356 << 32 | 1)
 #define SV_RES_TYPE_CQ	((uint64_t)0x5356 << 32 | 2)
 
@@ -293,6 +298,7 @@ struct sv_qp {
 	int wr_err;			/* what ibv_wr_complete() returns */
 	/* data path (post.c) */
 	struct sv_uwq sq, rq;
+	void *app_ring;			/* its parent domain's buffer, or NULL */
 	uint32_t max_inline;
 	uint32_t max_tso_header;	/* RAW_PACKET: IBV_WR_TSO headers */
 	uint32_t wr_start_prod;		/* ibv_wr_start(): first WR's index */

@@ -11,12 +11,14 @@
  * polls without its lock: the application promised that one thread at a
  * time uses them (scripts/bench, "tdomain", measures what that saves).
  *
- * Allocators: the queue buffers are module memory the library maps
- * (kernel/mmap.c), so alloc() is asked for each QP's and CQ's ring size
- * with the resource types SV_RES_TYPE_QP and _CQ; IBV_ALLOCATOR_USE_DEFAULT
- * keeps the module's memory, NULL fails the create with ENOMEM, and a
- * buffer of the application's own cannot back a ring yet: it is handed
- * back to free() and the create fails with EOPNOTSUPP (README, Missing).
+ * Allocators: a QP's rings (one buffer) and a CQ's ring are asked of
+ * alloc() once the kernel has made the object and said the size, with
+ * the resource types SV_RES_TYPE_QP and _CQ and page alignment.
+ * IBV_ALLOCATOR_USE_DEFAULT keeps the module's memory, mapped from the
+ * device file; NULL fails the create with ENOMEM; a buffer becomes the
+ * ring (SV_IOC_MOVE_RING: the kernel pins it) and goes back to free()
+ * when the object is destroyed, or when a resize moves the CQ's ring
+ * back to module memory.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -127,24 +129,46 @@ bool sv_pd_single_threaded(struct ibv_pd *pd)
 }
 
 /*
- * Ask a parent domain's allocator for a buffer of size bytes: 0 if the
- * module's memory is to be used, ENOMEM or EOPNOTSUPP (see above).
+ * Ask a parent domain's allocator for a ring buffer of size bytes: NULL
+ * (*err 0) if the module's memory is to be used, NULL with *err ENOMEM
+ * if it has none to give, else the buffer.
  */
-int sv_pd_buffer_check(struct ibv_pd *ibpd, size_t size, uint64_t type)
+void *sv_pd_buffer_get(struct ibv_pd *ibpd, size_t size, uint64_t type,
+		       int *err)
 {
-	struct sv_pd *pd = to_svpd(ibpd);
+	struct sv_pd *pd = ibpd ? to_svpd(ibpd) : NULL;
 	void *p;
 
-	if (!pd->alloc)
-		return 0;
+	*err = 0;
+	if (!pd || !pd->protection || !pd->alloc)
+		return NULL;
 	p = pd->alloc(ibpd, pd->pd_context, size, sysconf(_SC_PAGESIZE),
 		      type);
 	if (p == IBV_ALLOCATOR_USE_DEFAULT)
-		return 0;
+		return NULL;
 	if (!p)
-		return ENOMEM;
-	pd->free(ibpd, pd->pd_context, p, type);
-	return EOPNOTSUPP;
+		*err = ENOMEM;
+	return p;
+}
+
+/* Give a buffer sv_pd_buffer_get() returned back to the allocator. */
+void sv_pd_buffer_put(struct ibv_pd *ibpd, void *buf, uint64_t type)
+{
+	struct sv_pd *pd = to_svpd(ibpd);
+
+	if (buf)
+		pd->free(ibpd, pd->pd_context, buf, type);
+}
+
+/* The kernel pins buf and makes it the object's ring (SV_IOC_MOVE_RING). */
+int sv_ring_move(struct ibv_context *ctx, uint32_t type, uint32_t handle,
+		 void *buf, size_t len)
+{
+	struct sv_move_ring m = { .size = sizeof(m), .type = type,
+				  .handle = handle, .addr = (uintptr_t)buf,
+				  .len = len };
+
+	return sv_cmd(ctx, SV_IOC_MOVE_RING, &m);
 }
 
 /* A QP or CQ made in (delta 1) or gone from (-1) pd, if a parent domain. */
