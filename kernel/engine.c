@@ -347,7 +347,8 @@ int sv_wq_resize(struct sv_file *f, struct sv_wq *wq, u32 entries)
 	sv_wq_place(wq, buf, 0, PAGE_SIZE, entries, wq->wqe_size);
 	wq->mmap_offset = offset;
 	sv_wq_unlock(wq);
-	sv_mmap_entry_remove(f, old_offset);
+	if (!old->user)
+		sv_mmap_entry_remove(f, old_offset);
 	sv_mbuf_put(old);
 	return 0;
 }
@@ -403,6 +404,33 @@ int sv_wq_move(struct sv_file *f, struct sv_qp *qp, struct sv_mbuf *nb)
 	sv_mbuf_put(old);
 	if (rq)
 		sv_mbuf_put(old);
+	return 0;
+}
+
+/**
+ * sv_srq_move - a new SRQ's ring into nb (SV_IOC_MOVE_RING)
+ * @f: the SRQ's file, f->lock held
+ * @srq: no QP of this file uses it (EBUSY); an XRC SRQ's TGT QPs of
+ *	other files deliver under its ring's lock, which the move holds
+ * @nb: the user's pinned buffer, as large as the ring's; the caller's
+ *	reference stays the caller's
+ */
+int sv_srq_move(struct sv_file *f, struct sv_srq *srq, struct sv_mbuf *nb)
+{
+	struct sv_mbuf *old = srq->rq.buf;
+	u64 offset = srq->rq.mmap_offset;
+
+	lockdep_assert_held(&f->lock);
+	if (old->user)
+		return -EINVAL;
+	if (atomic_read(&srq->uobj.usecnt))
+		return -EBUSY;
+	sv_wq_lock(&srq->rq);
+	memcpy(nb->vaddr, old->vaddr, old->size);
+	sv_wq_rebase(&srq->rq, nb);
+	sv_wq_unlock(&srq->rq);
+	sv_mmap_entry_remove(f, offset);
+	sv_mbuf_put(old);
 	return 0;
 }
 

@@ -355,21 +355,26 @@ int sv_mmap(struct file *filp, struct vm_area_struct *vma)
  */
 int sv_move_ring(struct sv_file *f, void *arg)
 {
+	static const u8 types[] = { [SV_WQ_QP] = SV_OBJ_QP,
+				    [SV_WQ_SRQ] = SV_OBJ_SRQ,
+				    [SV_RING_CQ] = SV_OBJ_CQ };
 	struct sv_move_ring *m = arg;
 	struct sv_mbuf *nb;
 	struct sv_uobj *u;
 	size_t need;
 	int ret;
 
-	if (m->reserved || (m->type != SV_WQ_QP && m->type != SV_RING_CQ))
+	if (m->reserved || m->type >= ARRAY_SIZE(types))
 		return -EINVAL;
-	u = sv_uobj_get(f, m->handle, m->type == SV_WQ_QP ? SV_OBJ_QP :
-						     SV_OBJ_CQ);
+	u = sv_uobj_get(f, m->handle, types[m->type]);
 	if (IS_ERR(u))
 		return PTR_ERR(u);
-	need = m->type == SV_WQ_QP ?
-	       container_of(u, struct sv_qp, uobj)->sq.buf->size :
-	       container_of(u, struct sv_cq, uobj)->ring_buf->size;
+	if (m->type == SV_WQ_QP)
+		need = container_of(u, struct sv_qp, uobj)->sq.buf->size;
+	else if (m->type == SV_WQ_SRQ)
+		need = container_of(u, struct sv_srq, uobj)->rq.buf->size;
+	else
+		need = container_of(u, struct sv_cq, uobj)->ring_buf->size;
 	if (m->len < need) {
 		ret = -EINVAL;
 		goto out;
@@ -381,6 +386,8 @@ int sv_move_ring(struct sv_file *f, void *arg)
 	}
 	if (m->type == SV_WQ_QP)
 		ret = sv_wq_move(f, container_of(u, struct sv_qp, uobj), nb);
+	else if (m->type == SV_WQ_SRQ)
+		ret = sv_srq_move(f, container_of(u, struct sv_srq, uobj), nb);
 	else
 		ret = sv_cq_move(f, container_of(u, struct sv_cq, uobj), nb);
 	sv_mbuf_put(nb);

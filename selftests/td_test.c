@@ -27,6 +27,7 @@
 /* user/lib/sv_verbs.h's resource types for the allocator */
 #define SV_RES_TYPE_QP	((uint64_t)0x5356 << 32 | 1)
 #define SV_RES_TYPE_CQ	((uint64_t)0x5356 << 32 | 2)
+#define SV_RES_TYPE_SRQ	((uint64_t)0x5356 << 32 | 3)
 
 FIXTURE(td) {
 	struct ibv_device **list;
@@ -337,6 +338,93 @@ TEST_F(td, rings_in_application_memory)
 	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
 	EXPECT_EQ(3, log.frees);
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_dealloc_pd(par));
+	free(buf);
+}
+
+/*
+ * An SRQ's ring in the allocator's buffer: receives posted there land
+ * data, the ring's index is seen there, a resize gives the buffer back
+ * and the SRQ goes on in module memory; a QP on it keeps it from moving.
+ */
+TEST_F(td, srq_ring_in_application_memory)
+{
+	struct alloc_log log = { .answer = IBV_ALLOCATOR_USE_DEFAULT };
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = self->pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = t_alloc, .free = t_free, .pd_context = &log,
+	};
+	struct ibv_pd *par = ibv_alloc_parent_domain(self->ctx, &pa);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16,
+						  .max_sge = 1 } };
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_send_sge = 1 },
+	};
+	struct ibv_srq_attr ra = { .max_wr = 64 };
+	char *buf = aligned_alloc(4096, 8192);
+	struct sv_wq_ring *ring;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_NE(NULL, par);
+	ASSERT_NE(NULL, buf);
+	cq = pd_cq(self->ctx, par);
+	ASSERT_NE(NULL, cq);
+	log.answer = (void *)1;
+	srq = ibv_create_srq(par, &sa);
+	ASSERT_NE(NULL, srq) TH_LOG("%s", strerror(errno));
+	ring = log.given;
+	EXPECT_EQ(SV_RES_TYPE_SRQ, log.types[1]);
+	log.answer = IBV_ALLOCATOR_USE_DEFAULT;
+	ia.send_cq = ia.recv_cq = cq;
+	a = ibv_create_qp(par, &ia);
+	ia.srq = srq;
+	b = ibv_create_qp(par, &ia);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	mr = ibv_reg_mr(par, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(0, qp_init(a, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_init(b, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(0, qp_rtr_rts(a, b->qp_num, &self->gid, 7, 1, 0));
+	ASSERT_EQ(0, qp_rtr_rts(b, a->qp_num, &self->gid, 7, 1, 0));
+	for (i = 0; i < 20; i++) {
+		struct ibv_sge sg = { (uintptr_t)buf + 4096, 256, mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 100 + i, .sg_list = &sg,
+					  .num_sge = 1 }, *bad;
+
+		if (i == 10) {
+			/* Module memory again, the buffer back to free() */
+			EXPECT_EQ(0, __atomic_load_n(&ring->prod,
+						     __ATOMIC_ACQUIRE) - 10);
+			ASSERT_EQ(0, ibv_modify_srq(srq, &ra, IBV_SRQ_MAX_WR));
+			EXPECT_EQ(1, log.frees);
+			EXPECT_EQ((void *)ring, log.freed);
+		}
+		sv_fill(buf, 256, i);
+		memset(buf + 4096, 0, 256);
+		ASSERT_EQ(0, ibv_post_srq_recv(srq, &wr, &bad));
+		ASSERT_EQ(0, post_send(a, IBV_WR_SEND, mr->lkey, buf, 256, i,
+				       IBV_SEND_SIGNALED, 0, 0));
+		ASSERT_EQ(1, poll1(cq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		ASSERT_EQ(1, poll1(cq, &wc));
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(0, memcmp(buf, buf + 4096, 256));
+	}
+	EXPECT_EQ(0, ibv_destroy_qp(a));
+	EXPECT_EQ(0, ibv_destroy_qp(b));
+	EXPECT_EQ(0, ibv_destroy_srq(srq));
+	EXPECT_EQ(1, log.frees);
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
 	EXPECT_EQ(0, ibv_dealloc_pd(par));
 	free(buf);

@@ -1901,7 +1901,8 @@ struct sv_ring_doorbell {
 
 /*
  * SV_IOC_MOVE_RING: put a new QP's rings (type SV_WQ_QP: in RESET, its
- * two rings in one buffer or no receive ring) or a new CQ's ring
+ * two rings in one buffer or no receive ring), a new SRQ's ring
+ * (SV_WQ_SRQ: no QP uses it yet, else EBUSY) or a new CQ's ring
  * (SV_RING_CQ: no QP, SRQ or WQ uses it yet, else EBUSY) in the
  * caller's own memory, a parent domain's allocator's buffer
  * (ibv_alloc_parent_domain(3)): len bytes at addr, page aligned, at
@@ -1910,13 +1911,14 @@ struct sv_ring_doorbell {
  * RLIMIT_MEMLOCK as a mapped ring's are (ENOMEM beyond it; EFAULT if not
  * mapped writable), the ring's content moves there, and the mapping's
  * offset is no longer valid: SV_IOC_MAP_WQ reports offset 0. A ring
- * moves once (EINVAL after); a resized CQ goes back to module memory.
+ * moves once (EINVAL after); a resized CQ or SRQ goes back to module
+ * memory.
  */
 #define SV_RING_CQ		2
 
 struct sv_move_ring {
 	__u32 size;
-	__u32 type;		/* in: SV_WQ_QP or SV_RING_CQ */
+	__u32 type;		/* in: SV_WQ_QP, SV_WQ_SRQ or SV_RING_CQ */
 	__u32 handle;		/* in */
 	__u32 reserved;		/* must be zero */
 	__u64 addr;		/* in */

@@ -178,7 +178,22 @@ int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge)
 	ret = sv_cmd(ctx, SV_IOC_MAP_WQ, &m);
 	if (ret)
 		return ret;
-	return sv_uwq_map(ctx, &srq->rq, m.rq_offset, m.rq_len, 0, max_sge);
+	/* A parent domain's allocator may give the ring's memory (td.c). */
+	srq->app_ring = sv_pd_buffer_get(srq->srq.pd, m.rq_len,
+					 SV_RES_TYPE_SRQ, &ret);
+	if (ret)
+		return ret;
+	if (!srq->app_ring)
+		return sv_uwq_map(ctx, &srq->rq, m.rq_offset, m.rq_len, 0,
+				  max_sge);
+	ret = sv_ring_move(ctx, SV_WQ_SRQ, m.handle, srq->app_ring, m.rq_len);
+	if (ret) {
+		sv_pd_buffer_put(srq->srq.pd, srq->app_ring, SV_RES_TYPE_SRQ);
+		srq->app_ring = NULL;
+		return ret;
+	}
+	sv_uwq_place(&srq->rq, srq->app_ring, 0, max_sge);
+	return 0;
 }
 
 /*
@@ -188,9 +203,20 @@ int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge)
 int sv_dp_srq_remap(struct sv_srq *srq, uint64_t off, size_t len)
 {
 	struct ibv_context *ctx = srq->srq.context;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       ctx->cmd_fd, off);
+	void *p;
 
+	if (srq->app_ring) {
+		/* Module memory again: the allocator's buffer goes back. */
+		p = sv_ring_map(ctx, &srq->rq.map, off, len);
+		if (!p)
+			return errno;
+		sv_pd_buffer_put(srq->srq.pd, srq->app_ring, SV_RES_TYPE_SRQ);
+		srq->app_ring = NULL;
+		sv_uwq_point(&srq->rq, p, 0);
+		return 0;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->cmd_fd,
+		 off);
 	if (p == MAP_FAILED)
 		return errno;
 	sv_ring_replace(ctx, &srq->rq.map, p, len);

@@ -246,6 +246,7 @@ SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 {
 	SV_SYSTEM_FORWARD(srq->context, ibv_destroy_srq, srq);
 	struct sv_destroy_srq d = { .size = sizeof(d), .handle = srq->handle };
+	struct sv_srq *s = container_of(srq, struct sv_srq, srq);
 	int ret;
 
 	ret = sv_cmd(srq->context, SV_IOC_DESTROY_SRQ, &d);
@@ -258,8 +259,11 @@ SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 	pthread_mutex_unlock(&srq->mutex);
 	pthread_cond_destroy(&srq->cond);
 	pthread_mutex_destroy(&srq->mutex);
-	sv_dp_srq_unmap(container_of(srq, struct sv_srq, srq));
-	free(container_of(srq, struct sv_srq, srq));
+	sv_dp_srq_unmap(s);
+	/* Its ring was a parent domain's buffer: back to its allocator. */
+	if (s->app_ring)
+		sv_pd_buffer_put(srq->pd, s->app_ring, SV_RES_TYPE_SRQ);
+	free(s);
 	return 0;
 }
 

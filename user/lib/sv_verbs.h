@@ -225,6 +225,7 @@ int sv_ring_move(struct ibv_context *ctx, uint32_t type, uint32_t handle,
 /* The resource types sv_pd_buffer_get() hands a parent's alloc(). */
 #define SV_RES_TYPE_QP	((uint64_t)0x5356 << 32 | 1)
 #define SV_RES_TYPE_CQ	((uint64_t)0x5356 << 32 | 2)
+#define SV_RES_TYPE_SRQ	((uint64_t)0x5356 << 32 | 3)
 
 struct sv_mr {
 	struct ibv_mr ibmr;
@@ -377,6 +378,7 @@ struct sv_srq {
 	uint32_t srqn;			/* ibv_get_srq_num() */
 	uint32_t tm_max_ops;		/* a TM SRQ's; 0 for others */
 	struct sv_uwq rq;		/* data path (post.c) */
+	void *app_ring;			/* its parent domain's buffer, or NULL */
 };
 
 struct sv_ah {

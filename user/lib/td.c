@@ -11,14 +11,15 @@
  * polls without its lock: the application promised that one thread at a
  * time uses them (scripts/bench, "tdomain", measures what that saves).
  *
- * Allocators: a QP's rings (one buffer) and a CQ's ring are asked of
- * alloc() once the kernel has made the object and said the size, with
- * the resource types SV_RES_TYPE_QP and _CQ and page alignment.
+ * Allocators: a QP's rings (one buffer), an SRQ's ring and a CQ's ring
+ * are asked of alloc() once the kernel has made the object and said the
+ * size, with the resource types SV_RES_TYPE_QP, _SRQ and _CQ and page
+ * alignment.
  * IBV_ALLOCATOR_USE_DEFAULT keeps the module's memory, mapped from the
  * device file; NULL fails the create with ENOMEM; a buffer becomes the
  * ring (SV_IOC_MOVE_RING: the kernel pins it) and goes back to free()
- * when the object is destroyed, or when a resize moves the CQ's ring
- * back to module memory.
+ * when the object is destroyed, or when a resize moves the CQ's or
+ * SRQ's ring back to module memory.
  */
 #include <stdlib.h>
 #include <unistd.h>
