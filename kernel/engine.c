@@ -417,18 +417,30 @@ int sv_wq_move(struct sv_file *f, struct sv_qp *qp, struct sv_mbuf *nb)
  */
 int sv_srq_move(struct sv_file *f, struct sv_srq *srq, struct sv_mbuf *nb)
 {
-	struct sv_mbuf *old = srq->rq.buf;
-	u64 offset = srq->rq.mmap_offset;
-
 	lockdep_assert_held(&f->lock);
-	if (old->user)
-		return -EINVAL;
 	if (atomic_read(&srq->uobj.usecnt))
 		return -EBUSY;
-	sv_wq_lock(&srq->rq);
+	return sv_wq_move_one(f, &srq->rq, nb);
+}
+
+/**
+ * sv_wq_move_one - a ring alone in its buffer into nb, under its lock
+ * @f: its file, f->lock held
+ * @wq: the ring: whoever else uses it holds its lock meanwhile
+ * @nb: the user's pinned buffer, as large as wq's; the caller's
+ *	reference stays the caller's
+ */
+int sv_wq_move_one(struct sv_file *f, struct sv_wq *wq, struct sv_mbuf *nb)
+{
+	struct sv_mbuf *old = wq->buf;
+	u64 offset = wq->mmap_offset;
+
+	if (old->user || wq->map_shared)
+		return -EINVAL;
+	sv_wq_lock(wq);
 	memcpy(nb->vaddr, old->vaddr, old->size);
-	sv_wq_rebase(&srq->rq, nb);
-	sv_wq_unlock(&srq->rq);
+	sv_wq_rebase(wq, nb);
+	sv_wq_unlock(wq);
 	sv_mmap_entry_remove(f, offset);
 	sv_mbuf_put(old);
 	return 0;

@@ -357,7 +357,8 @@ int sv_move_ring(struct sv_file *f, void *arg)
 {
 	static const u8 types[] = { [SV_WQ_QP] = SV_OBJ_QP,
 				    [SV_WQ_SRQ] = SV_OBJ_SRQ,
-				    [SV_RING_CQ] = SV_OBJ_CQ };
+				    [SV_RING_CQ] = SV_OBJ_CQ,
+				    [SV_RING_WQ] = SV_OBJ_WQ };
 	struct sv_move_ring *m = arg;
 	struct sv_mbuf *nb;
 	struct sv_uobj *u;
@@ -373,8 +374,10 @@ int sv_move_ring(struct sv_file *f, void *arg)
 		need = container_of(u, struct sv_qp, uobj)->sq.buf->size;
 	else if (m->type == SV_WQ_SRQ)
 		need = container_of(u, struct sv_srq, uobj)->rq.buf->size;
-	else
+	else if (m->type == SV_RING_CQ)
 		need = container_of(u, struct sv_cq, uobj)->ring_buf->size;
+	else
+		need = sv_rwq_ring_size(u);
 	if (m->len < need) {
 		ret = -EINVAL;
 		goto out;
@@ -388,8 +391,10 @@ int sv_move_ring(struct sv_file *f, void *arg)
 		ret = sv_wq_move(f, container_of(u, struct sv_qp, uobj), nb);
 	else if (m->type == SV_WQ_SRQ)
 		ret = sv_srq_move(f, container_of(u, struct sv_srq, uobj), nb);
-	else
+	else if (m->type == SV_RING_CQ)
 		ret = sv_cq_move(f, container_of(u, struct sv_cq, uobj), nb);
+	else
+		ret = sv_rwq_move(f, u, nb);
 	sv_mbuf_put(nb);
 out:
 	sv_uobj_put(u);

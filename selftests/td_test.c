@@ -28,6 +28,7 @@
 #define SV_RES_TYPE_QP	((uint64_t)0x5356 << 32 | 1)
 #define SV_RES_TYPE_CQ	((uint64_t)0x5356 << 32 | 2)
 #define SV_RES_TYPE_SRQ	((uint64_t)0x5356 << 32 | 3)
+#define SV_RES_TYPE_RWQ	((uint64_t)0x5356 << 32 | 4)
 
 FIXTURE(td) {
 	struct ibv_device **list;
@@ -428,6 +429,43 @@ TEST_F(td, srq_ring_in_application_memory)
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
 	EXPECT_EQ(0, ibv_dealloc_pd(par));
 	free(buf);
+}
+
+/* A WQ's ring (ibv_create_wq(3)) in the allocator's buffer too. */
+TEST_F(td, wq_ring_in_application_memory)
+{
+	struct alloc_log log = { .answer = (void *)1 };
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = self->pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = t_alloc, .free = t_free, .pd_context = &log,
+	};
+	struct ibv_pd *par = ibv_alloc_parent_domain(self->ctx, &pa);
+	struct ibv_cq *cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = 8,
+				       .max_sge = 1, .pd = par, .cq = cq };
+	struct ibv_sge sg = { 0, 64, 0 };
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	struct sv_wq_ring *ring;
+	struct ibv_wq *wq;
+
+	ASSERT_NE(NULL, par);
+	ASSERT_NE(NULL, cq);
+	wq = ibv_create_wq(self->ctx, &wa);
+	ASSERT_NE(NULL, wq) TH_LOG("%s", strerror(errno));
+	ring = log.given;
+	EXPECT_EQ(1, log.calls);
+	EXPECT_EQ(SV_RES_TYPE_RWQ, log.types[0]);
+	EXPECT_LE(8, ring->entries);	/* the kernel's header, here */
+	ASSERT_EQ(0, ibv_post_wq_recv(wq, &wr, &bad));
+	EXPECT_EQ(1, __atomic_load_n(&ring->prod, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(0, ibv_destroy_wq(wq));
+	EXPECT_EQ(1, log.frees);
+	EXPECT_EQ((void *)ring, log.freed);
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(par));
 }
 
 /* SV_IOC_MOVE_RING's errnos, through the context's command file. */

@@ -1902,7 +1902,8 @@ struct sv_ring_doorbell {
 /*
  * SV_IOC_MOVE_RING: put a new QP's rings (type SV_WQ_QP: in RESET, its
  * two rings in one buffer or no receive ring), a new SRQ's ring
- * (SV_WQ_SRQ: no QP uses it yet, else EBUSY) or a new CQ's ring
+ * (SV_WQ_SRQ: no QP uses it yet, else EBUSY), a WQ's ring (SV_RING_WQ,
+ * ibv_create_wq(3): in RESET, else EINVAL) or a new CQ's ring
  * (SV_RING_CQ: no QP, SRQ or WQ uses it yet, else EBUSY) in the
  * caller's own memory, a parent domain's allocator's buffer
  * (ibv_alloc_parent_domain(3)): len bytes at addr, page aligned, at
@@ -1915,10 +1916,11 @@ struct sv_ring_doorbell {
  * memory.
  */
 #define SV_RING_CQ		2
+#define SV_RING_WQ		3
 
 struct sv_move_ring {
 	__u32 size;
-	__u32 type;		/* in: SV_WQ_QP, SV_WQ_SRQ or SV_RING_CQ */
+	__u32 type;		/* in: SV_WQ_QP, _SRQ, SV_RING_CQ or _WQ */
 	__u32 handle;		/* in */
 	__u32 reserved;		/* must be zero */
 	__u64 addr;		/* in */

@@ -66,6 +66,30 @@ static void sv_rwq_free(struct sv_uobj *u)
 	kfree(wq);
 }
 
+/* SV_IOC_MOVE_RING of a WQ (u): its ring's size */
+size_t sv_rwq_ring_size(struct sv_uobj *u)
+{
+	return to_sv_rwq(u)->shadow.rq.buf->size;
+}
+
+/*
+ * SV_IOC_MOVE_RING of a WQ in RESET: no RSS QP delivers into it (a WQ
+ * takes frames in RDY only; a modify needs f->lock, which is held).
+ */
+int sv_rwq_move(struct sv_file *f, struct sv_uobj *u, struct sv_mbuf *nb)
+{
+	struct sv_rwq *wq = to_sv_rwq(u);
+	u32 state;
+
+	lockdep_assert_held(&f->lock);
+	sv_wq_lock(&wq->shadow.rq);
+	state = wq->state;
+	sv_wq_unlock(&wq->shadow.rq);
+	if (state != SV_WQS_RESET)
+		return -EINVAL;
+	return sv_wq_move_one(f, &wq->shadow.rq, nb);
+}
+
 static const struct sv_uobj_ops sv_rwq_ops = {
 	.destroy = sv_rwq_destroy,
 	.free = sv_rwq_free,

@@ -92,6 +92,34 @@ int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
 	return 0;
 }
 
+/*
+ * The ring of an SRQ or WQ, alone in its mapping: the buffer @pd's
+ * allocator gives (a parent domain's, td.c), which the kernel then uses
+ * (SV_IOC_MOVE_RING of @move_type), else the mapping at @off. *app gets
+ * the buffer, or NULL. 0 or an errno value.
+ */
+int sv_uwq_attach(struct ibv_context *ctx, struct sv_uwq *wq,
+		  struct ibv_pd *pd, uint64_t res_type, uint32_t move_type,
+		  uint32_t handle, uint64_t off, size_t len, uint32_t max_sge,
+		  void **app)
+{
+	int ret;
+
+	*app = sv_pd_buffer_get(pd, len, res_type, &ret);
+	if (ret)
+		return ret;
+	if (!*app)
+		return sv_uwq_map(ctx, wq, off, len, 0, max_sge);
+	ret = sv_ring_move(ctx, move_type, handle, *app, len);
+	if (ret) {
+		sv_pd_buffer_put(pd, *app, res_type);
+		*app = NULL;
+		return ret;
+	}
+	sv_uwq_place(wq, *app, 0, max_sge);
+	return 0;
+}
+
 /* Unmap wq's ring; one in another ring's mapping (map.addr NULL) too. */
 void sv_uwq_unmap(struct ibv_context *ctx, struct sv_uwq *wq)
 {
@@ -178,22 +206,9 @@ int sv_dp_srq_map(struct sv_srq *srq, uint32_t max_sge)
 	ret = sv_cmd(ctx, SV_IOC_MAP_WQ, &m);
 	if (ret)
 		return ret;
-	/* A parent domain's allocator may give the ring's memory (td.c). */
-	srq->app_ring = sv_pd_buffer_get(srq->srq.pd, m.rq_len,
-					 SV_RES_TYPE_SRQ, &ret);
-	if (ret)
-		return ret;
-	if (!srq->app_ring)
-		return sv_uwq_map(ctx, &srq->rq, m.rq_offset, m.rq_len, 0,
-				  max_sge);
-	ret = sv_ring_move(ctx, SV_WQ_SRQ, m.handle, srq->app_ring, m.rq_len);
-	if (ret) {
-		sv_pd_buffer_put(srq->srq.pd, srq->app_ring, SV_RES_TYPE_SRQ);
-		srq->app_ring = NULL;
-		return ret;
-	}
-	sv_uwq_place(&srq->rq, srq->app_ring, 0, max_sge);
-	return 0;
+	return sv_uwq_attach(ctx, &srq->rq, srq->srq.pd, SV_RES_TYPE_SRQ,
+			     SV_WQ_SRQ, m.handle, m.rq_offset, m.rq_len,
+			     max_sge, &srq->app_ring);
 }
 
 /*

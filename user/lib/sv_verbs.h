@@ -226,6 +226,7 @@ int sv_ring_move(struct ibv_context *ctx, uint32_t type, uint32_t handle,
 #define SV_RES_TYPE_QP	((uint64_t)0x5356 << 32 | 1)
 #define SV_RES_TYPE_CQ	((uint64_t)0x5356 << 32 | 2)
 #define SV_RES_TYPE_SRQ	((uint64_t)0x5356 << 32 | 3)
+#define SV_RES_TYPE_RWQ	((uint64_t)0x5356 << 32 | 4)
 
 struct sv_mr {
 	struct ibv_mr ibmr;
@@ -328,6 +329,10 @@ void sv_ring_unmap(struct ibv_context *ctx, struct sv_ring_map *m);
 /* post.c: a receive or send ring's mapping (QPs, SRQs, WQs) */
 int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
 	       size_t len, uint32_t ring, uint32_t max_sge);
+int sv_uwq_attach(struct ibv_context *ctx, struct sv_uwq *wq,
+		  struct ibv_pd *pd, uint64_t res_type, uint32_t move_type,
+		  uint32_t handle, uint64_t off, size_t len, uint32_t max_sge,
+		  void **app);
 void sv_uwq_unmap(struct ibv_context *ctx, struct sv_uwq *wq);
 
 /* post.c: map/unmap a QP's or SRQ's rings (qp.c, srq.c call these) */

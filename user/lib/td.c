@@ -11,10 +11,10 @@
  * polls without its lock: the application promised that one thread at a
  * time uses them (scripts/bench, "tdomain", measures what that saves).
  *
- * Allocators: a QP's rings (one buffer), an SRQ's ring and a CQ's ring
- * are asked of alloc() once the kernel has made the object and said the
- * size, with the resource types SV_RES_TYPE_QP, _SRQ and _CQ and page
- * alignment.
+ * Allocators: a QP's rings (one buffer), an SRQ's, a WQ's and a CQ's
+ * ring are asked of alloc() once the kernel has made the object and said
+ * the size, with the resource types SV_RES_TYPE_QP, _SRQ, _RWQ and _CQ
+ * and page alignment.
  * IBV_ALLOCATOR_USE_DEFAULT keeps the module's memory, mapped from the
  * device file; NULL fails the create with ENOMEM; a buffer becomes the
  * ring (SV_IOC_MOVE_RING: the kernel pins it) and goes back to free()

@@ -20,6 +20,7 @@
 struct sv_wq {
 	struct ibv_wq wq;		/* first: handed out */
 	struct sv_uwq rq;
+	void *app_ring;			/* its parent domain's buffer, or NULL */
 };
 
 static struct sv_wq *to_svwq(struct ibv_wq *wq)
@@ -110,7 +111,10 @@ static struct ibv_wq *sv_create_wq(struct ibv_context *ctx,
 		errno = ret;
 		return NULL;
 	}
-	ret = sv_uwq_map(ctx, &wq->rq, c.ring_offset, c.ring_len, 0, c.max_sge);
+	/* A parent domain's allocator may give the ring's memory (td.c). */
+	ret = sv_uwq_attach(ctx, &wq->rq, attr->pd, SV_RES_TYPE_RWQ,
+			    SV_RING_WQ, c.handle, c.ring_offset, c.ring_len,
+			    c.max_sge, &wq->app_ring);
 	if (ret) {
 		d.handle = c.handle;
 		sv_cmd(ctx, SV_IOC_DESTROY_WQ, &d);
@@ -165,6 +169,9 @@ static int sv_destroy_wq(struct ibv_wq *ibwq)
 	if (ret)
 		return ret;
 	sv_uwq_unmap(ibwq->context, &wq->rq);
+	/* Its ring was a parent domain's buffer: back to its allocator. */
+	if (wq->app_ring)
+		sv_pd_buffer_put(ibwq->pd, wq->app_ring, SV_RES_TYPE_RWQ);
 	pthread_cond_destroy(&ibwq->cond);
 	pthread_mutex_destroy(&ibwq->mutex);
 	free(wq);
