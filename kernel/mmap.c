@@ -52,7 +52,62 @@ static void sv_mbuf_free_pages(struct sv_mbuf *b, unsigned long n)
 {
 	while (n)
 		__free_page(b->pages[--n]);
+}
+
+/*
+ * The start of sv_mbuf_alloc() and sv_mbuf_pin(): a buffer of size bytes
+ * (page aligned, not 0) with room for its page list, the pages charged to
+ * current's RLIMIT_MEMLOCK. -EFAULT without an mm, -ENOMEM.
+ */
+static struct sv_mbuf *sv_mbuf_new(size_t size)
+{
+	struct mm_struct *mm = current->mm;
+	struct sv_mbuf *b;
+	int ret;
+
+	if (!mm)
+		return ERR_PTR(-EFAULT);
+	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	if (!b)
+		return ERR_PTR(-ENOMEM);
+	b->size = size;
+	b->npages = size >> PAGE_SHIFT;
+	ret = sv_pinned_charge(mm, b->npages);
+	if (ret)
+		goto err_free;
+	b->pages = kvcalloc(b->npages, sizeof(*b->pages),
+			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (b->pages)
+		return b;
+	ret = -ENOMEM;
+	sv_pinned_uncharge(mm, b->npages);
+err_free:
+	kfree(b);
+	return ERR_PTR(ret);
+}
+
+/* Undo sv_mbuf_new(), whose pages were given back. */
+static void sv_mbuf_undo(struct sv_mbuf *b)
+{
+	sv_pinned_uncharge(current->mm, b->npages);
 	kvfree(b->pages);
+	kfree(b);
+}
+
+/* Its pages all there: map them for the kernel, hold the mm. */
+static int sv_mbuf_ready(struct sv_mbuf *b)
+{
+	/* One page needs no kernel mapping of its own (no vmap area). */
+	if (b->npages == 1 && !PageHighMem(b->pages[0]))
+		b->vaddr = page_address(b->pages[0]);
+	else
+		b->vaddr = vmap(b->pages, b->npages, VM_MAP, PAGE_KERNEL);
+	if (!b->vaddr)
+		return -ENOMEM;
+	mmgrab(current->mm);
+	b->mm = current->mm;
+	kref_init(&b->ref);
+	return 0;
 }
 
 /**
@@ -65,29 +120,15 @@ static void sv_mbuf_free_pages(struct sv_mbuf *b, unsigned long n)
  */
 struct sv_mbuf *sv_mbuf_alloc(size_t size)
 {
-	struct mm_struct *mm = current->mm;
 	struct sv_mbuf *b;
 	unsigned long i;
 	int ret;
 
 	if (!size)
 		return ERR_PTR(-EINVAL);
-	if (!mm)
-		return ERR_PTR(-EFAULT);
-	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
-	if (!b)
-		return ERR_PTR(-ENOMEM);
-	b->size = PAGE_ALIGN(size);
-	b->npages = b->size >> PAGE_SHIFT;
-	ret = sv_pinned_charge(mm, b->npages);
-	if (ret)
-		goto err_free;
-	b->pages = kvcalloc(b->npages, sizeof(*b->pages),
-			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!b->pages) {
-		ret = -ENOMEM;
-		goto err_uncharge;
-	}
+	b = sv_mbuf_new(PAGE_ALIGN(size));
+	if (IS_ERR(b))
+		return b;
 	for (i = 0; i < b->npages; i++) {
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
@@ -100,37 +141,22 @@ struct sv_mbuf *sv_mbuf_alloc(size_t size)
 		}
 		cond_resched();
 	}
-	/* One page needs no kernel mapping of its own (no vmap area). */
-	if (b->npages == 1 && !PageHighMem(b->pages[0]))
-		b->vaddr = page_address(b->pages[0]);
-	else
-		b->vaddr = vmap(b->pages, b->npages, VM_MAP, PAGE_KERNEL);
-	if (!b->vaddr) {
-		ret = -ENOMEM;
-		goto err_pages;
-	}
-	mmgrab(mm);
-	b->mm = mm;
-	kref_init(&b->ref);
-	return b;
-
+	ret = sv_mbuf_ready(b);
+	if (!ret)
+		return b;
 err_pages:
 	sv_mbuf_free_pages(b, i);
-err_uncharge:
-	sv_pinned_uncharge(mm, b->npages);
-err_free:
-	kfree(b);
+	sv_mbuf_undo(b);
 	return ERR_PTR(ret);
 }
 
 /* Give back the pages of a buffer: the module's, or the user's pinned. */
 static void sv_mbuf_drop_pages(struct sv_mbuf *b)
 {
-	if (!b->user) {
+	if (b->user)
+		unpin_user_pages_dirty_lock(b->pages, b->npages, true);
+	else
 		sv_mbuf_free_pages(b, b->npages);
-		return;
-	}
-	unpin_user_pages_dirty_lock(b->pages, b->npages, true);
 	kvfree(b->pages);
 }
 
@@ -147,7 +173,6 @@ static void sv_mbuf_drop_pages(struct sv_mbuf *b)
  */
 struct sv_mbuf *sv_mbuf_pin(u64 addr, size_t size)
 {
-	struct mm_struct *mm = current->mm;
 	unsigned long done = 0;
 	struct sv_mbuf *b;
 	long n;
@@ -156,23 +181,10 @@ struct sv_mbuf *sv_mbuf_pin(u64 addr, size_t size)
 	if (!size || !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size) ||
 	    addr + size < addr)
 		return ERR_PTR(-EINVAL);
-	if (!mm)
-		return ERR_PTR(-EFAULT);
-	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
-	if (!b)
-		return ERR_PTR(-ENOMEM);
-	b->size = size;
-	b->npages = size >> PAGE_SHIFT;
+	b = sv_mbuf_new(size);
+	if (IS_ERR(b))
+		return b;
 	b->user = true;
-	ret = sv_pinned_charge(mm, b->npages);
-	if (ret)
-		goto err_free;
-	b->pages = kvcalloc(b->npages, sizeof(*b->pages),
-			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!b->pages) {
-		ret = -ENOMEM;
-		goto err_uncharge;
-	}
 	while (done < b->npages) {
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
@@ -188,24 +200,14 @@ struct sv_mbuf *sv_mbuf_pin(u64 addr, size_t size)
 		}
 		done += n;
 	}
-	b->vaddr = vmap(b->pages, b->npages, VM_MAP, PAGE_KERNEL);
-	if (!b->vaddr) {
-		ret = -ENOMEM;
-		goto err_unpin;
+	ret = sv_mbuf_ready(b);
+	if (!ret) {
+		memset(b->vaddr, 0, size);
+		return b;
 	}
-	memset(b->vaddr, 0, size);
-	mmgrab(mm);
-	b->mm = mm;
-	kref_init(&b->ref);
-	return b;
-
 err_unpin:
 	unpin_user_pages(b->pages, done);
-	kvfree(b->pages);
-err_uncharge:
-	sv_pinned_uncharge(mm, b->npages);
-err_free:
-	kfree(b);
+	sv_mbuf_undo(b);
 	return ERR_PTR(ret);
 }
 

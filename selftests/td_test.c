@@ -122,6 +122,60 @@ static struct ibv_qp *pd_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 	return ibv_create_qp(pd, &ia);
 }
 
+/* A parent domain of pd whose allocator (t_alloc, t_free) logs to log. */
+static struct ibv_pd *alloc_parent(struct ibv_context *ctx, struct ibv_pd *pd,
+				   struct alloc_log *log)
+{
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = t_alloc, .free = t_free, .pd_context = log,
+	};
+
+	return ibv_alloc_parent_domain(ctx, &pa);
+}
+
+/* a and b connected to each other: RC, local writes only; 0 or errno. */
+static int connect_pair(struct ibv_qp *a, struct ibv_qp *b,
+			const union ibv_gid *gid)
+{
+	return qp_init(a, IBV_ACCESS_LOCAL_WRITE) ?:
+	       qp_init(b, IBV_ACCESS_LOCAL_WRITE) ?:
+	       qp_rtr_rts(a, b->qp_num, gid, 7, 1, 0) ?:
+	       qp_rtr_rts(b, a->qp_num, gid, 7, 1, 0);
+}
+
+/*
+ * Messages first..last-1 of 256 bytes from a to b, each into a receive
+ * posted on b (or on srq), both completions on cq successful and the
+ * data in place: 0, or the number of the message that failed plus one.
+ */
+static int exchange(struct ibv_qp *a, struct ibv_qp *b, struct ibv_srq *srq,
+		    struct ibv_cq *cq, struct ibv_mr *mr, int first, int last)
+{
+	char *buf = mr->addr;
+	struct ibv_sge sg = { (uintptr_t)buf + 4096, 256, mr->lkey };
+	struct ibv_recv_wr wr = { .sg_list = &sg, .num_sge = 1 }, *bad;
+	struct ibv_wc wc;
+	int i;
+
+	for (i = first; i < last; i++) {
+		sv_fill(buf, 256, i);
+		memset(buf + 4096, 0, 256);
+		wr.wr_id = 100 + i;
+		if ((srq ? ibv_post_srq_recv(srq, &wr, &bad) :
+			   ibv_post_recv(b, &wr, &bad)) ||
+		    post_send(a, IBV_WR_SEND, mr->lkey, buf, 256, i,
+			      IBV_SEND_SIGNALED, 0, 0) ||
+		    poll1(cq, &wc) != 1 || wc.status ||
+		    poll1(cq, &wc) != 1 || wc.status ||
+		    memcmp(buf, buf + 4096, 256))
+			return i + 1;
+	}
+	return 0;
+}
+
 TEST_F(td, bad_attributes)
 {
 	struct ibv_td_init_attr ta = { .comp_mask = 1 };
@@ -179,8 +233,6 @@ TEST_F(td, traffic_in_a_thread_domain)
 	struct ibv_cq *cq;
 	struct ibv_qp *a, *b;
 	struct ibv_mr *mr;
-	struct ibv_wc wc;
-	int i;
 
 	ASSERT_NE(NULL, td);
 	ASSERT_NE(NULL, buf);
@@ -195,22 +247,8 @@ TEST_F(td, traffic_in_a_thread_domain)
 	EXPECT_EQ(par, a->pd);
 	mr = ibv_reg_mr(par, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
 	ASSERT_NE(NULL, mr);
-	ASSERT_EQ(0, qp_init(a, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_init(b, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_rtr_rts(a, b->qp_num, &self->gid, 7, 1, 0));
-	ASSERT_EQ(0, qp_rtr_rts(b, a->qp_num, &self->gid, 7, 1, 0));
-	for (i = 0; i < 40; i++) {
-		sv_fill(buf, 256, i);
-		memset(buf + 4096, 0, 256);
-		ASSERT_EQ(0, post_recv(b, mr, buf + 4096, 256, 100 + i));
-		ASSERT_EQ(0, post_send(a, IBV_WR_SEND, mr->lkey, buf, 256, i,
-				       IBV_SEND_SIGNALED, 0, 0));
-		ASSERT_EQ(1, poll1(cq, &wc));
-		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
-		ASSERT_EQ(1, poll1(cq, &wc));
-		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
-		EXPECT_EQ(0, memcmp(buf, buf + 4096, 256));
-	}
+	ASSERT_EQ(0, connect_pair(a, b, &self->gid));
+	ASSERT_EQ(0, exchange(a, b, NULL, cq, mr, 0, 40));
 	/* The parent domain is busy while its QPs and CQ live. */
 	EXPECT_EQ(EBUSY, ibv_dealloc_pd(par));
 	EXPECT_EQ(0, ibv_destroy_qp(a));
@@ -226,13 +264,7 @@ TEST_F(td, traffic_in_a_thread_domain)
 TEST_F(td, allocators)
 {
 	struct alloc_log log = { .answer = IBV_ALLOCATOR_USE_DEFAULT };
-	struct ibv_parent_domain_init_attr pa = {
-		.pd = self->pd,
-		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
-			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
-		.alloc = t_alloc, .free = t_free, .pd_context = &log,
-	};
-	struct ibv_pd *par = ibv_alloc_parent_domain(self->ctx, &pa);
+	struct ibv_pd *par = alloc_parent(self->ctx, self->pd, &log);
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 
@@ -273,13 +305,7 @@ TEST_F(td, allocators)
 TEST_F(td, rings_in_application_memory)
 {
 	struct alloc_log log = { .answer = (void *)1 };
-	struct ibv_parent_domain_init_attr pa = {
-		.pd = self->pd,
-		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
-			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
-		.alloc = t_alloc, .free = t_free, .pd_context = &log,
-	};
-	struct ibv_pd *par = ibv_alloc_parent_domain(self->ctx, &pa);
+	struct ibv_pd *par = alloc_parent(self->ctx, self->pd, &log);
 	char *buf = aligned_alloc(4096, 8192);
 	struct sv_cq_ring *cring;
 	struct sv_wq_ring *aring;
@@ -287,7 +313,6 @@ TEST_F(td, rings_in_application_memory)
 	struct ibv_qp *a, *b;
 	struct ibv_mr *mr;
 	struct ibv_wc wc;
-	int i;
 
 	ASSERT_NE(NULL, par);
 	ASSERT_NE(NULL, buf);
@@ -307,22 +332,8 @@ TEST_F(td, rings_in_application_memory)
 	EXPECT_EQ(0, log.frees);
 	mr = ibv_reg_mr(par, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
 	ASSERT_NE(NULL, mr);
-	ASSERT_EQ(0, qp_init(a, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_init(b, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_rtr_rts(a, b->qp_num, &self->gid, 7, 1, 0));
-	ASSERT_EQ(0, qp_rtr_rts(b, a->qp_num, &self->gid, 7, 1, 0));
-	for (i = 0; i < 40; i++) {
-		sv_fill(buf, 256, i);
-		memset(buf + 4096, 0, 256);
-		ASSERT_EQ(0, post_recv(b, mr, buf + 4096, 256, 100 + i));
-		ASSERT_EQ(0, post_send(a, IBV_WR_SEND, mr->lkey, buf, 256, i,
-				       IBV_SEND_SIGNALED, 0, 0));
-		ASSERT_EQ(1, poll1(cq, &wc));
-		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
-		ASSERT_EQ(1, poll1(cq, &wc));
-		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
-		EXPECT_EQ(0, memcmp(buf, buf + 4096, 256));
-	}
+	ASSERT_EQ(0, connect_pair(a, b, &self->gid));
+	ASSERT_EQ(0, exchange(a, b, NULL, cq, mr, 0, 40));
 	/* 40 sends posted there, 80 completions pushed there */
 	EXPECT_EQ(40, __atomic_load_n(&aring->prod, __ATOMIC_ACQUIRE));
 	EXPECT_EQ(40, __atomic_load_n(&aring->cons, __ATOMIC_ACQUIRE));
@@ -352,13 +363,7 @@ TEST_F(td, rings_in_application_memory)
 TEST_F(td, srq_ring_in_application_memory)
 {
 	struct alloc_log log = { .answer = IBV_ALLOCATOR_USE_DEFAULT };
-	struct ibv_parent_domain_init_attr pa = {
-		.pd = self->pd,
-		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
-			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
-		.alloc = t_alloc, .free = t_free, .pd_context = &log,
-	};
-	struct ibv_pd *par = ibv_alloc_parent_domain(self->ctx, &pa);
+	struct ibv_pd *par = alloc_parent(self->ctx, self->pd, &log);
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16,
 						  .max_sge = 1 } };
 	struct ibv_qp_init_attr ia = {
@@ -372,8 +377,6 @@ TEST_F(td, srq_ring_in_application_memory)
 	struct ibv_cq *cq;
 	struct ibv_qp *a, *b;
 	struct ibv_mr *mr;
-	struct ibv_wc wc;
-	int i;
 
 	ASSERT_NE(NULL, par);
 	ASSERT_NE(NULL, buf);
@@ -393,34 +396,14 @@ TEST_F(td, srq_ring_in_application_memory)
 	ASSERT_NE(NULL, b);
 	mr = ibv_reg_mr(par, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
 	ASSERT_NE(NULL, mr);
-	ASSERT_EQ(0, qp_init(a, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_init(b, IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_EQ(0, qp_rtr_rts(a, b->qp_num, &self->gid, 7, 1, 0));
-	ASSERT_EQ(0, qp_rtr_rts(b, a->qp_num, &self->gid, 7, 1, 0));
-	for (i = 0; i < 20; i++) {
-		struct ibv_sge sg = { (uintptr_t)buf + 4096, 256, mr->lkey };
-		struct ibv_recv_wr wr = { .wr_id = 100 + i, .sg_list = &sg,
-					  .num_sge = 1 }, *bad;
-
-		if (i == 10) {
-			/* Module memory again, the buffer back to free() */
-			EXPECT_EQ(0, __atomic_load_n(&ring->prod,
-						     __ATOMIC_ACQUIRE) - 10);
-			ASSERT_EQ(0, ibv_modify_srq(srq, &ra, IBV_SRQ_MAX_WR));
-			EXPECT_EQ(1, log.frees);
-			EXPECT_EQ((void *)ring, log.freed);
-		}
-		sv_fill(buf, 256, i);
-		memset(buf + 4096, 0, 256);
-		ASSERT_EQ(0, ibv_post_srq_recv(srq, &wr, &bad));
-		ASSERT_EQ(0, post_send(a, IBV_WR_SEND, mr->lkey, buf, 256, i,
-				       IBV_SEND_SIGNALED, 0, 0));
-		ASSERT_EQ(1, poll1(cq, &wc));
-		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
-		ASSERT_EQ(1, poll1(cq, &wc));
-		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
-		EXPECT_EQ(0, memcmp(buf, buf + 4096, 256));
-	}
+	ASSERT_EQ(0, connect_pair(a, b, &self->gid));
+	ASSERT_EQ(0, exchange(a, b, srq, cq, mr, 0, 10));
+	EXPECT_EQ(10, __atomic_load_n(&ring->prod, __ATOMIC_ACQUIRE));
+	/* Module memory again, the buffer back to free() */
+	ASSERT_EQ(0, ibv_modify_srq(srq, &ra, IBV_SRQ_MAX_WR));
+	EXPECT_EQ(1, log.frees);
+	EXPECT_EQ((void *)ring, log.freed);
+	ASSERT_EQ(0, exchange(a, b, srq, cq, mr, 10, 20));
 	EXPECT_EQ(0, ibv_destroy_qp(a));
 	EXPECT_EQ(0, ibv_destroy_qp(b));
 	EXPECT_EQ(0, ibv_destroy_srq(srq));
@@ -435,13 +418,7 @@ TEST_F(td, srq_ring_in_application_memory)
 TEST_F(td, wq_ring_in_application_memory)
 {
 	struct alloc_log log = { .answer = (void *)1 };
-	struct ibv_parent_domain_init_attr pa = {
-		.pd = self->pd,
-		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
-			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
-		.alloc = t_alloc, .free = t_free, .pd_context = &log,
-	};
-	struct ibv_pd *par = ibv_alloc_parent_domain(self->ctx, &pa);
+	struct ibv_pd *par = alloc_parent(self->ctx, self->pd, &log);
 	struct ibv_cq *cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
 	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = 8,
 				       .max_sge = 1, .pd = par, .cq = cq };
