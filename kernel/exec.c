@@ -382,6 +382,39 @@ static enum sv_exec_result sv_xrc_invalid(struct sv_qp *dqp, u32 *status)
 	return SV_EXEC_FATAL;
 }
 
+/* A receive's immediate data or invalidated key, from the request's WQE */
+void sv_recv_cqe_imm(struct sv_cqe *cqe, const struct sv_send_wqe *w)
+{
+	if (w->opcode == SV_WR_SEND_WITH_IMM ||
+	    w->opcode == SV_WR_RDMA_WRITE_WITH_IMM) {
+		cqe->wc_flags |= SV_WC_F_WITH_IMM;
+		cqe->imm_data = w->imm_data;
+	} else if (w->opcode == SV_WR_SEND_WITH_INV) {
+		cqe->wc_flags |= SV_WC_F_WITH_INV;
+		cqe->imm_data = w->imm_data;
+	}
+}
+
+/*
+ * A SEND_WITH_INV placed: free the window it names before the completion
+ * shows; false if that fails (IBA class J error). RC and UC receive
+ * queues are mutex-locked (only raw ones take frames in softirq): this
+ * sleeps.
+ */
+bool sv_req_inv(struct sv_req *r)
+{
+	return r->w->opcode != SV_WR_SEND_WITH_INV ||
+	       !sv_mw_remote_inv(r->dqp->sdev, r->dpd, r->w->imm_data);
+}
+
+/* What a requester hears of its responder's failed receive (cqe_status). */
+u32 sv_recv_fail_status(u32 cqe_status)
+{
+	return cqe_status == SV_WC_LOC_LEN_ERR ||
+	       cqe_status == SV_WC_REM_INV_REQ_ERR ? SV_WC_REM_INV_REQ_ERR :
+						     SV_WC_REM_OP_ERR;
+}
+
 /*
  * Deliver a SEND* or RDMA_WRITE_WITH_IMM to dqp: consume a receive WQE
  * (RNR if none), place the data, push the responder's CQE. A SEND to a
@@ -456,13 +489,7 @@ enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 	cqe.opcode = write_imm ? SV_WC_RECV_RDMA_WITH_IMM :
 		     tm == SV_TM_NO_TAG ? SV_WC_TM_NO_TAG :
 		     tm == SV_TM_UNEXPECTED ? SV_WC_TM_RECV : SV_WC_RECV;
-	if (w->opcode == SV_WR_SEND_WITH_IMM || write_imm) {
-		cqe.wc_flags |= SV_WC_F_WITH_IMM;
-		cqe.imm_data = w->imm_data;
-	} else if (w->opcode == SV_WR_SEND_WITH_INV) {
-		cqe.wc_flags |= SV_WC_F_WITH_INV;
-		cqe.imm_data = w->imm_data;
-	}
+	sv_recv_cqe_imm(&cqe, w);
 	cqe.byte_len = r->len;
 
 	if (!write_imm) {
@@ -512,13 +539,8 @@ enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 			goto resp_fail;
 		}
 	}
-	/*
-	 * Placed: free the window it names before the completion shows
-	 * (IBA class J error if that fails). RC and UC receive queues are
-	 * mutex-locked (only raw ones take frames in softirq): this sleeps.
-	 */
-	if (w->opcode == SV_WR_SEND_WITH_INV &&
-	    sv_mw_remote_inv(dqp->sdev, r->dpd, w->imm_data)) {
+	/* Placed: a SEND_WITH_INV frees its window now. */
+	if (!sv_req_inv(r)) {
 		cqe.status = SV_WC_REM_INV_REQ_ERR;
 		goto resp_fail;
 	}
@@ -539,9 +561,7 @@ resp_fail:
 	sv_wq_unlock(wq);
 	if (!sv_qp_reliable(qp))
 		return SV_EXEC_DONE;
-	*status = cqe.status == SV_WC_LOC_LEN_ERR ||
-		  cqe.status == SV_WC_REM_INV_REQ_ERR ? SV_WC_REM_INV_REQ_ERR :
-		  SV_WC_REM_OP_ERR;
+	*status = sv_recv_fail_status(cqe.status);
 	return SV_EXEC_FATAL;
 remote_op_err:
 	if (!sv_qp_reliable(qp))
@@ -649,15 +669,25 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 	return SV_EXEC_DONE;
 }
 
+/* A FLUSH WR's placement types (swap's low byte), selectivity (next). */
+static u32 sv_flush_type(const struct sv_send_wqe *w)
+{
+	return w->swap & 0xff;
+}
+
+static u32 sv_flush_level(const struct sv_send_wqe *w)
+{
+	return (w->swap >> 8) & 0xff;
+}
+
 /*
- * An RDMA FLUSH (SV_WR_FLUSH): the placement types in swap's low byte,
- * the selectivity in its second; the responder's QP must grant the
- * types' flush rights, its MR too (mr.c).
+ * An RDMA FLUSH (SV_WR_FLUSH, checked by sv_flush_wqe_ok()): the
+ * responder's QP must grant its types' flush rights, its MR too (mr.c).
  */
 static enum sv_exec_result sv_flush(struct sv_req *r, u32 *status)
 {
 	struct sv_send_wqe *w = r->w;
-	u32 type = w->swap & 0xff, level = (w->swap >> 8) & 0xff;
+	u32 type = sv_flush_type(w);
 	u32 need = (type & SV_FLUSH_GLOBAL ? SV_ACCESS_FLUSH_GLOBAL : 0) |
 		   (type & SV_FLUSH_PERSISTENT ?
 		    SV_ACCESS_FLUSH_PERSISTENT : 0);
@@ -665,8 +695,8 @@ static enum sv_exec_result sv_flush(struct sv_req *r, u32 *status)
 
 	if ((sv_dqp_access(r->dqp) & need) != need)
 		return sv_remote_access_err(r, -EACCES, status);
-	ret = sv_mr_flush(r->dqp, r->dpd, w->rkey, type, w->remote_addr,
-			  w->compare_add, level == SV_FLUSH_MR);
+	ret = sv_mr_flush(r->dqp, r->dpd, w->rkey, need, w->remote_addr,
+			  w->compare_add, sv_flush_level(w) == SV_FLUSH_MR);
 	if (ret)
 		return sv_remote_access_err(r, ret, status);
 	return SV_EXEC_DONE;
@@ -675,7 +705,7 @@ static enum sv_exec_result sv_flush(struct sv_req *r, u32 *status)
 /* A FLUSH WR's own fields: a placement type, a selectivity, no data. */
 static bool sv_flush_wqe_ok(const struct sv_send_wqe *w)
 {
-	u32 type = w->swap & 0xff, level = (w->swap >> 8) & 0xff;
+	u32 type = sv_flush_type(w), level = sv_flush_level(w);
 
 	return type && !(type & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) &&
 	       (level == SV_FLUSH_RANGE || level == SV_FLUSH_MR) &&

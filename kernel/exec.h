@@ -88,6 +88,9 @@ int sv_req_read(struct sv_req *r, u64 off, void *buf, u64 len);
 int sv_req_payload_at(struct sv_req *r, u64 soff, struct sv_sg *dst,
 		      u64 len);
 void sv_dp_push_cqe(struct sv_uobj *cq, struct sv_cqe *cqe, bool solicited);
+void sv_recv_cqe_imm(struct sv_cqe *cqe, const struct sv_send_wqe *w);
+bool sv_req_inv(struct sv_req *r);
+u32 sv_recv_fail_status(u32 cqe_status);
 void sv_responder_err(struct sv_qp *dqp, bool access);
 enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status);
 

@@ -321,7 +321,7 @@ struct sv_mr_span {
 int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp);
 struct sv_qp;
-int sv_mr_flush(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey, u32 type,
+int sv_mr_flush(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey, u32 access,
 		u64 iova, u64 len, bool whole);
 int sv_mr_span_get_remote(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey,
 			  u32 access, u64 iova, u64 len,

@@ -252,16 +252,6 @@ void sv_tm_unexpected(struct sv_srq *srq, struct sv_cqe *cqe)
 }
 
 /*
- * A SEND_WITH_INV placed: free the window it names before the completion
- * shows, as sv_deliver() does; false if that fails (IBA class J).
- */
-static bool sv_tm_inv(struct sv_req *r)
-{
-	return r->w->opcode != SV_WR_SEND_WITH_INV ||
-	       !sv_mw_remote_inv(r->dqp->sdev, r->dpd, r->w->imm_data);
-}
-
-/*
  * The tagged buffer t took a message it could not hold, or hit a bad
  * key or a lost page: as for an ordinary receive WQE, the responder goes
  * to ERR and the sender hears REM_INV_REQ_ERR (a length) or REM_OP_ERR.
@@ -271,9 +261,7 @@ static enum sv_exec_result sv_tm_fail(struct sv_req *r, struct sv_srq *srq,
 {
 	sv_responder_err(r->dqp, false);
 	sv_dp_push_cqe(srq->cq, cqe, true);
-	*status = cqe->status == SV_WC_LOC_LEN_ERR ||
-		  cqe->status == SV_WC_REM_INV_REQ_ERR ?
-		  SV_WC_REM_INV_REQ_ERR : SV_WC_REM_OP_ERR;
+	*status = sv_recv_fail_status(cqe->status);
 	return SV_EXEC_FATAL;
 }
 
@@ -302,7 +290,7 @@ static enum sv_exec_result sv_tm_eager(struct sv_req *r, struct sv_srq *srq,
 					       SV_WC_LOC_LEN_ERR;
 		return sv_tm_fail(r, srq, cqe, status);
 	}
-	if (!sv_tm_inv(r)) {
+	if (!sv_req_inv(r)) {
 		cqe->status = SV_WC_REM_INV_REQ_ERR;
 		return sv_tm_fail(r, srq, cqe, status);
 	}
@@ -381,7 +369,7 @@ static enum sv_tm_kind sv_tm_rndv(struct sv_req *r, struct sv_srq *srq,
 		*res = SV_EXEC_FATAL;
 		return SV_TM_DONE;
 	}
-	if (!sv_tm_inv(r)) {
+	if (!sv_req_inv(r)) {
 		cqe->status = SV_WC_REM_INV_REQ_ERR;
 		*res = sv_tm_fail(r, srq, cqe, status);
 		return SV_TM_DONE;
@@ -449,13 +437,7 @@ enum sv_tm_kind sv_tm_recv(struct sv_req *r, struct sv_srq *srq,
 	cqe.wc_flags = SV_WC_F_TM_MATCH;
 	cqe.tm_tag = tag;
 	cqe.tm_priv = be32_to_cpu(h.app_ctx);
-	if (r->w->opcode == SV_WR_SEND_WITH_IMM) {
-		cqe.wc_flags |= SV_WC_F_WITH_IMM;
-		cqe.imm_data = r->w->imm_data;
-	} else if (r->w->opcode == SV_WR_SEND_WITH_INV) {
-		cqe.wc_flags |= SV_WC_F_WITH_INV;
-		cqe.imm_data = r->w->imm_data;
-	}
+	sv_recv_cqe_imm(&cqe, r->w);
 	ret = sv_sg_resolve(r->tsg, dqp->sdev, r->dpd, SV_ACCESS_LOCAL_WRITE,
 			    t->sge, t->num_sge);
 	if (ret) {

@@ -706,7 +706,8 @@ static void sv_mr_span_wb(const struct sv_mr_span *sp)
  * @dqp: the responder QP, whose access flags the caller checked
  * @pd: its PD
  * @rkey: the MR's key
- * @type: SV_FLUSH_GLOBAL and/or SV_FLUSH_PERSISTENT
+ * @access: the flush rights of its placement types: SV_ACCESS_FLUSH_GLOBAL
+ *	and/or SV_ACCESS_FLUSH_PERSISTENT
  * @iova: the range's first byte (SV_FLUSH_RANGE)
  * @len: its length; 0 flushes nothing
  * @whole: SV_FLUSH_MR: all of the MR, @iova and @len unused
@@ -715,14 +716,11 @@ static void sv_mr_span_wb(const struct sv_mr_span *sp)
  * (the engine copies with the CPU): a barrier makes it globally visible;
  * for persistence, the caches over the range are written back to the
  * persistent memory the MR was registered on. Errors as sv_mr_span_get():
- * the MR must grant the flush rights the type needs.
+ * the MR must grant @access.
  */
-int sv_mr_flush(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey, u32 type,
+int sv_mr_flush(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey, u32 access,
 		u64 iova, u64 len, bool whole)
 {
-	u32 access = (type & SV_FLUSH_GLOBAL ? SV_ACCESS_FLUSH_GLOBAL : 0) |
-		     (type & SV_FLUSH_PERSISTENT ?
-		      SV_ACCESS_FLUSH_PERSISTENT : 0);
 	struct sv_mr_span sp;
 	int ret;
 
@@ -738,7 +736,7 @@ int sv_mr_flush(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey, u32 type,
 	ret = sv_mr_span_get_remote(dqp, pd, rkey, access, iova, len, &sp);
 	if (ret)
 		return ret;
-	if (type & SV_FLUSH_PERSISTENT)
+	if (access & SV_ACCESS_FLUSH_PERSISTENT)
 		sv_mr_span_wb(&sp);
 	/* Stores before it are seen (and written back) before its answer. */
 	wmb();

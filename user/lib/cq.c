@@ -321,29 +321,22 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 		goto err_free;
 
 	/* A parent domain's allocator may give the ring's memory (td.c). */
-	cq->app_ring = sv_pd_buffer_get(cq->parent, c.mmap_len,
-					SV_RES_TYPE_CQ, &ret);
+	cq->app_ring = sv_pd_ring_take(context, cq->parent, SV_RES_TYPE_CQ,
+				       SV_RING_CQ, c.handle, c.mmap_len, &ret);
 	if (ret)
 		goto err_destroy;
-	if (cq->app_ring) {
-		ret = sv_ring_move(context, SV_RING_CQ, c.handle, cq->app_ring,
-				   c.mmap_len);
-		if (ret)
-			goto err_app;
-		cq->ring = cq->app_ring;
-	} else if (!sv_ring_map(context, &cq->map, c.mmap_offset,
-				c.mmap_len)) {
+	if (!cq->app_ring &&
+	    !sv_ring_map(context, &cq->map, c.mmap_offset, c.mmap_len)) {
 		ret = errno;
 		goto err_destroy;
-	} else {
-		cq->ring = cq->map.addr;
 	}
+	cq->ring = cq->app_ring ?: cq->map.addr;
 	cq->cqe_size = cq->ring->cqe_size;
 	if (cq->cqe_size != (c.flags & SV_CQ_FLAG_CQE_128 ? SV_CQE_128_SIZE :
 			     SV_CQE_SIZE)) {
 		sv_ring_unmap(context, &cq->map);
 		ret = EPROTO;
-		goto err_app;
+		goto err_destroy;
 	}
 	cq->cqe_offset = c.cqe_offset;
 	cq->cqes = (char *)cq->ring + c.cqe_offset;
@@ -370,14 +363,11 @@ static struct sv_cq *sv_cq_create(struct ibv_context *context,
 	sv_pd_use(cq->parent, 1);
 	return cq;
 
-err_app:
-	d.handle = c.handle;
-	sv_cmd(context, SV_IOC_DESTROY_CQ, &d);
-	sv_pd_buffer_put(cq->parent, cq->app_ring, SV_RES_TYPE_CQ);
-	goto err_free;
 err_destroy:
 	d.handle = c.handle;
 	sv_cmd(context, SV_IOC_DESTROY_CQ, &d);
+	if (cq->app_ring)
+		sv_pd_buffer_put(cq->parent, cq->app_ring, SV_RES_TYPE_CQ);
 err_free:
 	free(cq);
 	errno = ret;

@@ -105,17 +105,12 @@ int sv_uwq_attach(struct ibv_context *ctx, struct sv_uwq *wq,
 {
 	int ret;
 
-	*app = sv_pd_buffer_get(pd, len, res_type, &ret);
+	*app = sv_pd_ring_take(ctx, pd, res_type, move_type, handle, len,
+			       &ret);
 	if (ret)
 		return ret;
 	if (!*app)
 		return sv_uwq_map(ctx, wq, off, len, 0, max_sge);
-	ret = sv_ring_move(ctx, move_type, handle, *app, len);
-	if (ret) {
-		sv_pd_buffer_put(pd, *app, res_type);
-		*app = NULL;
-		return ret;
-	}
 	sv_uwq_place(wq, *app, 0, max_sge);
 	return 0;
 }
@@ -144,19 +139,11 @@ int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
 	if (ret)
 		return ret;
 	/* A parent domain's allocator may give the rings' memory (td.c). */
-	qp->app_ring = sv_pd_buffer_get(qp->qpx.qp_base.pd, m.sq_len,
-					SV_RES_TYPE_QP, &ret);
+	qp->app_ring = sv_pd_ring_take(ctx, qp->qpx.qp_base.pd, SV_RES_TYPE_QP,
+				       SV_WQ_QP, m.handle, m.sq_len, &ret);
 	if (ret)
 		return ret;
 	if (qp->app_ring) {
-		ret = sv_ring_move(ctx, SV_WQ_QP, m.handle, qp->app_ring,
-				   m.sq_len);
-		if (ret) {
-			sv_pd_buffer_put(qp->qpx.qp_base.pd, qp->app_ring,
-					 SV_RES_TYPE_QP);
-			qp->app_ring = NULL;
-			return ret;
-		}
 		sv_uwq_place(&qp->sq, qp->app_ring, m.sq_ring,
 			     cap->max_send_sge);
 		if (m.rq_len)

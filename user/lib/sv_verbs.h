@@ -217,12 +217,11 @@ struct sv_pd {
 bool sv_pd_single_threaded(struct ibv_pd *pd);
 int sv_parent_domain_free(struct ibv_pd *pd);
 void sv_pd_use(struct ibv_pd *pd, int delta);
-void *sv_pd_buffer_get(struct ibv_pd *pd, size_t size, uint64_t type,
-		       int *err);
+void *sv_pd_ring_take(struct ibv_context *ctx, struct ibv_pd *pd,
+		      uint64_t res_type, uint32_t move_type, uint32_t handle,
+		      size_t len, int *err);
 void sv_pd_buffer_put(struct ibv_pd *pd, void *buf, uint64_t type);
-int sv_ring_move(struct ibv_context *ctx, uint32_t type, uint32_t handle,
-		 void *buf, size_t len);
-/* The resource types sv_pd_buffer_get() hands a parent's alloc(). */
+/* The resource types sv_pd_ring_take() hands a parent's alloc(). */
 #define SV_RES_TYPE_QP	((uint64_t)0x5356 << 32 | 1)
 #define SV_RES_TYPE_CQ	((uint64_t)0x5356 << 32 | 2)
 #define SV_RES_TYPE_SRQ	((uint64_t)0x5356 << 32 | 3)

@@ -134,8 +134,8 @@ bool sv_pd_single_threaded(struct ibv_pd *pd)
  * (*err 0) if the module's memory is to be used, NULL with *err ENOMEM
  * if it has none to give, else the buffer.
  */
-void *sv_pd_buffer_get(struct ibv_pd *ibpd, size_t size, uint64_t type,
-		       int *err)
+static void *sv_pd_buffer_get(struct ibv_pd *ibpd, size_t size,
+			      uint64_t type, int *err)
 {
 	struct sv_pd *pd = ibpd ? to_svpd(ibpd) : NULL;
 	void *p;
@@ -152,7 +152,7 @@ void *sv_pd_buffer_get(struct ibv_pd *ibpd, size_t size, uint64_t type,
 	return p;
 }
 
-/* Give a buffer sv_pd_buffer_get() returned back to the allocator. */
+/* Give a buffer sv_pd_ring_take() returned back to the allocator. */
 void sv_pd_buffer_put(struct ibv_pd *ibpd, void *buf, uint64_t type)
 {
 	struct sv_pd *pd = to_svpd(ibpd);
@@ -161,15 +161,38 @@ void sv_pd_buffer_put(struct ibv_pd *ibpd, void *buf, uint64_t type)
 		pd->free(ibpd, pd->pd_context, buf, type);
 }
 
-/* The kernel pins buf and makes it the object's ring (SV_IOC_MOVE_RING). */
-int sv_ring_move(struct ibv_context *ctx, uint32_t type, uint32_t handle,
-		 void *buf, size_t len)
+/**
+ * sv_pd_ring_take - a parent domain's buffer as a new object's ring
+ * @ctx: the object's context
+ * @pd: the PD it was made in (a parent domain, or not)
+ * @res_type: SV_RES_TYPE_*, for the allocator
+ * @move_type: SV_WQ_QP, SV_WQ_SRQ, SV_RING_CQ or SV_RING_WQ
+ * @handle: the object's
+ * @len: its ring mapping's length
+ * @err: 0, or an errno value
+ *
+ * The buffer pd's allocator gives, which the kernel then uses as the
+ * object's ring (SV_IOC_MOVE_RING: it pins it); NULL with *err 0 if the
+ * module's memory stays (no allocator, or IBV_ALLOCATOR_USE_DEFAULT).
+ * On an error no buffer is kept: the allocator has it back.
+ */
+void *sv_pd_ring_take(struct ibv_context *ctx, struct ibv_pd *pd,
+		      uint64_t res_type, uint32_t move_type, uint32_t handle,
+		      size_t len, int *err)
 {
-	struct sv_move_ring m = { .size = sizeof(m), .type = type,
-				  .handle = handle, .addr = (uintptr_t)buf,
-				  .len = len };
+	struct sv_move_ring m = { .size = sizeof(m), .type = move_type,
+				  .handle = handle, .len = len };
+	void *buf = sv_pd_buffer_get(pd, len, res_type, err);
 
-	return sv_cmd(ctx, SV_IOC_MOVE_RING, &m);
+	if (!buf)
+		return NULL;
+	m.addr = (uintptr_t)buf;
+	*err = sv_cmd(ctx, SV_IOC_MOVE_RING, &m);
+	if (*err) {
+		sv_pd_buffer_put(pd, buf, res_type);
+		return NULL;
+	}
+	return buf;
 }
 
 /* A QP or CQ made in (delta 1) or gone from (-1) pd, if a parent domain. */

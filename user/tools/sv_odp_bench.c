@@ -104,15 +104,6 @@ static void usage(void)
 	exit(2);
 }
 
-static unsigned long parse(const char *s, unsigned long max)
-{
-	unsigned long v = sv_parse_count(s, max);
-
-	if (!v)
-		usage();
-	return v;
-}
-
 static struct ibv_context *open_dev(const char *name)
 {
 	struct ibv_context *ctx = sv_open_dev(name);
@@ -400,13 +391,13 @@ int main(int argc, char **argv)
 			dev = optarg;
 			break;
 		case 'r':
-			rounds = parse(optarg, MAX_ROUNDS);
+			rounds = sv_parse_count_or(optarg, MAX_ROUNDS, usage);
 			break;
 		case 's':
-			mib = parse(optarg, 1UL << 20);
+			mib = sv_parse_count_or(optarg, 1UL << 20, usage);
 			break;
 		case 'm':
-			msg = parse(optarg, MAX_MSG);
+			msg = sv_parse_count_or(optarg, MAX_MSG, usage);
 			break;
 		case 'H':
 			thp = 1;

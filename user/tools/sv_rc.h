@@ -43,6 +43,17 @@ static inline unsigned long sv_parse_count(const char *s, unsigned long max)
 	return errno || end == s || *end || v > max ? 0 : v;
 }
 
+/* sv_parse_count(), or the program's usage() (which exits) if s is bad. */
+static inline unsigned long sv_parse_count_or(const char *s, unsigned long max,
+					      void (*usage)(void))
+{
+	unsigned long v = sv_parse_count(s, max);
+
+	if (!v)
+		usage();
+	return v;
+}
+
 static inline int sv_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -64,15 +64,6 @@ static void usage(void)
 	exit(2);
 }
 
-static unsigned long parse(const char *s, unsigned long max)
-{
-	unsigned long v = sv_parse_count(s, max);
-
-	if (!v)
-		usage();
-	return v;
-}
-
 /* AnonHugePages of the whole process, in MiB (the buffer is nearly all). */
 static long thp_mib(void)
 {
@@ -151,10 +142,10 @@ int main(int argc, char **argv)
 			dev = optarg;
 			break;
 		case 'r':
-			rounds = parse(optarg, MAX_ROUNDS);
+			rounds = sv_parse_count_or(optarg, MAX_ROUNDS, usage);
 			break;
 		case 's':
-			mib = parse(optarg, 1UL << 20);
+			mib = sv_parse_count_or(optarg, 1UL << 20, usage);
 			break;
 		case 'H':
 			thp = 1;
