@@ -24,11 +24,10 @@
 
 #include "compat.h"
 #include "exec.h"
+#include "wire/wire.h"
 
 /* Atomics are atomic against each other across QPs and devices. */
 static DEFINE_SPINLOCK(sv_atomic_lock);
-
-#define SV_GRH_LEN		40
 
 void sv_sg_release(struct sv_sg *sg)
 {
@@ -816,6 +815,7 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 	struct sv_qp *qp = r->qp, *dqp;
 	struct sv_send_wqe *w = r->w;
 	struct sv_uobj *ah;
+	bool local;
 	u32 dqpn;
 
 	if (qp->qp_type == SV_QPT_UD || qp->qp_type == SV_QPT_DCI) {
@@ -833,7 +833,8 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 		dqpn = qp->dest_qpn;
 		memcpy(r->mgid, qp->dest_gid, sizeof(r->mgid));
 	}
-	dqp = sv_qp_route(qp->sdev, r->mgid, dqpn);
+	dqp = sv_qp_route(qp->sdev, r->mgid, dqpn, &local);
+	r->wire = !local;
 	if (!dqp)
 		return NULL;
 	if (!sv_dest_ok(r, dqp)) {
@@ -879,11 +880,6 @@ static void sv_multicast(struct sv_req *r, u32 *status)
 		sv_qp_put(qps[i]);
 	}
 	r->dqp = NULL;
-}
-
-static u32 sv_mtu_bytes(u32 mtu)
-{
-	return mtu >= 1 && mtu <= 5 ? 128U << mtu : 4096;
 }
 
 /* The scratch memory sv_exec_send() works in: one per engine. */
@@ -1008,6 +1004,11 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		res = SV_EXEC_FATAL;
 		goto out_lsg;
 	}
+	if (!r.dqp && r.wire && qp->qp_type == SV_QPT_UD) {
+		/* A GID no device here holds: RoCE v2 out of the netdev. */
+		res = sv_wire_ud_send(&r, status);
+		goto out_lsg;
+	}
 	if (!r.dqp) {
 		if (qp->qp_type == SV_QPT_UD &&
 		    (w->remote_qpn & SV_QPN_MASK) == SV_QPN_MASK)
@@ -1067,6 +1068,98 @@ out:
 }
 
 /**
+ * sv_recv_chunks - write a frame's pieces into the next receive WQE of qp
+ * @qp: a QP able to receive, not dead: its engine holds qp->sq.lock, or
+ *	the receiving softirq qp->lock
+ * @c: the pieces, in order
+ * @n: how many
+ * @cqe: the completion to push, but for wr_id, qp_num and status; its
+ *	byte_len is the pieces' total (0, with wc_flags and cvlan, on error)
+ * @solicited: the message asked for a solicited event
+ * @ts: its arrival
+ * @buf: sv_exec_buf_size() bytes of scratch memory
+ *
+ * Returns false if the frame was dropped: no receive WQE (counted by the
+ * caller), or an ODP page not present (counted here; the WQE is kept for
+ * the next one, as a NIC drops while it serves a receive buffer's page
+ * fault). True if a completion was pushed: cqe->status says how it went.
+ */
+bool sv_recv_chunks(struct sv_qp *qp, const struct sv_chunk *c, u32 n,
+		    struct sv_cqe *cqe, bool solicited,
+		    const struct sv_cq_stamp *ts, void *buf)
+{
+	struct sv_exec_buf *b = buf;
+	struct sv_rwqe *rw = &b->rw;
+	struct sv_sg *sg = &b->sg[0];
+	struct sv_srq *srq = NULL;
+	struct sv_wq *wq;
+	u32 off = 0, i;
+	int ret = 0;
+
+	if (qp->srq) {
+		srq = container_of(qp->srq, struct sv_srq, uobj);
+		wq = &srq->rq;
+	} else {
+		wq = &qp->rq;
+	}
+	sv_wq_lock(wq);
+	if (!wq->ring || sv_rq_peek(wq, rw) <= 0) {
+		sv_wq_unlock(wq);
+		return false;
+	}
+	cqe->wr_id = rw->hdr.wr_id;
+	cqe->qp_num = qp->qpn;
+	cqe->status = SV_WC_SUCCESS;
+	if (rw->hdr.num_sge > SV_MAX_SGE ||
+	    rw->hdr.num_sge > (wq->wqe_size - sizeof(rw->hdr)) /
+			      sizeof(struct sv_sge)) {
+		cqe->status = SV_WC_LOC_QP_OP_ERR;
+		goto push;
+	}
+	ret = sv_sg_resolve(sg, qp->sdev, sv_qp_pd(qp), SV_ACCESS_LOCAL_WRITE,
+			    rw->sge, rw->hdr.num_sge);
+	if (ret) {
+		cqe->status = SV_WC_LOC_PROT_ERR;
+		goto push;
+	}
+	/* No faults here (softirq, qp->lock): an ODP page not present is -EAGAIN. */
+	for (i = 0; i < sg->n; i++)
+		sg->ent[i].nofault = true;
+	if (cqe->byte_len > sg->len) {
+		cqe->status = SV_WC_LOC_LEN_ERR;
+		goto release;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		ret = sv_sg_write(sg, off, c[i].p, c[i].len);
+		off += c[i].len;
+	}
+	if (ret == -EAGAIN) {
+		sv_sg_release(sg);
+		sv_wq_unlock(wq);
+		sv_stat_add(qp->sdev, SV_STAT_RX_ODP_DROPS, 1);
+		return false;
+	}
+	if (ret)
+		cqe->status = ret == -EFAULT ? SV_WC_LOC_PROT_ERR :
+					      SV_WC_LOC_LEN_ERR;
+release:
+	sv_sg_release(sg);
+push:
+	sv_rq_pop(wq);
+	if (cqe->status) {
+		cqe->byte_len = 0;
+		cqe->wc_flags = 0;
+		cqe->cvlan = 0;
+	}
+	sv_cq_push_stamped(container_of(qp->recv_cq, struct sv_cq, uobj), cqe,
+			   solicited, ts);
+	if (srq)
+		sv_srq_check_limit(srq);
+	sv_wq_unlock(wq);
+	return true;
+}
+
+/**
  * sv_exec_recv_frame - place one steered frame in a receive WQE of qp
  * @qp: a RAW_PACKET or UD QP able to receive (or a WQ's shadow QP), not
  *	dead: its engine holds qp->sq.lock, or the receiving softirq
@@ -1085,98 +1178,29 @@ out:
 bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb,
 			const struct sv_rx_meta *m, void *buf)
 {
-	struct sv_exec_buf *b = buf;
+	static const u8 grh[SV_GRH_LEN];
 	bool ud = qp->qp_type == SV_QPT_UD;
-	struct sv_rwqe *rw = &b->rw;
-	struct sv_sg *sg = &b->sg[0];
-	struct sv_srq *srq = NULL;
-	struct sv_cqe cqe = {};
+	struct sv_cqe cqe = { .opcode = SV_WC_RECV };
 	struct sv_rx_frame fr;
-	struct sv_wq *wq;
-	u32 off = 0, i;
-	int ret;
+	struct sv_chunk c[5];
+	u32 n = 0;
 
 	if (sv_rx_frame_prep(skb, m->flags, &fr))
 		return false;
-	if (qp->srq) {
-		srq = container_of(qp->srq, struct sv_srq, uobj);
-		wq = &srq->rq;
-	} else {
-		wq = &qp->rq;
-	}
-	sv_wq_lock(wq);
-	if (!wq->ring || sv_rq_peek(wq, rw) <= 0) {
-		sv_wq_unlock(wq);
-		return false;
-	}
-	cqe.wr_id = rw->hdr.wr_id;
-	cqe.qp_num = qp->qpn;
-	cqe.opcode = SV_WC_RECV;
+	if (ud)
+		c[n++] = (struct sv_chunk){ grh, SV_GRH_LEN };
+	/* The MAC addresses, the tag the core took out, the rest, the FCS. */
+	c[n++] = (struct sv_chunk){ fr.mac, 2 * ETH_ALEN };
+	c[n++] = (struct sv_chunk){ fr.vhdr, fr.vlen };
+	c[n++] = (struct sv_chunk){ fr.mac + 2 * ETH_ALEN,
+				    fr.maclen - 2 * ETH_ALEN + skb->len };
+	c[n++] = (struct sv_chunk){ &fr.fcs, fr.fcs_len };
 	cqe.flow_tag = m->tag;
 	cqe.byte_len = fr.len + (ud ? SV_GRH_LEN : 0);
-	if (rw->hdr.num_sge > SV_MAX_SGE ||
-	    rw->hdr.num_sge > (wq->wqe_size - sizeof(rw->hdr)) /
-			      sizeof(struct sv_sge)) {
-		cqe.status = SV_WC_LOC_QP_OP_ERR;
-		goto push;
-	}
-	ret = sv_sg_resolve(sg, qp->sdev, sv_qp_pd(qp), SV_ACCESS_LOCAL_WRITE,
-			    rw->sge, rw->hdr.num_sge);
-	if (ret) {
-		cqe.status = SV_WC_LOC_PROT_ERR;
-		goto push;
-	}
-	/* No faults here (softirq, qp->lock): an ODP page not present is -EAGAIN. */
-	for (i = 0; i < sg->n; i++)
-		sg->ent[i].nofault = true;
-	if (cqe.byte_len > sg->len) {
-		cqe.status = SV_WC_LOC_LEN_ERR;
-		goto release;
-	}
-	if (ud) {
-		u8 grh[SV_GRH_LEN] = {};
-
-		ret = sv_sg_write(sg, 0, grh, SV_GRH_LEN);
-		off = SV_GRH_LEN;
-	}
-	/* The MAC addresses, the tag the core took out, the rest, the FCS. */
-	ret = ret ?: sv_sg_write(sg, off, fr.mac, 2 * ETH_ALEN);
-	off += 2 * ETH_ALEN;
-	ret = ret ?: sv_sg_write(sg, off, fr.vhdr, fr.vlen);
-	off += fr.vlen;
-	ret = ret ?: sv_sg_write(sg, off, fr.mac + 2 * ETH_ALEN,
-				 fr.maclen - 2 * ETH_ALEN + skb->len);
-	off += fr.maclen - 2 * ETH_ALEN + skb->len;
-	ret = ret ?: sv_sg_write(sg, off, &fr.fcs, fr.fcs_len);
-	if (ret == -EAGAIN) {
-		/*
-		 * Its fault is queued: the frame is dropped and the WQE kept
-		 * for the next one, as a NIC drops while a page fault on a
-		 * receive buffer is served.
-		 */
-		sv_sg_release(sg);
-		sv_wq_unlock(wq);
-		sv_stat_add(qp->sdev, SV_STAT_RX_ODP_DROPS, 1);
+	cqe.cvlan = fr.cvlan;
+	cqe.wc_flags = fr.wc_flags;
+	if (!sv_recv_chunks(qp, c, n, &cqe, false, &m->ts, buf))
 		return false;
-	}
-	if (ret)
-		cqe.status = ret == -EFAULT ? SV_WC_LOC_PROT_ERR :
-					     SV_WC_LOC_LEN_ERR;
-release:
-	sv_sg_release(sg);
-push:
-	sv_rq_pop(wq);
-	if (cqe.status) {
-		cqe.byte_len = 0;
-	} else {
-		cqe.cvlan = fr.cvlan;
-		cqe.wc_flags = fr.wc_flags;
-	}
-	sv_cq_push_stamped(container_of(qp->recv_cq, struct sv_cq, uobj), &cqe,
-			   false, &m->ts);
-	if (srq)
-		sv_srq_check_limit(srq);
-	sv_wq_unlock(wq);
 	if (!cqe.status) {
 		sv_stat_add(qp->sdev, SV_STAT_RX_PKTS, 1);
 		sv_stat_add(qp->sdev, SV_STAT_RX_BYTES, fr.wire_len);

@@ -46,6 +46,9 @@
 #define SV_WC_F_TM_MATCH	0x20
 #define SV_WC_F_TM_DATA_VALID	0x40
 
+/* The GRH a UD receive buffer begins with */
+#define SV_GRH_LEN		40
+
 /* A receive WQE taken from a QP's RQ or SRQ, copied out. */
 struct sv_rwqe {
 	struct sv_recv_wqe hdr;
@@ -68,6 +71,7 @@ struct sv_req {
 	u32 src_qpn;			/* the CQE's src_qp if not qp's (tm.c) */
 	u8 mgid[16];			/* the destination GID (AH or QP's) */
 	struct sv_ah_attr av;		/* UD: the AH's address vector */
+	bool wire;			/* no device here holds mgid */
 };
 
 /* What a TM SRQ makes of a message (tm.c) */
@@ -79,6 +83,15 @@ enum sv_tm_kind {
 	SV_TM_FIN,		/* matched rendezvous: done, FIN to send */
 };
 
+/* One piece of what a received frame writes: sv_recv_chunks() */
+struct sv_chunk {
+	const void *p;
+	u32 len;
+};
+
+bool sv_recv_chunks(struct sv_qp *qp, const struct sv_chunk *c, u32 n,
+		    struct sv_cqe *cqe, bool solicited,
+		    const struct sv_cq_stamp *ts, void *buf);
 int sv_sg_copy_at(struct sv_sg *dst, u64 doff, struct sv_sg *src, u64 soff,
 		  u64 len);
 int sv_sg_write(struct sv_sg *dst, u64 doff, const void *buf, u64 len);

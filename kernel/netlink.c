@@ -243,11 +243,6 @@ static bool sv_nl_admin(struct sk_buff *skb, struct genl_info *info)
 	return false;
 }
 
-static u32 sv_mtu_bytes(u8 mtu)
-{
-	return mtu >= SV_MTU_256 && mtu <= SV_MTU_4096 ? 128U << mtu : 0;
-}
-
 static void *sv_nl_put_hdr(struct sk_buff *msg, struct netlink_callback *cb,
 			   struct genl_info *info, u8 cmd)
 {

@@ -58,18 +58,22 @@ struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn)
  * The QP a message to (@dgid, @qpn) reaches: on the softverbs device of
  * this host and of the sender's network namespace whose GID table holds
  * @dgid (the sender's own device first), referenced; NULL if there is
- * none. A GID is held by at most one device of a namespace (netdev.c).
- * Devices that left the registry stay readable for a grace period, and a
- * QP keeps its device alive; an unregistered sender reaches nobody (its
- * namespace may be gone: sdev->net is only compared while it is alive).
+ * none. *@local says whether such a device exists: if not, the message
+ * is for the wire (wire/). A GID is held by at most one device of a
+ * namespace (netdev.c). Devices that left the registry stay readable for
+ * a grace period, and a QP keeps its device alive; an unregistered
+ * sender reaches nobody (its namespace may be gone: sdev->net is only
+ * compared while it is alive).
  */
-struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn)
+struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn,
+			  bool *local)
 {
 	struct sv_device *sdev;
 	unsigned long index;
 	struct sv_qp *qp = NULL;
 	const struct net *net;
 
+	*local = true;
 	rcu_read_lock();
 	/* sv_device_remove() sets dead, then waits for a grace period. */
 	if (READ_ONCE(own->dead))
@@ -83,9 +87,10 @@ struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn)
 		if (sdev != own && sv_device_in_net(sdev, net) &&
 		    sv_gid_present(sdev, dgid)) {
 			qp = sv_qp_get(sdev, qpn);
-			break;
+			goto out;
 		}
 	}
+	*local = false;
 out:
 	rcu_read_unlock();
 	return qp;

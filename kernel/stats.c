@@ -37,6 +37,13 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_STEER_LOOP_DROPS] = "steering_loop_drops",
 	[SV_STAT_DC_KEY_DROPS] = "dc_key_violations",
 	[SV_STAT_RX_ODP_DROPS] = "rx_odp_drops",
+	[SV_STAT_WIRE_TX_FRAMES] = "wire_tx_frames",
+	[SV_STAT_WIRE_TX_BYTES] = "wire_tx_bytes",
+	[SV_STAT_WIRE_TX_DROPS] = "wire_tx_drops",
+	[SV_STAT_WIRE_RX_FRAMES] = "wire_rx_frames",
+	[SV_STAT_WIRE_RX_BYTES] = "wire_rx_bytes",
+	[SV_STAT_WIRE_RX_DROPS] = "wire_rx_drops",
+	[SV_STAT_WIRE_ICRC_ERRORS] = "wire_icrc_errors",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

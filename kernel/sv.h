@@ -576,6 +576,7 @@ struct sv_qp {
 	u8 dest_gid[16];
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised */
 	bool dead;			/* destroyed: no more execution */
+	u32 tx_psn;			/* wire/: the next frame's PSN */
 	/* steered frames for the engine to receive (steer/rx.c) */
 	struct sk_buff_head rxq;
 	u32 rxq_bytes;			/* truesize queued; rxq.lock */
@@ -664,11 +665,18 @@ struct sv_ah {
 	struct sv_ah_attr attr;
 };
 
+/* The bytes of an IB MTU (SV_MTU_*); 0 for none. */
+static inline u32 sv_mtu_bytes(u32 mtu)
+{
+	return mtu >= SV_MTU_256 && mtu <= SV_MTU_4096 ? 128U << mtu : 0;
+}
+
 /* qp.c */
 void sv_qp_device_init(struct sv_device *sdev);
 void sv_qp_device_fini(struct sv_device *sdev);
 struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn);
-struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn);
+struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn,
+			  bool *local);
 void sv_qp_put(struct sv_qp *qp);
 int sv_create_qp(struct sv_file *f, void *arg);
 int sv_modify_qp(struct sv_file *f, void *arg);
@@ -864,6 +872,13 @@ enum sv_stat {
 	SV_STAT_STEER_LOOP_DROPS,	/* frames sent round tables/anchors */
 	SV_STAT_DC_KEY_DROPS,		/* DC messages with a wrong access key */
 	SV_STAT_RX_ODP_DROPS,		/* frames dropped for an ODP page fault */
+	SV_STAT_WIRE_TX_FRAMES,		/* RoCE v2 frames sent (wire/) */
+	SV_STAT_WIRE_TX_BYTES,		/* ... their bytes from the BTH on */
+	SV_STAT_WIRE_TX_DROPS,		/* ... not sent: no route, refused */
+	SV_STAT_WIRE_RX_FRAMES,		/* RoCE v2 frames taken, good ICRC */
+	SV_STAT_WIRE_RX_BYTES,		/* ... their bytes from the BTH on */
+	SV_STAT_WIRE_RX_DROPS,		/* ... dropped: malformed, no QP ... */
+	SV_STAT_WIRE_ICRC_ERRORS,	/* ... dropped for a bad ICRC */
 	SV_STAT_MAX
 };
 
@@ -951,6 +966,9 @@ void sv_rx_stamp(const struct sk_buff *skb, struct sv_cq_stamp *last,
 		 struct sv_cq_stamp *ts);
 u32 sv_rx_qp_flags(const struct sv_qp *qp);
 int sv_rx_frame_prep(struct sk_buff *skb, u32 flags, struct sv_rx_frame *fr);
+
+void sv_rx_queue_wire(struct sv_device *sdev, struct sv_qp *qp,
+		      struct sk_buff *skb);
 
 /* exec.c: one steered frame into qp's receive queue; false: dropped */
 bool sv_exec_recv_frame(struct sv_qp *qp, struct sk_buff *skb,

@@ -38,6 +38,7 @@
 #include <linux/rtnetlink.h>
 
 #include "steer.h"
+#include "../wire/wire.h"
 
 #define SV_RXQ_FRAMES	1024
 #define SV_RXQ_BYTES	(4 << 20)
@@ -45,6 +46,7 @@
 /* What a queued frame carries besides the skb. */
 struct sv_rx_cb {
 	u32 tag;
+	bool wire;			/* RoCE v2 (wire/), not steered */
 	struct sv_cq_stamp ts;		/* when it was queued (rxmeta.c) */
 };
 
@@ -117,7 +119,7 @@ static void sv_steer_deliver(struct sv_device *sdev, struct sv_qp *qp,
  * Softirq (or BH off), RCU.
  */
 static void sv_steer_queue(struct sv_device *sdev, struct sv_qp *qp,
-			   struct sk_buff *skb, bool own, u32 tag)
+			   struct sk_buff *skb, bool own, u32 tag, bool wire)
 {
 	bool queued = false, first = false;
 	struct sk_buff *c = skb;
@@ -138,6 +140,7 @@ static void sv_steer_queue(struct sv_device *sdev, struct sv_qp *qp,
 		return;
 	}
 	sv_rx_cb(c)->tag = tag;
+	sv_rx_cb(c)->wire = wire;
 	spin_lock_irqsave(&qp->rxq.lock, flags);
 	/*
 	 * A flow being destroyed may still deliver for a grace period: a QP
@@ -179,7 +182,17 @@ drop:
 void sv_steer_enqueue(struct sv_device *sdev, struct sv_flow *fl,
 		      struct sk_buff *skb)
 {
-	sv_steer_queue(sdev, fl->qp, skb, false, fl->tag);
+	sv_steer_queue(sdev, fl->qp, skb, false, fl->tag, false);
+}
+
+/*
+ * Queue a RoCE v2 frame (wire/rx.c), which the caller gives up, for qp,
+ * a UD QP found under RCU: its engine places it (sv_wire_ud_recv()).
+ */
+void sv_rx_queue_wire(struct sv_device *sdev, struct sv_qp *qp,
+		      struct sk_buff *skb)
+{
+	sv_steer_queue(sdev, qp, skb, true, 0, true);
 }
 
 /*
@@ -287,7 +300,8 @@ static void sv_steer_act(struct sv_steer_run *run, struct sk_buff *skb,
 	}
 	if (!m) {
 		if (fl->qp) {
-			sv_steer_queue(sdev, fl->qp, c, true, sv_act_tag(fl, v));
+			sv_steer_queue(sdev, fl->qp, c, true, sv_act_tag(fl, v),
+				       false);
 		} else if (fl->dest_st || fl->dest_anchor) {
 			if (sv_verdict_next(v, sdev->steer, fl)) {
 				sv_steer_later(run, c, v);
@@ -320,7 +334,8 @@ static void sv_steer_act(struct sv_steer_run *run, struct sk_buff *skb,
 			continue;
 		}
 		if (d->qp) {
-			sv_steer_queue(sdev, d->qp, x, true, sv_act_tag(fl, v));
+			sv_steer_queue(sdev, d->qp, x, true, sv_act_tag(fl, v),
+				       false);
 			continue;
 		}
 		w = *v;
@@ -358,7 +373,8 @@ static bool sv_steer_walk_frame(struct sv_steer_run *run, struct sk_buff *skb,
 	       !skb_shared(skb);
 	for (i = 0; i < v->n; i++)
 		sv_steer_queue(sdev, v->deliver[i]->qp, skb,
-			       give && i == v->n - 1, sv_verdict_tag(v, i));
+			       give && i == v->n - 1, sv_verdict_tag(v, i),
+			       false);
 	if (v->act)
 		sv_steer_act(run, skb, v);
 	if (given)
@@ -446,6 +462,9 @@ static rx_handler_result_t sv_steer_rx_handler(struct sk_buff **pskb)
 
 	if (skb->pkt_type == PACKET_LOOPBACK || !sdev)
 		return RX_HANDLER_PASS;
+	/* RoCE v2 for the device's GIDs first, as a RoCE NIC takes it. */
+	if (sv_wire_rx(sdev, skb))
+		return RX_HANDLER_CONSUMED;
 	if (!sv_steer_frame_give(sdev, skb, NULL, &given, &pass))
 		return RX_HANDLER_PASS;
 	if (!given)
@@ -558,8 +577,13 @@ bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 			m.tag = sv_rx_cb(skb)->tag;
 			m.ts = sv_rx_cb(skb)->ts;
 			/* RSS QPs take theirs in softirq: never queued */
-			if (!sv_exec_recv_frame(qp, skb, &m, buf))
+			if (sv_rx_cb(skb)->wire) {
+				if (!sv_wire_ud_recv(qp, skb, &m, buf))
+					sv_stat_add(qp->sdev,
+						    SV_STAT_WIRE_RX_DROPS, 1);
+			} else if (!sv_exec_recv_frame(qp, skb, &m, buf)) {
 				sv_stat_add(qp->sdev, SV_STAT_RX_RAW_DROPS, 1);
+			}
 			consume_skb(skb);
 		}
 	}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs on the wire: taking RoCE v2 frames off a bound netdev.
+ *
+ * The device's rx_handler (steer/rx.c) asks sv_wire_rx() first about
+ * every frame, as a RoCE NIC looks at what it receives before its
+ * Ethernet steering: an IPv4 (no options, not a fragment) or IPv6 UDP
+ * datagram to port 4791 whose destination address is one of the
+ * device's GIDs is the device's, whatever becomes of it; any other frame
+ * goes on to steering and the stack untouched. A frame of ours with a
+ * bad length, BTH version, P_Key or ICRC is dropped and counted
+ * (wire_rx_drops, wire_icrc_errors); a good one goes to its transport
+ * by the opcode's top bits. Softirq, RCU held.
+ */
+#include <linux/if_vlan.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "../compat.h"
+#include "wire.h"
+
+/* The bytes of an opcode's extension headers, or -1 if not taken here. */
+static int sv_wire_ext_len(u8 opcode)
+{
+	switch (opcode) {
+	case SV_OP_UD | SV_OP_SEND_ONLY:
+		return sizeof(struct sv_deth);
+	case SV_OP_UD | SV_OP_SEND_ONLY_IMM:
+		return sizeof(struct sv_deth) + 4;
+	default:
+		return -1;
+	}
+}
+
+/* A frame sv_wire_rx() checked and took: its layout. */
+void sv_wire_parse(const struct sk_buff *skb, struct sv_wire_pkt *p)
+{
+	const struct sv_bth *bth = (const struct sv_bth *)skb->data;
+	u32 pad = (bth->flags & SV_BTH_PAD_MASK) >> SV_BTH_PAD_SHIFT;
+	u32 ext = sv_wire_ext_len(bth->opcode);
+
+	p->bth = bth;
+	p->opcode = bth->opcode;
+	p->dqpn = be32_to_cpu(bth->qpn) & SV_QPN_MASK;
+	p->ext = skb->data + sizeof(*bth);
+	p->payload = p->ext + ext;
+	p->paylen = skb->len - sizeof(*bth) - ext - pad - SV_ICRC_LEN;
+}
+
+/*
+ * Is this an IP/UDP datagram to port 4791 and one of sdev's GIDs? Then
+ * *hlen is its IP and UDP headers' length, *len the UDP payload's.
+ * skb->data at the IP header; only the headers are pulled in.
+ */
+static bool sv_wire_ours(struct sv_device *sdev, struct sk_buff *skb,
+			 u32 *hlen, u32 *len, bool *v6)
+{
+	const struct udphdr *uh;
+	u8 gid[16];
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *ip;
+
+		if (!pskb_may_pull(skb, sizeof(*ip) + sizeof(*uh)))
+			return false;
+		ip = (const struct iphdr *)skb->data;
+		if (ip->version != 4 || ip->ihl != 5 ||
+		    ip->protocol != IPPROTO_UDP || ip_is_fragment(ip))
+			return false;
+		uh = (const struct udphdr *)(ip + 1);
+		if (uh->dest != htons(SV_ROCE_V2_PORT))
+			return false;
+		ipv6_addr_set_v4mapped(ip->daddr, (struct in6_addr *)gid);
+		*hlen = sizeof(*ip) + sizeof(*uh);
+		*len = ntohs(ip->tot_len) - *hlen;
+		if (ntohs(ip->tot_len) < *hlen)
+			*len = 0;
+		*v6 = false;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6;
+
+		if (!pskb_may_pull(skb, sizeof(*ip6) + sizeof(*uh)))
+			return false;
+		ip6 = (const struct ipv6hdr *)skb->data;
+		if (ip6->version != 6 || ip6->nexthdr != IPPROTO_UDP)
+			return false;
+		uh = (const struct udphdr *)(ip6 + 1);
+		if (uh->dest != htons(SV_ROCE_V2_PORT))
+			return false;
+		memcpy(gid, &ip6->daddr, 16);
+		*hlen = sizeof(*ip6) + sizeof(*uh);
+		*len = ntohs(ip6->payload_len) - sizeof(*uh);
+		if (ntohs(ip6->payload_len) < sizeof(*uh))
+			*len = 0;
+		*v6 = true;
+	} else {
+		return false;
+	}
+	/* The UDP length must say what the IP header says. */
+	if (ntohs(uh->len) != *len + sizeof(*uh))
+		*len = 0;
+	return sv_gid_present(sdev, gid);
+}
+
+/* The frame's BTH and ICRC, with skb->data at the BTH: fit to take? */
+static bool sv_wire_check(struct sv_device *sdev, struct sk_buff *skb,
+			  bool v6)
+{
+	const struct sv_bth *bth = (const struct sv_bth *)skb->data;
+	u32 pad, pkey;
+	int ext;
+
+	if (skb->len < sizeof(*bth) + SV_ICRC_LEN ||
+	    (bth->flags & SV_BTH_TVER_MASK))
+		return false;
+	if (get_unaligned_le32(skb_tail_pointer(skb) - SV_ICRC_LEN) !=
+	    ~sv_icrc(skb_network_header(skb), v6, skb->len - SV_ICRC_LEN)) {
+		sv_stat_add(sdev, SV_STAT_WIRE_ICRC_ERRORS, 1);
+		return false;
+	}
+	ext = sv_wire_ext_len(bth->opcode);
+	pad = (bth->flags & SV_BTH_PAD_MASK) >> SV_BTH_PAD_SHIFT;
+	if (ext < 0 || skb->len < sizeof(*bth) + ext + pad + SV_ICRC_LEN)
+		return false;
+	/* The device's one partition is the default one, 0xffff. */
+	pkey = be16_to_cpu(bth->pkey);
+	return (pkey & 0x7fff) == (SV_DEFAULT_PKEY & 0x7fff);
+}
+
+/**
+ * sv_wire_rx - take the frame if it is RoCE v2 for one of sdev's GIDs
+ * @sdev: the device bound to the netdev the frame came in on
+ * @skb: the frame, its data at the network header (it may be shared)
+ *
+ * Returns true if the frame was the device's: it is consumed (queued for
+ * a QP, or dropped and counted). False: not RoCE v2 for this device, the
+ * caller keeps it untouched.
+ */
+bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb)
+{
+	struct sv_wire_pkt p;
+	u32 hlen, len;
+	bool v6;
+
+	if (skb_vlan_tag_present(skb) ||
+	    !sv_wire_ours(sdev, skb, &hlen, &len, &v6))
+		return false;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		goto drop_counted;
+	/* Ethernet pads short frames: the IP length says where it ends. */
+	if (!len || skb_is_gso(skb) || pskb_trim(skb, hlen + len) ||
+	    skb->len != hlen + len || skb_linearize(skb))
+		goto drop;
+	skb_reset_network_header(skb);
+	__skb_pull(skb, hlen);
+	if (!sv_wire_check(sdev, skb, v6))
+		goto drop;
+	sv_stat_add(sdev, SV_STAT_WIRE_RX_FRAMES, 1);
+	sv_stat_add(sdev, SV_STAT_WIRE_RX_BYTES, skb->len);
+	sv_wire_parse(skb, &p);
+	switch (SV_OP_TRANSPORT(p.opcode)) {
+	case SV_OP_UD:
+		sv_wire_ud_rx(sdev, &p, skb);
+		return true;
+	default:
+		break;
+	}
+drop:
+	kfree_skb(skb);
+drop_counted:
+	sv_stat_add(sdev, SV_STAT_WIRE_RX_DROPS, 1);
+	return true;
+}

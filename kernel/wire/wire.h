@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * softverbs on the wire: RoCE v2 (InfiniBand transport headers over UDP
+ * port 4791, IPv4 or IPv6) on a device's bound netdev.
+ *
+ * The headers (IBA vol. 1 ch. 9, and its RoCE v2 annex A17): a frame is
+ * IP / UDP / BTH / the opcode's extension headers / payload / pad to 4
+ * bytes / ICRC. All multi-byte fields are big endian. icrc.c computes the
+ * ICRC, tx.c routes and sends a frame, rx.c takes the frames for the
+ * device's GIDs off the netdev, ud.c is the UD transport.
+ */
+#ifndef SV_WIRE_H
+#define SV_WIRE_H
+
+#include <linux/skbuff.h>
+
+#include "../exec.h"
+
+#define SV_ROCE_V2_PORT		4791
+#define SV_ICRC_LEN		4
+
+/* Base Transport Header */
+struct sv_bth {
+	u8 opcode;
+	u8 flags;		/* SE, M, PadCnt, TVer */
+	__be16 pkey;
+	__be32 qpn;		/* F, B, 6 reserved bits, DestQP */
+	__be32 apsn;		/* AckReq, 7 reserved bits, PSN */
+};
+
+#define SV_BTH_SE		0x80
+#define SV_BTH_MIG		0x40
+#define SV_BTH_PAD_SHIFT	4
+#define SV_BTH_PAD_MASK		0x30
+#define SV_BTH_TVER_MASK	0x0f
+#define SV_BTH_ACKREQ		0x80000000U
+#define SV_BTH_PSN_MASK		0x00ffffffU
+
+/* Datagram Extended Transport Header */
+struct sv_deth {
+	__be32 qkey;
+	__be32 sqp;		/* 8 reserved bits, SrcQP */
+};
+
+/* Opcodes: the transport in the top 3 bits, the operation below. */
+#define SV_OP_TRANSPORT(op)	((op) & 0xe0)
+#define SV_OP_RC		0x00
+#define SV_OP_UC		0x20
+#define SV_OP_UD		0x60
+#define SV_OP_SEND_ONLY		0x04
+#define SV_OP_SEND_ONLY_IMM	0x05
+
+/*
+ * A frame rx.c took: the skb's data starts at its BTH (the IP header is
+ * its network header), and it is linear and checked: the opcode is one
+ * the device takes, the headers and pad fit, the ICRC is right. The
+ * transport's view of it, from sv_wire_parse():
+ */
+struct sv_wire_pkt {
+	const struct sv_bth *bth;
+	const u8 *ext;		/* the extension headers after the BTH */
+	const u8 *payload;
+	u32 paylen;		/* without pad and ICRC */
+	u32 dqpn;
+	u8 opcode;
+};
+
+/* icrc.c */
+u32 sv_icrc(const u8 *nh, bool v6, u32 len);
+
+/* tx.c: the route and frame of one message; sv_wire_xmit() sends it */
+struct sv_wire_tx {
+	struct net_device *ndev;	/* held */
+	struct dst_entry *dst;		/* held */
+	struct sk_buff *skb;		/* headroom for IP and UDP */
+	u8 sgid[16];
+	u8 dgid[16];
+	bool v6;
+	u8 tclass;
+	u8 hop_limit;
+	u32 flow_label;
+	u16 sport;
+	u32 mtu;			/* the path's, in payload bytes */
+};
+
+int sv_wire_route(struct sv_device *sdev, struct sv_wire_tx *t,
+		  u32 sgid_index);
+void sv_wire_tx_release(struct sv_wire_tx *t);
+void *sv_wire_frame(struct sv_wire_tx *t, u32 hdrs, u32 paylen);
+int sv_wire_xmit(struct sv_device *sdev, struct sv_wire_tx *t);
+u16 sv_wire_sport(u32 flow_label, u32 qpn);
+
+/* rx.c */
+bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb);
+void sv_wire_parse(const struct sk_buff *skb, struct sv_wire_pkt *p);
+
+/* ud.c */
+enum sv_exec_result sv_wire_ud_send(struct sv_req *r, u32 *status);
+void sv_wire_ud_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
+		   struct sk_buff *skb);
+bool sv_wire_ud_recv(struct sv_qp *qp, struct sk_buff *skb,
+		     const struct sv_rx_meta *m, void *buf);
+
+#endif /* SV_WIRE_H */
