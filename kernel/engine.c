@@ -126,6 +126,7 @@
 #include <linux/wait.h>
 
 #include "sv.h"
+#include "wire/wire.h"
 
 static unsigned int idle_us = SV_IDLE_US_DEFAULT;
 module_param(idle_us, uint, 0644);
@@ -1474,6 +1475,7 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 		qp->last_wqe_sent = false;
 		WRITE_ONCE(qp->tm_fin_pending, false);
 		qp->waiting = false;
+		sv_wire_qp_reset(qp);
 		mutex_unlock(&qp->sq.lock);
 		sv_wq_lock(&qp->rq);
 		sv_wq_reset(&qp->rq);
@@ -1487,6 +1489,8 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 	if (state == SV_QPS_RTS && old_state != SV_QPS_RTS) {
 		mutex_lock(&qp->sq.lock);
 		sv_qp_reset_retries(qp);
+		if (old_state == SV_QPS_RTR)
+			sv_wire_qp_rts(qp);
 		mutex_unlock(&qp->sq.lock);
 	}
 	sv_engine_kick(qp->uobj.file);

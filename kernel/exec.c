@@ -829,6 +829,11 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 		if (dqpn == SV_QPN_MASK && qp->qp_type == SV_QPT_UD)
 			return NULL;	/* multicast: sv_multicast() */
 	} else {
+		/* Connected over the wire at RTR (wire/qp.c) */
+		if (qp->wire && qp->wire->on) {
+			r->wire = true;
+			return NULL;
+		}
 		/* The engine's copy, under qp->sq.lock like this. */
 		dqpn = qp->dest_qpn;
 		memcpy(r->mgid, qp->dest_gid, sizeof(r->mgid));
@@ -1004,9 +1009,11 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		res = SV_EXEC_FATAL;
 		goto out_lsg;
 	}
-	if (!r.dqp && r.wire && qp->qp_type == SV_QPT_UD) {
+	if (!r.dqp && r.wire && (qp->qp_type == SV_QPT_UD ||
+				 qp->qp_type == SV_QPT_UC)) {
 		/* A GID no device here holds: RoCE v2 out of the netdev. */
-		res = sv_wire_ud_send(&r, status);
+		res = qp->qp_type == SV_QPT_UD ? sv_wire_ud_send(&r, status) :
+						 sv_wire_uc_send(&r, status);
 		goto out_lsg;
 	}
 	if (!r.dqp) {
@@ -1065,6 +1072,39 @@ out_lsg:
 		sv_sg_release(lsg);
 out:
 	return res;
+}
+
+/*
+ * Take the head receive WQE of qp (its SRQ's) for a message whose
+ * packets come one by one (wire/): a copy in rw, its slot the library's
+ * again. 1 if taken, 0 if there is none, -EINVAL if its SGE count is
+ * bogus (taken: the caller completes it with LOC_QP_OP_ERR).
+ */
+int sv_rq_take(struct sv_qp *qp, struct sv_rwqe *rw)
+{
+	struct sv_srq *srq = NULL;
+	struct sv_wq *wq;
+	int ret;
+
+	if (qp->srq) {
+		srq = container_of(qp->srq, struct sv_srq, uobj);
+		wq = &srq->rq;
+	} else {
+		wq = &qp->rq;
+	}
+	sv_wq_lock(wq);
+	if (!wq->ring || sv_rq_peek(wq, rw) <= 0) {
+		sv_wq_unlock(wq);
+		return 0;
+	}
+	ret = rw->hdr.num_sge > SV_MAX_SGE ||
+	      rw->hdr.num_sge > (wq->wqe_size - sizeof(rw->hdr)) /
+				sizeof(struct sv_sge) ? -EINVAL : 1;
+	sv_rq_pop(wq);
+	if (srq)
+		sv_srq_check_limit(srq);
+	sv_wq_unlock(wq);
+	return ret;
 }
 
 /**

@@ -89,6 +89,7 @@ struct sv_chunk {
 	u32 len;
 };
 
+int sv_rq_take(struct sv_qp *qp, struct sv_rwqe *rw);
 bool sv_recv_chunks(struct sv_qp *qp, const struct sv_chunk *c, u32 n,
 		    struct sv_cqe *cqe, bool solicited,
 		    const struct sv_cq_stamp *ts, void *buf);

@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 
 #include "sv.h"
+#include "wire/wire.h"
 
 void sv_qp_device_init(struct sv_device *sdev)
 {
@@ -55,42 +56,62 @@ struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn)
 }
 
 /*
- * The QP a message to (@dgid, @qpn) reaches: on the softverbs device of
- * this host and of the sender's network namespace whose GID table holds
- * @dgid (the sender's own device first), referenced; NULL if there is
- * none. *@local says whether such a device exists: if not, the message
- * is for the wire (wire/). A GID is held by at most one device of a
- * namespace (netdev.c). Devices that left the registry stay readable for
- * a grace period, and a QP keeps its device alive; an unregistered
- * sender reaches nobody (its namespace may be gone: sdev->net is only
- * compared while it is alive).
+ * The softverbs device of this host and of @own's network namespace
+ * whose GID table holds @dgid (@own first), or NULL: a message to a GID
+ * none holds is for the wire (wire/). A GID is held by at most one device
+ * of a namespace (netdev.c). RCU held. Devices that left the registry
+ * stay readable for a grace period; an unregistered @own reaches nobody
+ * (its namespace may be gone: sdev->net is only compared while alive).
+ */
+static struct sv_device *sv_gid_device(struct sv_device *own,
+				       const u8 dgid[16])
+{
+	struct sv_device *sdev;
+	unsigned long index;
+	const struct net *net;
+
+	if (sv_gid_present(own, dgid))
+		return own;
+	net = read_pnet(&own->net);
+	xa_for_each(&sv_devices, index, sdev)
+		if (sdev != own && sv_device_in_net(sdev, net) &&
+		    sv_gid_present(sdev, dgid))
+			return sdev;
+	return NULL;
+}
+
+/* Does a device of this host and of @own's namespace hold @dgid? */
+bool sv_gid_local(struct sv_device *own, const u8 dgid[16])
+{
+	bool local;
+
+	rcu_read_lock();
+	local = sv_gid_device(own, dgid);
+	rcu_read_unlock();
+	return local;
+}
+
+/*
+ * The QP a message to (@dgid, @qpn) reaches (sv_gid_device()),
+ * referenced; NULL if there is none. *@local says whether a device holds
+ * @dgid. A QP keeps its device alive.
  */
 struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn,
 			  bool *local)
 {
 	struct sv_device *sdev;
-	unsigned long index;
 	struct sv_qp *qp = NULL;
-	const struct net *net;
 
 	*local = true;
 	rcu_read_lock();
 	/* sv_device_remove() sets dead, then waits for a grace period. */
 	if (READ_ONCE(own->dead))
 		goto out;
-	if (sv_gid_present(own, dgid)) {
-		qp = sv_qp_get(own, qpn);
-		goto out;
-	}
-	net = read_pnet(&own->net);
-	xa_for_each(&sv_devices, index, sdev) {
-		if (sdev != own && sv_device_in_net(sdev, net) &&
-		    sv_gid_present(sdev, dgid)) {
-			qp = sv_qp_get(sdev, qpn);
-			goto out;
-		}
-	}
-	*local = false;
+	sdev = sv_gid_device(own, dgid);
+	if (sdev)
+		qp = sv_qp_get(sdev, qpn);
+	else
+		*local = false;
 out:
 	rcu_read_unlock();
 	return qp;
@@ -141,6 +162,7 @@ static void sv_qp_free(struct sv_uobj *u)
 	sv_parent_drop(qp->srq);
 	if (qp->xrcd)
 		sv_xrcd_put(qp->xrcd);
+	kfree(qp->wire);
 	put_device(&qp->sdev->dev);
 	kfree_rcu(qp, rcu);
 }
@@ -469,10 +491,11 @@ static u32 sv_qp_xrc_mask(u32 qp_type, u32 mask)
 int sv_modify_qp(struct sv_file *f, void *arg)
 {
 	struct sv_modify_qp *m = arg;
+	struct sv_wire_qp *wire = NULL;
 	bool to_sqd, notify, tgt;
 	struct sv_qp *qp;
 	u32 old_state;
-	int ret;
+	int ret, remote;
 
 	if (m->reserved)
 		return -EINVAL;
@@ -496,6 +519,12 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 	sv_ah_attr_normalize(&m->attr.ah_attr);
 	sv_ah_attr_normalize(&m->attr.alt_ah_attr);
 	m->attr_mask = sv_qp_xrc_mask(qp->qp_type, m->attr_mask);
+	/* To RTR with a destination on the wire: its state, made here. */
+	remote = sv_wire_qp_prepare(qp, m->attr_mask, &m->attr, &wire);
+	if (remote < 0) {
+		sv_qp_put(qp);
+		return remote;
+	}
 	spin_lock_bh(&qp->lock);
 	old_state = qp->attr.qp_state;
 	to_sqd = (m->attr_mask & SV_QP_STATE) &&
@@ -514,6 +543,10 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 	spin_unlock_bh(&qp->lock);
 	if (!ret && !tgt && (m->attr_mask & (SV_QP_AV | SV_QP_DEST_QPN)))
 		sv_dp_qp_dest_changed(qp);
+	if (!ret && !tgt && (m->attr_mask & SV_QP_STATE) &&
+	    m->attr.qp_state == SV_QPS_RTR)
+		sv_wire_qp_rtr(qp, &wire, remote);
+	kfree(wire);
 	if (!ret && !tgt && (m->attr_mask & SV_QP_STATE))
 		sv_dp_qp_modified(qp, old_state);
 	if (notify && !tgt)

@@ -44,6 +44,7 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_WIRE_RX_BYTES] = "wire_rx_bytes",
 	[SV_STAT_WIRE_RX_DROPS] = "wire_rx_drops",
 	[SV_STAT_WIRE_ICRC_ERRORS] = "wire_icrc_errors",
+	[SV_STAT_WIRE_RX_OOS] = "wire_rx_out_of_sequence",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

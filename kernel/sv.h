@@ -577,6 +577,7 @@ struct sv_qp {
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised */
 	bool dead;			/* destroyed: no more execution */
 	u32 tx_psn;			/* wire/: the next frame's PSN */
+	struct sv_wire_qp *wire;	/* RC, UC on the wire (wire/qp.c) */
 	/* steered frames for the engine to receive (steer/rx.c) */
 	struct sk_buff_head rxq;
 	u32 rxq_bytes;			/* truesize queued; rxq.lock */
@@ -675,6 +676,7 @@ static inline u32 sv_mtu_bytes(u32 mtu)
 void sv_qp_device_init(struct sv_device *sdev);
 void sv_qp_device_fini(struct sv_device *sdev);
 struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn);
+bool sv_gid_local(struct sv_device *own, const u8 dgid[16]);
 struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn,
 			  bool *local);
 void sv_qp_put(struct sv_qp *qp);
@@ -879,6 +881,7 @@ enum sv_stat {
 	SV_STAT_WIRE_RX_BYTES,		/* ... their bytes from the BTH on */
 	SV_STAT_WIRE_RX_DROPS,		/* ... dropped: malformed, no QP ... */
 	SV_STAT_WIRE_ICRC_ERRORS,	/* ... dropped for a bad ICRC */
+	SV_STAT_WIRE_RX_OOS,		/* ... not the PSN expected */
 	SV_STAT_MAX
 };
 

@@ -578,7 +578,7 @@ bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 			m.ts = sv_rx_cb(skb)->ts;
 			/* RSS QPs take theirs in softirq: never queued */
 			if (sv_rx_cb(skb)->wire) {
-				if (!sv_wire_ud_recv(qp, skb, &m, buf))
+				if (!sv_wire_recv(qp, skb, &m, buf))
 					sv_stat_add(qp->sdev,
 						    SV_STAT_WIRE_RX_DROPS, 1);
 			} else if (!sv_exec_recv_frame(qp, skb, &m, buf)) {

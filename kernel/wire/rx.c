@@ -29,6 +29,22 @@ static int sv_wire_ext_len(u8 opcode)
 		return sizeof(struct sv_deth);
 	case SV_OP_UD | SV_OP_SEND_ONLY_IMM:
 		return sizeof(struct sv_deth) + 4;
+	case SV_OP_UC | SV_OP_SEND_FIRST:
+	case SV_OP_UC | SV_OP_SEND_MIDDLE:
+	case SV_OP_UC | SV_OP_SEND_LAST:
+	case SV_OP_UC | SV_OP_SEND_ONLY:
+	case SV_OP_UC | SV_OP_WRITE_MIDDLE:
+	case SV_OP_UC | SV_OP_WRITE_LAST:
+		return 0;
+	case SV_OP_UC | SV_OP_SEND_LAST_IMM:
+	case SV_OP_UC | SV_OP_SEND_ONLY_IMM:
+	case SV_OP_UC | SV_OP_WRITE_LAST_IMM:
+		return 4;
+	case SV_OP_UC | SV_OP_WRITE_FIRST:
+	case SV_OP_UC | SV_OP_WRITE_ONLY:
+		return sizeof(struct sv_reth);
+	case SV_OP_UC | SV_OP_WRITE_ONLY_IMM:
+		return sizeof(struct sv_reth) + 4;
 	default:
 		return -1;
 	}
@@ -164,6 +180,9 @@ bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb)
 	switch (SV_OP_TRANSPORT(p.opcode)) {
 	case SV_OP_UD:
 		sv_wire_ud_rx(sdev, &p, skb);
+		return true;
+	case SV_OP_UC:
+		sv_wire_uc_rx(sdev, &p, skb);
 		return true;
 	default:
 		break;

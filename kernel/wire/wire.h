@@ -47,8 +47,48 @@ struct sv_deth {
 #define SV_OP_RC		0x00
 #define SV_OP_UC		0x20
 #define SV_OP_UD		0x60
+#define SV_OP_SEND_FIRST	0x00
+#define SV_OP_SEND_MIDDLE	0x01
+#define SV_OP_SEND_LAST		0x02
+#define SV_OP_SEND_LAST_IMM	0x03
 #define SV_OP_SEND_ONLY		0x04
 #define SV_OP_SEND_ONLY_IMM	0x05
+#define SV_OP_WRITE_FIRST	0x06
+#define SV_OP_WRITE_MIDDLE	0x07
+#define SV_OP_WRITE_LAST	0x08
+#define SV_OP_WRITE_LAST_IMM	0x09
+#define SV_OP_WRITE_ONLY	0x0a
+#define SV_OP_WRITE_ONLY_IMM	0x0b
+
+/* RDMA Extended Transport Header */
+struct sv_reth {
+	__be64 va;
+	__be32 rkey;
+	__be32 len;
+} __packed;
+
+/*
+ * A connected QP's state on the wire (its engine's, under qp->sq.lock):
+ * made when a modify to RTR finds the destination GID on no device of
+ * this host (sv_wire_qp_rtr()), freed with the QP.
+ */
+enum sv_wire_resp {
+	SV_RESP_IDLE,		/* between messages */
+	SV_RESP_SEND,		/* in a SEND: rw taken, off placed */
+	SV_RESP_WRITE,		/* in an RDMA WRITE to va/rkey */
+};
+
+struct sv_wire_qp {
+	bool on;		/* RTR reached with a remote destination */
+	u32 epsn;		/* the responder's expected PSN */
+	enum sv_wire_resp resp;
+	bool have_wqe;		/* rw is a taken receive WQE, still unused */
+	u64 off;		/* bytes of the message placed */
+	u64 va;			/* RDMA WRITE: its RETH */
+	u32 rkey;
+	u32 dmalen;
+	struct sv_rwqe rw;
+};
 
 /*
  * A frame rx.c took: the skb's data starts at its BTH (the IP header is
@@ -93,6 +133,24 @@ u16 sv_wire_sport(u32 flow_label, u32 qpn);
 /* rx.c */
 bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb);
 void sv_wire_parse(const struct sk_buff *skb, struct sv_wire_pkt *p);
+
+/* qp.c: the QP side of the wire */
+int sv_wire_qp_prepare(struct sv_qp *qp, u32 mask, const struct sv_qp_attr *a,
+		       struct sv_wire_qp **w);
+void sv_wire_qp_rtr(struct sv_qp *qp, struct sv_wire_qp **w, int remote);
+void sv_wire_qp_rts(struct sv_qp *qp);
+void sv_wire_qp_reset(struct sv_qp *qp);
+bool sv_wire_from_peer(struct sv_qp *qp, const struct sk_buff *skb);
+bool sv_wire_recv(struct sv_qp *qp, struct sk_buff *skb,
+		  const struct sv_rx_meta *m, void *buf);
+void sv_wire_tx_av(struct sv_qp *qp, struct sv_wire_tx *t, u32 *sgid_index);
+
+/* uc.c */
+enum sv_exec_result sv_wire_uc_send(struct sv_req *r, u32 *status);
+void sv_wire_uc_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
+		   struct sk_buff *skb);
+bool sv_wire_uc_recv(struct sv_qp *qp, struct sk_buff *skb,
+		     const struct sv_rx_meta *m, void *buf);
 
 /* ud.c */
 enum sv_exec_result sv_wire_ud_send(struct sv_req *r, u32 *status);
