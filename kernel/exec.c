@@ -245,7 +245,7 @@ static u32 sv_qp_state(struct sv_qp *qp)
 }
 
 /* 4.096 us * 2^timeout; 0 means infinite (we still poll every second). */
-static u64 sv_timeout_ns(u8 timeout)
+u64 sv_timeout_ns(u8 timeout)
 {
 	if (!timeout || timeout > 31)
 		return NSEC_PER_SEC;
@@ -258,6 +258,12 @@ static const u32 sv_rnr_us[32] = {
 	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
+
+/* An RNR NAK timer field's wait, in ns. */
+u64 sv_rnr_ns(u8 timer)
+{
+	return (u64)NSEC_PER_USEC * sv_rnr_us[timer & 31];
+}
 
 /*
  * Peek at the head receive WQE of wq (locked): 1 and a copy in out, 0 if
@@ -476,8 +482,8 @@ enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 		if (qp->attr.rnr_retry != 7)
 			qp->rnr_left--;
 		qp->retried = true;
-		qp->wait_until = ktime_get_ns() + (u64)NSEC_PER_USEC *
-			sv_rnr_us[dqp->attr.min_rnr_timer & 31];
+		qp->wait_until = ktime_get_ns() +
+				 sv_rnr_ns(dqp->attr.min_rnr_timer);
 		return SV_EXEC_RETRY;
 	}
 	/* Popped once placed or failed: a lost source page leaves it. */
@@ -618,6 +624,45 @@ static enum sv_exec_result sv_rdma(struct sv_req *r, u32 *status)
 	return SV_EXEC_DONE;
 }
 
+/**
+ * sv_atomic_word - carry out an atomic on the word rsg (resolved, 8 bytes)
+ * @rsg: the responder's word
+ * @opcode: SV_WR_ATOMIC_CMP_AND_SWP, _FETCH_AND_ADD or _WRITE
+ * @compare_add: the compare or add operand (an atomic write's value)
+ * @swap: the swap operand
+ * @old: the word's value before
+ *
+ * Atomic against every other atomic of the module. 0 or -errno (a page
+ * gone).
+ */
+int sv_atomic_word(struct sv_sg *rsg, u32 opcode, u64 compare_add, u64 swap,
+		   u64 *old)
+{
+	struct sv_mr_word word;
+	u64 val;
+	int ret;
+
+	/* The word's page stays put (and its BHs off) until the put. */
+	ret = sv_mr_word_get(&rsg->ent[0], 0, true, &word);
+	if (ret) {
+		__release(pages);	/* for sparse: nothing is held */
+		return ret;
+	}
+	spin_lock(&sv_atomic_lock);
+	*old = get_unaligned(word.p);
+	if (opcode == SV_WR_ATOMIC_WRITE)
+		val = compare_add;
+	else if (opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
+		val = *old + compare_add;
+	else
+		val = *old == compare_add ? swap : *old;
+	if (val != *old || opcode != SV_WR_ATOMIC_CMP_AND_SWP)
+		put_unaligned(val, word.p);
+	spin_unlock(&sv_atomic_lock);
+	sv_mr_word_put(&word);
+	return 0;
+}
+
 static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 {
 	struct sv_qp *dqp = r->dqp;
@@ -626,8 +671,7 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 	bool awrite = w->opcode == SV_WR_ATOMIC_WRITE;
 	/* An atomic write needs a write right (as rxe), the others atomic. */
 	u32 need = awrite ? SV_ACCESS_REMOTE_WRITE : SV_ACCESS_REMOTE_ATOMIC;
-	struct sv_mr_word word;
-	u64 old, val;
+	u64 old;
 	int ret;
 
 	if (w->remote_addr & 7)
@@ -638,26 +682,10 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 			   8);
 	if (ret)
 		return sv_remote_access_err(r, ret, status);
-	/* The word's page stays put (and its BHs off) until the put. */
-	ret = sv_mr_word_get(&rsg->ent[0], 0, true, &word);
-	if (ret) {
-		__release(pages);	/* for sparse: nothing is held */
-		sv_sg_release(rsg);
-		return sv_remote_access_err(r, ret, status);
-	}
-	spin_lock(&sv_atomic_lock);
-	old = get_unaligned(word.p);
-	if (awrite)
-		val = w->compare_add;
-	else if (w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
-		val = old + w->compare_add;
-	else
-		val = old == w->compare_add ? w->swap : old;
-	if (val != old || w->opcode != SV_WR_ATOMIC_CMP_AND_SWP)
-		put_unaligned(val, word.p);
-	spin_unlock(&sv_atomic_lock);
-	sv_mr_word_put(&word);
+	ret = sv_atomic_word(rsg, w->opcode, w->compare_add, w->swap, &old);
 	sv_sg_release(rsg);
+	if (ret)
+		return sv_remote_access_err(r, ret, status);
 	if (awrite)
 		return SV_EXEC_DONE;
 	ret = sv_sg_write(r->lsg, 0, &old, 8);
@@ -1009,11 +1037,19 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		res = SV_EXEC_FATAL;
 		goto out_lsg;
 	}
-	if (!r.dqp && r.wire && (qp->qp_type == SV_QPT_UD ||
-				 qp->qp_type == SV_QPT_UC)) {
-		/* A GID no device here holds: RoCE v2 out of the netdev. */
-		res = qp->qp_type == SV_QPT_UD ? sv_wire_ud_send(&r, status) :
-						 sv_wire_uc_send(&r, status);
+	/*
+	 * A GID no device here holds: RoCE v2 out of the netdev, for UD,
+	 * and for UC and RC QPs that were connected over the wire at RTR
+	 * (wire/qp.c). DC has no wire transport: nobody is there.
+	 */
+	if (!r.dqp && r.wire &&
+	    (qp->qp_type == SV_QPT_UD || (qp->wire && qp->wire->on))) {
+		if (qp->qp_type == SV_QPT_UD)
+			res = sv_wire_ud_send(&r, status);
+		else if (qp->qp_type == SV_QPT_UC)
+			res = sv_wire_uc_send(&r, status);
+		else
+			res = sv_wire_rc_send(&r, status);
 		goto out_lsg;
 	}
 	if (!r.dqp) {

@@ -89,6 +89,10 @@ struct sv_chunk {
 	u32 len;
 };
 
+int sv_atomic_word(struct sv_sg *rsg, u32 opcode, u64 compare_add, u64 swap,
+		   u64 *old);
+u64 sv_timeout_ns(u8 timeout);
+u64 sv_rnr_ns(u8 timer);
 int sv_rq_take(struct sv_qp *qp, struct sv_rwqe *rw);
 bool sv_recv_chunks(struct sv_qp *qp, const struct sv_chunk *c, u32 n,
 		    struct sv_cqe *cqe, bool solicited,

@@ -162,7 +162,7 @@ static void sv_qp_free(struct sv_uobj *u)
 	sv_parent_drop(qp->srq);
 	if (qp->xrcd)
 		sv_xrcd_put(qp->xrcd);
-	kfree(qp->wire);
+	sv_wire_qp_free(qp);
 	put_device(&qp->sdev->dev);
 	kfree_rcu(qp, rcu);
 }

@@ -45,6 +45,10 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_WIRE_RX_DROPS] = "wire_rx_drops",
 	[SV_STAT_WIRE_ICRC_ERRORS] = "wire_icrc_errors",
 	[SV_STAT_WIRE_RX_OOS] = "wire_rx_out_of_sequence",
+	[SV_STAT_WIRE_RX_DUPLICATES] = "wire_rx_duplicates",
+	[SV_STAT_WIRE_RETRANSMITS] = "wire_retransmits",
+	[SV_STAT_WIRE_NAKS_SENT] = "wire_naks_sent",
+	[SV_STAT_WIRE_NAKS_RECEIVED] = "wire_naks_received",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

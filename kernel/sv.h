@@ -882,6 +882,10 @@ enum sv_stat {
 	SV_STAT_WIRE_RX_DROPS,		/* ... dropped: malformed, no QP ... */
 	SV_STAT_WIRE_ICRC_ERRORS,	/* ... dropped for a bad ICRC */
 	SV_STAT_WIRE_RX_OOS,		/* ... not the PSN expected */
+	SV_STAT_WIRE_RX_DUPLICATES,	/* ... RC requests seen before */
+	SV_STAT_WIRE_RETRANSMITS,	/* RC: sent again (timeout, NAK) */
+	SV_STAT_WIRE_NAKS_SENT,		/* RC: NAKs and RNR NAKs sent */
+	SV_STAT_WIRE_NAKS_RECEIVED,	/* RC: ... received */
 	SV_STAT_MAX
 };
 

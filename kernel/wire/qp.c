@@ -23,7 +23,7 @@
 
 static bool sv_wire_qp_type(const struct sv_qp *qp)
 {
-	return qp->qp_type == SV_QPT_UC;
+	return qp->qp_type == SV_QPT_UC || qp->qp_type == SV_QPT_RC;
 }
 
 /**
@@ -59,6 +59,7 @@ int sv_wire_qp_prepare(struct sv_qp *qp, u32 mask, const struct sv_qp_attr *a,
 		*w = kzalloc(sizeof(**w), GFP_KERNEL_ACCOUNT);
 		if (!*w)
 			return -ENOMEM;
+		skb_queue_head_init(&(*w)->resps);
 	}
 	return 1;
 }
@@ -77,9 +78,14 @@ void sv_wire_qp_rtr(struct sv_qp *qp, struct sv_wire_qp **w, int remote)
 	if (wq) {
 		spin_lock_bh(&qp->lock);
 		wq->epsn = qp->attr.rq_psn & SV_BTH_PSN_MASK;
+		wq->nres = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1,
+				   SV_WIRE_MAX_RES);
 		spin_unlock_bh(&qp->lock);
 		wq->resp = SV_RESP_IDLE;
 		wq->have_wqe = false;
+		wq->msn = 0;
+		wq->nak_sent = false;
+		memset(wq->res, 0, sizeof(wq->res));
 		wq->on = remote > 0;
 	}
 	mutex_unlock(&qp->sq.lock);
@@ -101,6 +107,18 @@ void sv_wire_qp_reset(struct sv_qp *qp)
 	qp->wire->on = false;
 	qp->wire->resp = SV_RESP_IDLE;
 	qp->wire->have_wqe = false;
+	qp->wire->req_busy = false;
+	skb_queue_purge(&qp->wire->resps);
+}
+
+/* With the QP: the last reference is gone, nobody runs it. */
+void sv_wire_qp_free(struct sv_qp *qp)
+{
+	if (!qp->wire)
+		return;
+	skb_queue_purge(&qp->wire->resps);
+	kfree(qp->wire);
+	qp->wire = NULL;
 }
 
 /* Is a frame queued for connected qp from its destination GID? */
@@ -132,7 +150,30 @@ bool sv_wire_recv(struct sv_qp *qp, struct sk_buff *skb,
 {
 	if (qp->qp_type == SV_QPT_UD)
 		return sv_wire_ud_recv(qp, skb, m, buf);
+	if (qp->qp_type == SV_QPT_RC)
+		return sv_wire_rc_recv(qp, skb, m, buf);
 	return sv_wire_uc_recv(qp, skb, m, buf);
+}
+
+/*
+ * rx.c: a UC or RC frame for the QP it names, if that is a QP of the
+ * frame's transport, queued for its engine; else dropped. Softirq, RCU
+ * held (see sv_wire_ud_rx()): whether the QP is on the wire and the
+ * frame from its peer is the engine's to check.
+ */
+void sv_wire_conn_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
+		     struct sk_buff *skb)
+{
+	struct sv_qp *qp = xa_load(&sdev->qps, p->dqpn);
+	u32 type = SV_OP_TRANSPORT(p->opcode) == SV_OP_RC ? SV_QPT_RC :
+		   SV_QPT_UC;
+
+	if (!qp || qp->qp_type != type) {
+		kfree_skb(skb);
+		sv_stat_add(sdev, SV_STAT_WIRE_RX_DROPS, 1);
+		return;
+	}
+	sv_rx_queue_wire(sdev, qp, skb);
 }
 
 /*

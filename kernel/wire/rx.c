@@ -21,30 +21,64 @@
 #include "../compat.h"
 #include "wire.h"
 
-/* The bytes of an opcode's extension headers, or -1 if not taken here. */
+/* The bytes of an operation's extension headers (IBA table 38). */
+static int sv_wire_op_ext(u8 op)
+{
+	switch (op) {
+	case SV_OP_SEND_FIRST:
+	case SV_OP_SEND_MIDDLE:
+	case SV_OP_SEND_LAST:
+	case SV_OP_SEND_ONLY:
+	case SV_OP_WRITE_MIDDLE:
+	case SV_OP_WRITE_LAST:
+	case SV_OP_READ_MIDDLE:
+		return 0;
+	case SV_OP_SEND_LAST_IMM:
+	case SV_OP_SEND_ONLY_IMM:
+	case SV_OP_WRITE_LAST_IMM:
+	case SV_OP_SEND_LAST_INV:
+	case SV_OP_SEND_ONLY_INV:
+	case SV_OP_READ_FIRST:
+	case SV_OP_READ_LAST:
+	case SV_OP_READ_ONLY:
+	case SV_OP_ACK:
+		return 4;
+	case SV_OP_ATOMIC_ACK:
+		return 4 + 8;
+	case SV_OP_WRITE_FIRST:
+	case SV_OP_WRITE_ONLY:
+	case SV_OP_READ_REQ:
+		return sizeof(struct sv_reth);
+	case SV_OP_WRITE_ONLY_IMM:
+		return sizeof(struct sv_reth) + 4;
+	case SV_OP_CMP_SWAP:
+	case SV_OP_FETCH_ADD:
+		return sizeof(struct sv_atomic_eth);
+	default:
+		return -1;
+	}
+}
+
+/*
+ * The bytes of an opcode's extension headers, or -1 if the device does
+ * not take it: UD sends, UC sends and writes, RC's all but invalidate
+ * (on the wire, SEND with invalidate is not there yet).
+ */
 static int sv_wire_ext_len(u8 opcode)
 {
-	switch (opcode) {
-	case SV_OP_UD | SV_OP_SEND_ONLY:
-		return sizeof(struct sv_deth);
-	case SV_OP_UD | SV_OP_SEND_ONLY_IMM:
-		return sizeof(struct sv_deth) + 4;
-	case SV_OP_UC | SV_OP_SEND_FIRST:
-	case SV_OP_UC | SV_OP_SEND_MIDDLE:
-	case SV_OP_UC | SV_OP_SEND_LAST:
-	case SV_OP_UC | SV_OP_SEND_ONLY:
-	case SV_OP_UC | SV_OP_WRITE_MIDDLE:
-	case SV_OP_UC | SV_OP_WRITE_LAST:
-		return 0;
-	case SV_OP_UC | SV_OP_SEND_LAST_IMM:
-	case SV_OP_UC | SV_OP_SEND_ONLY_IMM:
-	case SV_OP_UC | SV_OP_WRITE_LAST_IMM:
-		return 4;
-	case SV_OP_UC | SV_OP_WRITE_FIRST:
-	case SV_OP_UC | SV_OP_WRITE_ONLY:
-		return sizeof(struct sv_reth);
-	case SV_OP_UC | SV_OP_WRITE_ONLY_IMM:
-		return sizeof(struct sv_reth) + 4;
+	u8 op = opcode & 0x1f;
+
+	switch (SV_OP_TRANSPORT(opcode)) {
+	case SV_OP_UD:
+		if (op == SV_OP_SEND_ONLY || op == SV_OP_SEND_ONLY_IMM)
+			return sizeof(struct sv_deth) + sv_wire_op_ext(op);
+		return -1;
+	case SV_OP_UC:
+		return op <= SV_OP_WRITE_ONLY_IMM ? sv_wire_op_ext(op) : -1;
+	case SV_OP_RC:
+		if (op == SV_OP_SEND_LAST_INV || op == SV_OP_SEND_ONLY_INV)
+			return -1;
+		return sv_wire_op_ext(op);
 	default:
 		return -1;
 	}
@@ -182,7 +216,8 @@ bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb)
 		sv_wire_ud_rx(sdev, &p, skb);
 		return true;
 	case SV_OP_UC:
-		sv_wire_uc_rx(sdev, &p, skb);
+	case SV_OP_RC:
+		sv_wire_conn_rx(sdev, &p, skb);
 		return true;
 	default:
 		break;

@@ -123,23 +123,6 @@ enum sv_exec_result sv_wire_uc_send(struct sv_req *r, u32 *status)
 	return SV_EXEC_DONE;
 }
 
-/*
- * rx.c: a UC frame for the QP it names, queued for its engine, or
- * dropped. Softirq, RCU held (see sv_wire_ud_rx()).
- */
-void sv_wire_uc_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
-		   struct sk_buff *skb)
-{
-	struct sv_qp *qp = xa_load(&sdev->qps, p->dqpn);
-
-	if (!qp || qp->qp_type != SV_QPT_UC) {
-		kfree_skb(skb);
-		sv_stat_add(sdev, SV_STAT_WIRE_RX_DROPS, 1);
-		return;
-	}
-	sv_rx_queue_wire(sdev, qp, skb);
-}
-
 /* The message in progress is dropped; a taken WQE serves the next one. */
 static void sv_uc_abandon(struct sv_qp *qp)
 {

@@ -59,6 +59,36 @@ struct sv_deth {
 #define SV_OP_WRITE_LAST_IMM	0x09
 #define SV_OP_WRITE_ONLY	0x0a
 #define SV_OP_WRITE_ONLY_IMM	0x0b
+#define SV_OP_READ_REQ		0x0c
+#define SV_OP_READ_FIRST	0x0d
+#define SV_OP_READ_MIDDLE	0x0e
+#define SV_OP_READ_LAST		0x0f
+#define SV_OP_READ_ONLY		0x10
+#define SV_OP_ACK		0x11
+#define SV_OP_ATOMIC_ACK	0x12
+#define SV_OP_CMP_SWAP		0x13
+#define SV_OP_FETCH_ADD		0x14
+#define SV_OP_SEND_LAST_INV	0x16
+#define SV_OP_SEND_ONLY_INV	0x17
+
+/* ACK Extended Transport Header: syndrome, MSN */
+#define SV_AETH_ACK		0x00	/* low 5 bits: credits */
+#define SV_AETH_RNR		0x20	/* low 5 bits: the RNR timer */
+#define SV_AETH_NAK		0x60	/* low 5 bits: the NAK code */
+#define SV_AETH_TYPE_MASK	0x60
+#define SV_AETH_NO_CREDITS	0x1f	/* "invalid": end-to-end credits off */
+#define SV_NAK_PSN_SEQ		0
+#define SV_NAK_INV_REQ		1
+#define SV_NAK_REM_ACCESS	2
+#define SV_NAK_REM_OP		3
+
+/* Atomic Extended Transport Header */
+struct sv_atomic_eth {
+	__be64 va;
+	__be32 rkey;
+	__be64 swap_add;
+	__be64 compare;
+} __packed;
 
 /* RDMA Extended Transport Header */
 struct sv_reth {
@@ -78,6 +108,8 @@ enum sv_wire_resp {
 	SV_RESP_WRITE,		/* in an RDMA WRITE to va/rkey */
 };
 
+#define SV_WIRE_MAX_RES		16
+
 struct sv_wire_qp {
 	bool on;		/* RTR reached with a remote destination */
 	u32 epsn;		/* the responder's expected PSN */
@@ -88,6 +120,25 @@ struct sv_wire_qp {
 	u32 rkey;
 	u32 dmalen;
 	struct sv_rwqe rw;
+	/* RC responder */
+	u32 msn;		/* messages completed */
+	bool nak_sent;		/* a PSN sequence NAK not yet answered */
+	u32 nres;		/* atomic results kept: max_dest_rd_atomic */
+	u32 res_next;
+	struct sv_wire_res {
+		u32 psn;
+		bool valid;
+		u64 orig;
+	} res[SV_WIRE_MAX_RES];
+	/* RC requester: the head WQE on the wire, one at a time */
+	bool req_busy;
+	u32 req_psn;		/* its first PSN */
+	u32 req_npkts;		/* its packets (a READ: its responses) */
+	u32 req_acked;		/* of them acknowledged (or placed) */
+	u32 req_mtu;
+	bool req_resend;	/* go back to req_acked when the wait ends */
+	u64 req_deadline;	/* ktime_get_ns(): retransmit then */
+	struct sk_buff_head resps;	/* ACKs and responses, in order */
 };
 
 /*
@@ -147,10 +198,16 @@ void sv_wire_tx_av(struct sv_qp *qp, struct sv_wire_tx *t, u32 *sgid_index);
 
 /* uc.c */
 enum sv_exec_result sv_wire_uc_send(struct sv_req *r, u32 *status);
-void sv_wire_uc_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
-		   struct sk_buff *skb);
+void sv_wire_conn_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
+		     struct sk_buff *skb);
 bool sv_wire_uc_recv(struct sv_qp *qp, struct sk_buff *skb,
 		     const struct sv_rx_meta *m, void *buf);
+
+/* rc.c */
+enum sv_exec_result sv_wire_rc_send(struct sv_req *r, u32 *status);
+bool sv_wire_rc_recv(struct sv_qp *qp, struct sk_buff *skb,
+		     const struct sv_rx_meta *m, void *buf);
+void sv_wire_qp_free(struct sv_qp *qp);
 
 /* ud.c */
 enum sv_exec_result sv_wire_ud_send(struct sv_req *r, u32 *status);
