@@ -97,8 +97,8 @@ struct sv_query_abi {
 #define SV_MAX_SGE_RD		32		/* SGEs per RDMA read WR */
 #define SV_DEFAULT_MAX_CQE	65536		/* entries per CQ */
 #define SV_MAX_MR_SIZE		0x10000000000ULL /* bytes per MR (1 TiB) */
-#define SV_MAX_QP_RD_ATOM	16		/* responder RDMA read/atomic depth */
-#define SV_MAX_QP_INIT_RD_ATOM	16		/* initiator RDMA read/atomic depth */
+#define SV_MAX_QP_RD_ATOM	128		/* RDMA read/atomic depth (as rxe) */
+#define SV_MAX_QP_INIT_RD_ATOM	128		/* initiator depth (as rxe) */
 #define SV_DEFAULT_MAX_SRQ_WR	16384
 #define SV_MAX_SRQ_SGE		32
 #define SV_MAX_MCAST_GRP	8192

@@ -108,7 +108,7 @@ enum sv_wire_resp {
 	SV_RESP_WRITE,		/* in an RDMA WRITE to va/rkey */
 };
 
-#define SV_WIRE_MAX_RES		16
+#define SV_WIRE_MAX_RES		SV_MAX_QP_RD_ATOM
 
 struct sv_wire_qp {
 	bool on;		/* RTR reached with a remote destination */
