@@ -604,6 +604,24 @@ static u64 sv_wqe_bytes(const struct sv_send_wqe *w, u32 size)
 }
 
 /*
+ * A send completion's byte_len: what an RDMA READ read and an atomic's 8
+ * bytes, as ibv_poll_cq(3) says the send queue reports them (and an
+ * inline send's length, as before).
+ */
+static u32 sv_wc_byte_len(const struct sv_send_wqe *w, u32 size)
+{
+	switch (w->opcode) {
+	case SV_WR_RDMA_READ:
+		return sv_wqe_bytes(w, size);
+	case SV_WR_ATOMIC_CMP_AND_SWP:
+	case SV_WR_ATOMIC_FETCH_AND_ADD:
+		return 8;
+	default:
+		return w->send_flags & SV_SEND_INLINE ? w->inline_len : 0;
+	}
+}
+
+/*
  * Execute qp's send queue: at most *wqes WQEs (and SV_ENGINE_BUDGET or
  * qbudget) and about *bytes bytes (and SV_ENGINE_BYTES); both are charged
  * what was done. True if anything happened. Under ef->run_lock.
@@ -717,8 +735,8 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 		if (res == SV_EXEC_FATAL || flushed || sig)
 			sv_dp_push(qp->send_cq, w->wr_id, status,
 				   sv_wc_opcode(w->opcode),
-				   status ? 0 : (w->send_flags & SV_SEND_INLINE ?
-						 w->inline_len : 0),
+				   status ? 0 : sv_wc_byte_len(w,
+							       ef->scratch_size),
 				   qp->qpn, false);
 		if (qp->retried)
 			sv_qp_reset_retries(qp);

@@ -158,8 +158,11 @@ FIXTURE_VARIANT(wire) {
 	bool a_serves;		/* the server runs on END_A's side */
 };
 
+/* SV_WIRE_SV_ONLY: a test program of softverbs on both ends only */
+#ifndef SV_WIRE_SV_ONLY
 FIXTURE_VARIANT_ADD(wire, rxe_serves) { .rxe = true, .a_serves = true };
 FIXTURE_VARIANT_ADD(wire, sv_serves_rxe) { .rxe = true };
+#endif
 FIXTURE_VARIANT_ADD(wire, sv_sv) { .a_serves = true };
 
 static inline void wire_down(void)

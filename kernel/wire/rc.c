@@ -193,13 +193,15 @@ static void sv_rc_atomic(struct sv_qp *qp, const struct sv_wire_pkt *p,
 		sv_rc_fatal(qp, psn, SV_NAK_REM_ACCESS);
 		return;
 	}
-	ret = sv_atomic_word(sg, (p->opcode & 0x1f) == SV_OP_CMP_SWAP ?
-			     SV_WR_ATOMIC_CMP_AND_SWP :
-			     SV_WR_ATOMIC_FETCH_AND_ADD,
-			     be64_to_cpu(a->compare), be64_to_cpu(a->swap_add),
-			     &orig);
+	/* The add operand travels in swap_add; compare is CMP_SWAP's. */
+	if ((p->opcode & 0x1f) == SV_OP_CMP_SWAP)
+		ret = sv_atomic_word(sg, SV_WR_ATOMIC_CMP_AND_SWP,
+				     be64_to_cpu(a->compare),
+				     be64_to_cpu(a->swap_add), &orig);
+	else
+		ret = sv_atomic_word(sg, SV_WR_ATOMIC_FETCH_AND_ADD,
+				     be64_to_cpu(a->swap_add), 0, &orig);
 	sv_sg_release(sg);
-	/* The add operand travels in swap_add; compare is for CMP_SWAP. */
 	if (ret) {
 		sv_rc_fatal(qp, psn, SV_NAK_REM_ACCESS);
 		return;
@@ -515,7 +517,16 @@ bool sv_wire_rc_recv(struct sv_qp *qp, struct sk_buff *skb,
 	}
 	sv_wire_parse(skb, &p);
 	if (sv_rc_is_response(p.opcode & 0x1f)) {
-		/* The requester's: its WQE takes it when the engine is back. */
+		/*
+		 * The requester's: its WQE takes it when the engine is back.
+		 * Only while one is on the wire, and at most as many as it
+		 * has packets (and some): a flood is dropped, not kept.
+		 */
+		if (!wq->req_busy ||
+		    skb_queue_len(&wq->resps) > wq->req_npkts + 16) {
+			sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
+			return true;
+		}
 		__skb_queue_tail(&wq->resps, skb_get(skb));
 		qp->waiting = false;
 		return true;
@@ -697,6 +708,7 @@ static enum sv_rc_verdict sv_rc_answer(struct sv_req *r, struct sk_buff *skb,
 	struct sv_wire_qp *wq = qp->wire;
 	u32 op = r->w->opcode, psn, syn;
 	struct sv_wire_pkt p;
+	u64 orig;
 	s32 idx;
 
 	sv_wire_parse(skb, &p);
@@ -743,7 +755,8 @@ static enum sv_rc_verdict sv_rc_answer(struct sv_req *r, struct sk_buff *skb,
 		if (op != SV_WR_ATOMIC_CMP_AND_SWP &&
 		    op != SV_WR_ATOMIC_FETCH_AND_ADD)
 			return SV_RC_WAIT;
-		if (sv_sg_write(r->lsg, 0, p.ext + 4, 8)) {
+		orig = get_unaligned_be64(p.ext + 4);
+		if (sv_sg_write(r->lsg, 0, &orig, 8)) {
 			*status = SV_WC_LOC_PROT_ERR;
 			return SV_RC_FAIL;
 		}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCE v2 on the wire, through the verbs API with exact results: two
+ * softverbs devices in two network namespaces (sv_wire_test.h's sv_sv
+ * veth), opened by this one process (each from its own namespace), so
+ * that every message between them crosses the veth as RoCE v2. RC RDMA
+ * WRITE and READ of 100 KB (many packets) with the data verified, atomics
+ * with their results, SEND and WRITE with immediate and their exact
+ * completions, an RNR NAK that waits for the receive and one whose
+ * retries run out, a bad rkey (IBV_WC_REM_ACCESS_ERR, the responder in
+ * ERR), a SEND too long for its receive (IBV_WC_REM_INV_REQ_ERR and
+ * IBV_WC_LOC_LEN_ERR), UC WRITE with immediate.
+ */
+#include <fcntl.h>
+#include <sched.h>
+#include <infiniband/verbs.h>
+
+#define SV_WIRE_SV_ONLY
+#include "sv_harness.h"
+#include "sv_test.h"
+#include "sv_dp_test.h"
+#include "sv_wire_test.h"
+
+#define LEN	(100 * 1000)
+#define PSN0	0xffffc0
+#define ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+/* One end's verbs objects. */
+struct vend {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	char *buf;
+	union ibv_gid gid;
+	int gidx;
+};
+
+/* Open dev from namespace ns (this thread goes there and back). */
+static struct ibv_context *open_in(const char *ns, const char *dev)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	struct ibv_context *ctx = NULL;
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (list && self >= 0 && fd >= 0 && !setns(fd, CLONE_NEWNET)) {
+		ctx = sv_open_named(list, dev);
+		if (setns(self, CLONE_NEWNET))
+			abort();
+	}
+	if (fd >= 0)
+		close(fd);
+	if (self >= 0)
+		close(self);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static int vend_open(struct vend *v, const char *ns, const char *dev,
+		     int gidx, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = type,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	memset(v, 0, sizeof(*v));
+	v->ctx = open_in(ns, dev);
+	if (!v->ctx)
+		return -1;
+	v->gidx = gidx;
+	v->pd = ibv_alloc_pd(v->ctx);
+	v->cq = ibv_create_cq(v->ctx, 64, NULL, NULL, 0);
+	v->buf = calloc(1, 2 * LEN);
+	if (!v->pd || !v->cq || !v->buf ||
+	    ibv_query_gid(v->ctx, 1, gidx, &v->gid))
+		return -1;
+	v->mr = ibv_reg_mr(v->pd, v->buf, 2 * LEN, ACCESS);
+	ia.send_cq = v->cq;
+	ia.recv_cq = v->cq;
+	v->qp = ibv_create_qp(v->pd, &ia);
+	return v->mr && v->qp ? 0 : -1;
+}
+
+static void vend_close(struct vend *v)
+{
+	if (v->qp)
+		ibv_destroy_qp(v->qp);
+	if (v->mr)
+		ibv_dereg_mr(v->mr);
+	if (v->cq)
+		ibv_destroy_cq(v->cq);
+	if (v->pd)
+		ibv_dealloc_pd(v->pd);
+	if (v->ctx)
+		ibv_close_device(v->ctx);
+	free(v->buf);
+}
+
+/*
+ * x's QP connected to y's over the wire (RC or UC): path MTU 1024 (100 KB
+ * is 98 packets), PSNs from PSN0 both ways (they wrap past 2^24 - 1 in
+ * the first 100 KB), ACK timeout 14; RC with the retries asked for,
+ * min_rnr_timer 1 (10 us).
+ */
+static int vconnect(struct vend *x, struct vend *y, int rnr_retry,
+		    int retry_cnt)
+{
+	bool rc = x->qp->qp_type == IBV_QPT_RC;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = rc ? ACCESS : IBV_ACCESS_LOCAL_WRITE |
+					    IBV_ACCESS_REMOTE_WRITE,
+	};
+	int ret;
+
+	ret = ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = y->qp->qp_num;
+	a.rq_psn = PSN0;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = y->gid;
+	a.ah_attr.grh.sgid_index = x->gidx;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	ret = ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    (rc ? IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER : 0));
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = PSN0;
+	a.timeout = 14;
+	a.retry_cnt = retry_cnt;
+	a.rnr_retry = rnr_retry;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     (rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				   IBV_QP_RNR_RETRY |
+				   IBV_QP_MAX_QP_RD_ATOMIC : 0));
+}
+
+/* Wait up to 10 s for one completion of v; its status, or -1. */
+static int wait1(struct vend *v, struct ibv_wc *wc)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (poll1(v->cq, wc))
+			return wc->status;
+	return -1;
+}
+
+/* A's and B's ends (devices SV_A and SV_B), IPv4 GIDs, QPs of type. */
+static int vpair(FIXTURE_DATA(wire) *self, struct vend *a, struct vend *b,
+		 enum ibv_qp_type type)
+{
+	if (vend_open(a, NS_A, SV_A, self->a.g4, type) ||
+	    vend_open(b, NS_B, SV_B, self->b.g4, type))
+		return -1;
+	return 0;
+}
+
+/* RDMA WRITE and READ of 100 KB each way, data verified. */
+TEST_F_TIMEOUT(wire, rc_write_read, 120)
+{
+	struct vend a, b;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
+	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
+	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	sv_fill(a.buf, LEN, 1);
+	ASSERT_EQ(0, post_send(a.qp, IBV_WR_RDMA_WRITE, a.mr->lkey, a.buf, LEN,
+			       1, IBV_SEND_SIGNALED, (uintptr_t)b.buf,
+			       b.mr->rkey));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	EXPECT_EQ(1, wc.wr_id);
+	EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
+	EXPECT_EQ(0, memcmp(a.buf, b.buf, LEN));
+	sv_fill(b.buf + LEN, LEN, 2);
+	ASSERT_EQ(0, post_send(a.qp, IBV_WR_RDMA_READ, a.mr->lkey,
+			       a.buf + LEN, LEN, 2, IBV_SEND_SIGNALED,
+			       (uintptr_t)b.buf + LEN, b.mr->rkey));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	EXPECT_EQ(IBV_WC_RDMA_READ, wc.opcode);
+	EXPECT_EQ(LEN, wc.byte_len);
+	EXPECT_EQ(0, memcmp(a.buf + LEN, b.buf + LEN, LEN));
+	/* Zero bytes: one packet, no data. */
+	ASSERT_EQ(0, post_send(b.qp, IBV_WR_RDMA_WRITE, b.mr->lkey, b.buf, 0,
+			       3, IBV_SEND_SIGNALED, (uintptr_t)a.buf,
+			       a.mr->rkey));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&b, &wc));
+	EXPECT_LT(0, stat_of(&self->b, "wire_rx_frames"));
+	vend_close(&a);
+	vend_close(&b);
+}
+
+static int post_atomic(struct vend *x, enum ibv_wr_opcode op, void *res,
+		       uint64_t raddr, uint32_t rkey, uint64_t cmp_add,
+		       uint64_t swap)
+{
+	struct ibv_sge sg = { (uintptr_t)res, 8, x->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 9, .sg_list = &sg, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = cmp_add;
+	wr.wr.atomic.swap = swap;
+	return ibv_post_send(x->qp, &wr, &bad);
+}
+
+/* Fetch-and-add and compare-and-swap: old values back, words changed. */
+TEST_F_TIMEOUT(wire, rc_atomics, 120)
+{
+	uint64_t *word, *res;
+	struct vend a, b;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
+	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
+	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	word = (uint64_t *)(b.buf + 64);
+	res = (uint64_t *)a.buf;
+	*word = 1000;
+	ASSERT_EQ(0, post_atomic(&a, IBV_WR_ATOMIC_FETCH_AND_ADD, res,
+				 (uintptr_t)word, b.mr->rkey, 234, 0));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	EXPECT_EQ(IBV_WC_FETCH_ADD, wc.opcode);
+	EXPECT_EQ(1000, *res);
+	EXPECT_EQ(1234, *word);
+	ASSERT_EQ(0, post_atomic(&a, IBV_WR_ATOMIC_CMP_AND_SWP, res,
+				 (uintptr_t)word, b.mr->rkey, 1234, 77));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	EXPECT_EQ(IBV_WC_COMP_SWAP, wc.opcode);
+	EXPECT_EQ(1234, *res);
+	EXPECT_EQ(77, *word);
+	/* A compare that fails: the old value, the word unchanged. */
+	ASSERT_EQ(0, post_atomic(&a, IBV_WR_ATOMIC_CMP_AND_SWP, res,
+				 (uintptr_t)word, b.mr->rkey, 1, 5));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	EXPECT_EQ(77, *res);
+	EXPECT_EQ(77, *word);
+	/* Misaligned: a remote access error, B's QP in ERR. */
+	ASSERT_EQ(0, post_atomic(&a, IBV_WR_ATOMIC_FETCH_AND_ADD, res,
+				 (uintptr_t)word + 4, b.mr->rkey, 1, 0));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR, wait1(&a, &wc));
+	vend_close(&a);
+	vend_close(&b);
+}
+
+/* SEND and WRITE with immediate: B's completions, exactly. */
+TEST_F_TIMEOUT(wire, rc_send_imm, 120)
+{
+	struct vend a, b;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
+	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
+	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf, LEN, 20));
+	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf + LEN, 16, 21));
+	sv_fill(a.buf, 9000, 3);
+	ASSERT_EQ(0, post_send(a.qp, IBV_WR_SEND_WITH_IMM, a.mr->lkey, a.buf,
+			       9000, 4, IBV_SEND_SIGNALED | IBV_SEND_SOLICITED,
+			       0, 0));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&b, &wc));
+	EXPECT_EQ(20, wc.wr_id);
+	EXPECT_EQ(IBV_WC_RECV, wc.opcode);
+	EXPECT_EQ(9000, wc.byte_len);
+	EXPECT_EQ(IBV_WC_WITH_IMM, wc.wc_flags & IBV_WC_WITH_IMM);
+	EXPECT_EQ(htobe32(0xabcd), wc.imm_data);
+	EXPECT_EQ(a.qp->qp_num, wc.src_qp);
+	EXPECT_EQ(b.qp->qp_num, wc.qp_num);
+	EXPECT_EQ(0, memcmp(a.buf, b.buf, 9000));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	EXPECT_EQ(IBV_WC_SEND, wc.opcode);
+	sv_fill(a.buf, 5000, 4);
+	ASSERT_EQ(0, post_send(a.qp, IBV_WR_RDMA_WRITE_WITH_IMM, a.mr->lkey,
+			       a.buf, 5000, 5, IBV_SEND_SIGNALED, (uintptr_t)b.buf,
+			       b.mr->rkey));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&b, &wc));
+	EXPECT_EQ(21, wc.wr_id);
+	EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc.opcode);
+	EXPECT_EQ(5000, wc.byte_len);
+	EXPECT_EQ(htobe32(0xabcd), wc.imm_data);
+	EXPECT_EQ(0, memcmp(a.buf, b.buf, 5000));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	vend_close(&a);
+	vend_close(&b);
+}
+
+/*
+ * No receive WQE: RNR NAKs until one is posted (rnr_retry 7), and with
+ * rnr_retry 1, IBV_WC_RNR_RETRY_EXC_ERR.
+ */
+TEST_F_TIMEOUT(wire, rc_rnr, 120)
+{
+	long long naks = stat_of(&self->b, "wire_naks_sent");
+	struct vend a, b;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
+	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
+	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, post_send(a.qp, IBV_WR_SEND, a.mr->lkey, a.buf, 100, 6,
+			       IBV_SEND_SIGNALED, 0, 0));
+	usleep(300000);
+	EXPECT_EQ(0, ibv_poll_cq(a.cq, 1, &wc));
+	EXPECT_LT(naks, stat_of(&self->b, "wire_naks_sent"));
+	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf, LEN, 22));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&b, &wc));
+	EXPECT_EQ(100, wc.byte_len);
+	vend_close(&a);
+	vend_close(&b);
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
+	ASSERT_EQ(0, vconnect(&a, &b, 1, 7));
+	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, post_send(a.qp, IBV_WR_SEND, a.mr->lkey, a.buf, 100, 7,
+			       IBV_SEND_SIGNALED, 0, 0));
+	ASSERT_EQ(IBV_WC_RNR_RETRY_EXC_ERR, wait1(&a, &wc));
+	EXPECT_EQ(7, wc.wr_id);
+	vend_close(&a);
+	vend_close(&b);
+}
+
+/* A bad rkey: IBV_WC_REM_ACCESS_ERR, the responder's QP in ERR. */
+TEST_F_TIMEOUT(wire, rc_bad_rkey, 120)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr qa;
+	struct vend a, b;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
+	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
+	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	sv_fill(b.buf, 64, 9);
+	ASSERT_EQ(0, post_send(a.qp, IBV_WR_RDMA_WRITE, a.mr->lkey, a.buf, 64,
+			       8, IBV_SEND_SIGNALED, (uintptr_t)b.buf,
+			       b.mr->rkey ^ 0x100));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR, wait1(&a, &wc));
+	EXPECT_EQ(8, wc.wr_id);
+	ASSERT_EQ(0, ibv_query_qp(b.qp, &qa, IBV_QP_STATE, &ia));
+	EXPECT_EQ(IBV_QPS_ERR, qa.qp_state);
+	/* Nothing was written. */
+	sv_fill(a.buf + LEN, 64, 9);
+	EXPECT_EQ(0, memcmp(a.buf + LEN, b.buf, 64));
+	vend_close(&a);
+	vend_close(&b);
+}
+
+/* A SEND longer than its receive: both sides see it fail. */
+TEST_F_TIMEOUT(wire, rc_recv_too_short, 120)
+{
+	struct vend a, b;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
+	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
+	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf, 4096, 23));
+	ASSERT_EQ(0, post_send(a.qp, IBV_WR_SEND, a.mr->lkey, a.buf, 8192, 9,
+			       IBV_SEND_SIGNALED, 0, 0));
+	ASSERT_EQ(IBV_WC_REM_INV_REQ_ERR, wait1(&a, &wc));
+	ASSERT_EQ(IBV_WC_LOC_LEN_ERR, wait1(&b, &wc));
+	EXPECT_EQ(23, wc.wr_id);
+	vend_close(&a);
+	vend_close(&b);
+}
+
+/* UC: WRITE with immediate of 20 KB, data and completion exact. */
+TEST_F_TIMEOUT(wire, uc_write_imm, 120)
+{
+	struct vend a, b;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_UC));
+	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
+	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf + LEN, 16, 24));
+	sv_fill(a.buf, 20000, 5);
+	ASSERT_EQ(0, post_send(a.qp, IBV_WR_RDMA_WRITE_WITH_IMM, a.mr->lkey,
+			       a.buf, 20000, 10, IBV_SEND_SIGNALED,
+			       (uintptr_t)b.buf, b.mr->rkey));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&b, &wc));
+	EXPECT_EQ(24, wc.wr_id);
+	EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc.opcode);
+	EXPECT_EQ(20000, wc.byte_len);
+	EXPECT_EQ(0, memcmp(a.buf, b.buf, 20000));
+	vend_close(&a);
+	vend_close(&b);
+}
+
+TEST_HARNESS_MAIN
