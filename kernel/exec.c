@@ -1110,6 +1110,16 @@ out:
 	return res;
 }
 
+/* The receive queue of qp's receives: its SRQ's (*srq set) or its own. */
+static struct sv_wq *sv_qp_recv_wq(struct sv_qp *qp, struct sv_srq **srq)
+{
+	*srq = NULL;
+	if (!qp->srq)
+		return &qp->rq;
+	*srq = container_of(qp->srq, struct sv_srq, uobj);
+	return &(*srq)->rq;
+}
+
 /*
  * Take the head receive WQE of qp (its SRQ's) for a message whose
  * packets come one by one (wire/): a copy in rw, its slot the library's
@@ -1118,16 +1128,10 @@ out:
  */
 int sv_rq_take(struct sv_qp *qp, struct sv_rwqe *rw)
 {
-	struct sv_srq *srq = NULL;
-	struct sv_wq *wq;
+	struct sv_srq *srq;
+	struct sv_wq *wq = sv_qp_recv_wq(qp, &srq);
 	int ret;
 
-	if (qp->srq) {
-		srq = container_of(qp->srq, struct sv_srq, uobj);
-		wq = &srq->rq;
-	} else {
-		wq = &qp->rq;
-	}
 	sv_wq_lock(wq);
 	if (!wq->ring || sv_rq_peek(wq, rw) <= 0) {
 		sv_wq_unlock(wq);
@@ -1167,17 +1171,11 @@ bool sv_recv_chunks(struct sv_qp *qp, const struct sv_chunk *c, u32 n,
 	struct sv_exec_buf *b = buf;
 	struct sv_rwqe *rw = &b->rw;
 	struct sv_sg *sg = &b->sg[0];
-	struct sv_srq *srq = NULL;
-	struct sv_wq *wq;
+	struct sv_srq *srq;
+	struct sv_wq *wq = sv_qp_recv_wq(qp, &srq);
 	u32 off = 0, i;
 	int ret = 0;
 
-	if (qp->srq) {
-		srq = container_of(qp->srq, struct sv_srq, uobj);
-		wq = &srq->rq;
-	} else {
-		wq = &qp->rq;
-	}
 	sv_wq_lock(wq);
 	if (!wq->ring || sv_rq_peek(wq, rw) <= 0) {
 		sv_wq_unlock(wq);

@@ -168,14 +168,17 @@ static int wait1(struct vend *v, struct ibv_wc *wc)
 	return -1;
 }
 
-/* A's and B's ends (devices SV_A and SV_B), IPv4 GIDs, QPs of type. */
+/*
+ * A's and B's ends (devices SV_A and SV_B), IPv4 GIDs, QPs of type
+ * connected to each other; A's with rnr_retry a_rnr.
+ */
 static int vpair(FIXTURE_DATA(wire) *self, struct vend *a, struct vend *b,
-		 enum ibv_qp_type type)
+		 enum ibv_qp_type type, int a_rnr)
 {
 	if (vend_open(a, NS_A, SV_A, self->a.g4, type) ||
 	    vend_open(b, NS_B, SV_B, self->b.g4, type))
 		return -1;
-	return 0;
+	return vconnect(a, b, a_rnr, 7) || vconnect(b, a, 7, 7) ? -1 : 0;
 }
 
 /* RDMA WRITE and READ of 100 KB each way, data verified. */
@@ -184,9 +187,7 @@ TEST_F_TIMEOUT(wire, rc_write_read, 120)
 	struct vend a, b;
 	struct ibv_wc wc;
 
-	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
-	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
-	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 7));
 	sv_fill(a.buf, LEN, 1);
 	ASSERT_EQ(0, post_send(a.qp, IBV_WR_RDMA_WRITE, a.mr->lkey, a.buf, LEN,
 			       1, IBV_SEND_SIGNALED, (uintptr_t)b.buf,
@@ -238,9 +239,7 @@ TEST_F_TIMEOUT(wire, rc_atomics, 120)
 	struct vend a, b;
 	struct ibv_wc wc;
 
-	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
-	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
-	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 7));
 	word = (uint64_t *)(b.buf + 64);
 	res = (uint64_t *)a.buf;
 	*word = 1000;
@@ -276,9 +275,7 @@ TEST_F_TIMEOUT(wire, rc_send_imm, 120)
 	struct vend a, b;
 	struct ibv_wc wc;
 
-	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
-	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
-	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 7));
 	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf, LEN, 20));
 	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf + LEN, 16, 21));
 	sv_fill(a.buf, 9000, 3);
@@ -321,9 +318,7 @@ TEST_F_TIMEOUT(wire, rc_rnr, 120)
 	struct vend a, b;
 	struct ibv_wc wc;
 
-	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
-	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
-	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 7));
 	ASSERT_EQ(0, post_send(a.qp, IBV_WR_SEND, a.mr->lkey, a.buf, 100, 6,
 			       IBV_SEND_SIGNALED, 0, 0));
 	usleep(300000);
@@ -336,9 +331,7 @@ TEST_F_TIMEOUT(wire, rc_rnr, 120)
 	vend_close(&a);
 	vend_close(&b);
 
-	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
-	ASSERT_EQ(0, vconnect(&a, &b, 1, 7));
-	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 1));
 	ASSERT_EQ(0, post_send(a.qp, IBV_WR_SEND, a.mr->lkey, a.buf, 100, 7,
 			       IBV_SEND_SIGNALED, 0, 0));
 	ASSERT_EQ(IBV_WC_RNR_RETRY_EXC_ERR, wait1(&a, &wc));
@@ -355,9 +348,7 @@ TEST_F_TIMEOUT(wire, rc_bad_rkey, 120)
 	struct vend a, b;
 	struct ibv_wc wc;
 
-	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
-	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
-	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 7));
 	sv_fill(b.buf, 64, 9);
 	ASSERT_EQ(0, post_send(a.qp, IBV_WR_RDMA_WRITE, a.mr->lkey, a.buf, 64,
 			       8, IBV_SEND_SIGNALED, (uintptr_t)b.buf,
@@ -379,9 +370,7 @@ TEST_F_TIMEOUT(wire, rc_recv_too_short, 120)
 	struct vend a, b;
 	struct ibv_wc wc;
 
-	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC));
-	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
-	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 7));
 	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf, 4096, 23));
 	ASSERT_EQ(0, post_send(a.qp, IBV_WR_SEND, a.mr->lkey, a.buf, 8192, 9,
 			       IBV_SEND_SIGNALED, 0, 0));
@@ -398,9 +387,7 @@ TEST_F_TIMEOUT(wire, uc_write_imm, 120)
 	struct vend a, b;
 	struct ibv_wc wc;
 
-	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_UC));
-	ASSERT_EQ(0, vconnect(&a, &b, 7, 7));
-	ASSERT_EQ(0, vconnect(&b, &a, 7, 7));
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_UC, 7));
 	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf + LEN, 16, 24));
 	sv_fill(a.buf, 20000, 5);
 	ASSERT_EQ(0, post_send(a.qp, IBV_WR_RDMA_WRITE_WITH_IMM, a.mr->lkey,

@@ -242,27 +242,20 @@ static void sv_rc_duplicate(struct sv_qp *qp, const struct sv_wire_pkt *p,
 		  SV_AETH_NO_CREDITS);
 }
 
-/* Take the message's receive WQE; false: RNR NAKed (or completed). */
-static int sv_rc_take(struct sv_qp *qp, u32 psn, const struct sv_rx_meta *m)
+/* Take the message's receive WQE (sv_wire_take()); none: RNR NAKed. */
+static int sv_rc_take(struct sv_qp *qp, u32 psn)
 {
-	struct sv_wire_qp *wq = qp->wire;
-	int ret;
+	int ret = sv_wire_take(qp);
+	u8 t;
 
-	if (wq->have_wqe) {
-		wq->have_wqe = false;
-		return 1;
-	}
-	ret = sv_rq_take(qp, &wq->rw);
-	if (!ret) {
-		u8 t;
-
-		spin_lock_bh(&qp->lock);
-		t = qp->attr.min_rnr_timer & 31;
-		spin_unlock_bh(&qp->lock);
-		sv_rc_ack(qp, psn, SV_AETH_RNR | t);
-		sv_stat_add(qp->sdev, SV_STAT_RNR_NAKS, 1);
-	}
-	return ret;
+	if (ret)
+		return ret;
+	spin_lock_bh(&qp->lock);
+	t = qp->attr.min_rnr_timer & 31;
+	spin_unlock_bh(&qp->lock);
+	sv_rc_ack(qp, psn, SV_AETH_RNR | t);
+	sv_stat_add(qp->sdev, SV_STAT_RNR_NAKS, 1);
+	return 0;
 }
 
 /* Complete the taken WQE (status 0) or fail it, NAK and ERR. */
@@ -287,50 +280,6 @@ static void sv_rc_complete(struct sv_qp *qp, struct sv_cqe *cqe, u32 psn,
 			   solicited, &m->ts);
 }
 
-/* Place a SEND packet at off of the taken WQE: a WC status. */
-static u32 sv_rc_place(struct sv_qp *qp, const struct sv_wire_pkt *p,
-		       void *buf)
-{
-	struct sv_wire_qp *wq = qp->wire;
-	struct sv_sg *sg = buf;
-	int ret;
-
-	if (!p->paylen)
-		return SV_WC_SUCCESS;
-	ret = sv_sg_resolve(sg, qp->sdev, sv_qp_pd(qp), SV_ACCESS_LOCAL_WRITE,
-			    wq->rw.sge, wq->rw.hdr.num_sge);
-	if (ret)
-		return SV_WC_LOC_PROT_ERR;
-	if (wq->off + p->paylen > sg->len)
-		ret = -ERANGE;
-	else
-		ret = sv_sg_write(sg, wq->off, p->payload, p->paylen);
-	sv_sg_release(sg);
-	if (ret)
-		return ret == -EFAULT ? SV_WC_LOC_PROT_ERR : SV_WC_LOC_LEN_ERR;
-	wq->off += p->paylen;
-	return SV_WC_SUCCESS;
-}
-
-static bool sv_rc_first(u8 op)
-{
-	return op == SV_OP_SEND_FIRST || op == SV_OP_SEND_ONLY ||
-	       op == SV_OP_SEND_ONLY_IMM || op == SV_OP_WRITE_FIRST ||
-	       op == SV_OP_WRITE_ONLY || op == SV_OP_WRITE_ONLY_IMM;
-}
-
-static bool sv_rc_last(u8 op)
-{
-	return op != SV_OP_SEND_FIRST && op != SV_OP_SEND_MIDDLE &&
-	       op != SV_OP_WRITE_FIRST && op != SV_OP_WRITE_MIDDLE;
-}
-
-static bool sv_rc_imm(u8 op)
-{
-	return op == SV_OP_SEND_LAST_IMM || op == SV_OP_SEND_ONLY_IMM ||
-	       op == SV_OP_WRITE_LAST_IMM || op == SV_OP_WRITE_ONLY_IMM;
-}
-
 /* A SEND packet in sequence; false if not taken (PSN stays). */
 static bool sv_rc_send_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 			   u32 psn, const struct sv_rx_meta *m, void *buf)
@@ -340,12 +289,12 @@ static bool sv_rc_send_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	u8 op = p->opcode & 0x1f;
 	int ret;
 
-	if (sv_rc_first(op)) {
+	if (sv_wire_op_first(op)) {
 		if (wq->resp != SV_RESP_IDLE) {
 			sv_rc_fatal(qp, psn, SV_NAK_INV_REQ);
 			return true;
 		}
-		ret = sv_rc_take(qp, psn, m);
+		ret = sv_rc_take(qp, psn);
 		if (!ret)
 			return false;
 		wq->resp = SV_RESP_SEND;
@@ -359,11 +308,11 @@ static bool sv_rc_send_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 		sv_rc_fatal(qp, psn, SV_NAK_INV_REQ);	/* out of order op */
 		return true;
 	}
-	cqe.status = sv_rc_place(qp, p, buf);
-	if (!cqe.status && !sv_rc_last(op))
+	cqe.status = sv_wire_place(qp, p, buf);
+	if (!cqe.status && !sv_wire_op_last(op))
 		return true;
 	cqe.byte_len = wq->off;
-	if (sv_rc_imm(op)) {
+	if (sv_wire_op_imm(op)) {
 		cqe.wc_flags |= SV_WC_F_WITH_IMM;
 		memcpy(&cqe.imm_data, p->payload - 4, 4);
 	}
@@ -383,7 +332,7 @@ static bool sv_rc_write_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	struct sv_sg *sg = buf;
 	int ret;
 
-	if (sv_rc_first(op)) {
+	if (sv_wire_op_first(op)) {
 		const struct sv_reth *reth = (const struct sv_reth *)p->ext;
 
 		if (wq->resp != SV_RESP_IDLE) {
@@ -400,7 +349,7 @@ static bool sv_rc_write_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 		return true;
 	}
 	if (wq->off + p->paylen > wq->dmalen ||
-	    (sv_rc_last(op) && wq->off + p->paylen != wq->dmalen)) {
+	    (sv_wire_op_last(op) && wq->off + p->paylen != wq->dmalen)) {
 		wq->resp = SV_RESP_IDLE;
 		sv_rc_fatal(qp, psn, SV_NAK_INV_REQ);
 		return true;
@@ -422,13 +371,13 @@ static bool sv_rc_write_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 			return true;
 		}
 	}
-	if (!sv_rc_last(op)) {
+	if (!sv_wire_op_last(op)) {
 		wq->off += p->paylen;
 		return true;
 	}
-	if (sv_rc_imm(op)) {
+	if (sv_wire_op_imm(op)) {
 		/* No WQE: the last packet is NAKed and comes again. */
-		ret = sv_rc_take(qp, psn, m);
+		ret = sv_rc_take(qp, psn);
 		if (!ret)
 			return false;
 		if (ret < 0)
@@ -608,16 +557,7 @@ static void sv_rc_transmit(struct sv_req *r, u32 k)
 		u32 hdrs;
 		u8 o;
 
-		if (n == 1)
-			o = write ? (imm ? SV_OP_WRITE_ONLY_IMM : SV_OP_WRITE_ONLY) :
-				    (imm ? SV_OP_SEND_ONLY_IMM : SV_OP_SEND_ONLY);
-		else if (!i)
-			o = write ? SV_OP_WRITE_FIRST : SV_OP_SEND_FIRST;
-		else if (!last)
-			o = write ? SV_OP_WRITE_MIDDLE : SV_OP_SEND_MIDDLE;
-		else
-			o = write ? (imm ? SV_OP_WRITE_LAST_IMM : SV_OP_WRITE_LAST) :
-				    (imm ? SV_OP_SEND_LAST_IMM : SV_OP_SEND_LAST);
+		o = sv_wire_msg_op(write, imm, i, n);
 		seg = min_t(u64, mtu, r->len - off);
 		hdrs = sizeof(struct sv_bth) +
 		       (reth ? sizeof(struct sv_reth) : 0) + (imm && last ? 4 : 0);

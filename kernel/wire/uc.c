@@ -24,24 +24,6 @@
  */
 #include "wire.h"
 
-/* The opcode of packet i (of n) of a message. */
-static u8 sv_uc_opcode(bool write, bool imm, u32 i, u32 n)
-{
-	u8 op;
-
-	if (n == 1)
-		op = write ? (imm ? SV_OP_WRITE_ONLY_IMM : SV_OP_WRITE_ONLY) :
-			     (imm ? SV_OP_SEND_ONLY_IMM : SV_OP_SEND_ONLY);
-	else if (!i)
-		op = write ? SV_OP_WRITE_FIRST : SV_OP_SEND_FIRST;
-	else if (i < n - 1)
-		op = write ? SV_OP_WRITE_MIDDLE : SV_OP_SEND_MIDDLE;
-	else
-		op = write ? (imm ? SV_OP_WRITE_LAST_IMM : SV_OP_WRITE_LAST) :
-			     (imm ? SV_OP_SEND_LAST_IMM : SV_OP_SEND_LAST);
-	return SV_OP_UC | op;
-}
-
 /**
  * sv_wire_uc_send - send r's UC message as RoCE v2 packets
  * @r: the request (qp, w, the payload)
@@ -78,7 +60,7 @@ enum sv_exec_result sv_wire_uc_send(struct sv_req *r, u32 *status)
 	n = max_t(u32, 1, DIV_ROUND_UP_ULL(r->len, mtu));
 	for (i = 0; i < n; i++, off += seg) {
 		struct sv_bth *bth;
-		u8 op = sv_uc_opcode(write, imm, i, n);
+		u8 op = SV_OP_UC | sv_wire_msg_op(write, imm, i, n);
 		bool last = i == n - 1;
 
 		seg = min_t(u64, mtu, r->len - off);
@@ -135,18 +117,6 @@ static void sv_uc_abandon(struct sv_qp *qp)
 	wq->resp = SV_RESP_IDLE;
 }
 
-/* A receive WQE for the message: the one kept, or the next. */
-static int sv_uc_take(struct sv_qp *qp)
-{
-	struct sv_wire_qp *wq = qp->wire;
-
-	if (wq->have_wqe) {
-		wq->have_wqe = false;
-		return 1;
-	}
-	return sv_rq_take(qp, &wq->rw);
-}
-
 /* Complete the taken WQE; an error puts the QP in ERR first. */
 static void sv_uc_complete(struct sv_qp *qp, struct sv_cqe *cqe,
 			   bool solicited, const struct sv_rx_meta *m)
@@ -163,31 +133,6 @@ static void sv_uc_complete(struct sv_qp *qp, struct sv_cqe *cqe,
 	sv_cq_push_stamped(container_of(qp->recv_cq, struct sv_cq, uobj), cqe,
 			   solicited, &m->ts);
 	qp->wire->resp = SV_RESP_IDLE;
-}
-
-/* Place a SEND packet's payload at off in the taken WQE's buffers. */
-static u32 sv_uc_place(struct sv_qp *qp, const struct sv_wire_pkt *p,
-		       void *buf)
-{
-	struct sv_wire_qp *wq = qp->wire;
-	struct sv_sg *sg = buf;	/* sv_exec_buf_size() starts with sg[3] */
-	int ret;
-
-	if (!p->paylen)
-		return SV_WC_SUCCESS;
-	ret = sv_sg_resolve(sg, qp->sdev, sv_qp_pd(qp), SV_ACCESS_LOCAL_WRITE,
-			    wq->rw.sge, wq->rw.hdr.num_sge);
-	if (ret)
-		return SV_WC_LOC_PROT_ERR;
-	if (wq->off + p->paylen > sg->len)
-		ret = -ERANGE;
-	else
-		ret = sv_sg_write(sg, wq->off, p->payload, p->paylen);
-	sv_sg_release(sg);
-	if (ret)
-		return ret == -EFAULT ? SV_WC_LOC_PROT_ERR : SV_WC_LOC_LEN_ERR;
-	wq->off += p->paylen;
-	return SV_WC_SUCCESS;
 }
 
 /* Write an RDMA WRITE packet's payload at va + off; false: dropped. */
@@ -212,25 +157,6 @@ static bool sv_uc_write(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	return !ret;
 }
 
-static bool sv_uc_starts(u8 op)
-{
-	return op == SV_OP_SEND_FIRST || op == SV_OP_SEND_ONLY ||
-	       op == SV_OP_SEND_ONLY_IMM || op == SV_OP_WRITE_FIRST ||
-	       op == SV_OP_WRITE_ONLY || op == SV_OP_WRITE_ONLY_IMM;
-}
-
-static bool sv_uc_ends(u8 op)
-{
-	return op != SV_OP_SEND_FIRST && op != SV_OP_SEND_MIDDLE &&
-	       op != SV_OP_WRITE_FIRST && op != SV_OP_WRITE_MIDDLE;
-}
-
-static bool sv_uc_has_imm(u8 op)
-{
-	return op == SV_OP_SEND_LAST_IMM || op == SV_OP_SEND_ONLY_IMM ||
-	       op == SV_OP_WRITE_LAST_IMM || op == SV_OP_WRITE_ONLY_IMM;
-}
-
 /* A SEND packet: into the message's receive WQE. */
 static void sv_uc_send_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 			   const struct sv_rx_meta *m, void *buf)
@@ -240,8 +166,8 @@ static void sv_uc_send_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	struct sv_cqe cqe = { .opcode = SV_WC_RECV };
 	int ret;
 
-	if (sv_uc_starts(op)) {
-		ret = sv_uc_take(qp);
+	if (sv_wire_op_first(op)) {
+		ret = sv_wire_take(qp);
 		if (!ret) {
 			sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
 			return;		/* no WQE: the message is lost */
@@ -256,11 +182,11 @@ static void sv_uc_send_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	} else if (wq->resp != SV_RESP_SEND) {
 		return;			/* the rest of a dropped message */
 	}
-	cqe.status = sv_uc_place(qp, p, buf);
-	if (!cqe.status && !sv_uc_ends(op))
+	cqe.status = sv_wire_place(qp, p, buf);
+	if (!cqe.status && !sv_wire_op_last(op))
 		return;
 	cqe.byte_len = wq->off;
-	if (sv_uc_has_imm(op)) {
+	if (sv_wire_op_imm(op)) {
 		cqe.wc_flags |= SV_WC_F_WITH_IMM;
 		memcpy(&cqe.imm_data, p->payload - 4, 4);
 	}
@@ -276,7 +202,7 @@ static void sv_uc_write_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	struct sv_cqe cqe = { .opcode = SV_WC_RECV_RDMA_WITH_IMM };
 	int ret;
 
-	if (sv_uc_starts(op)) {
+	if (sv_wire_op_first(op)) {
 		const struct sv_reth *reth = (const struct sv_reth *)p->ext;
 		struct sv_sg *sg = buf;
 
@@ -302,16 +228,16 @@ static void sv_uc_write_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 		sv_uc_abandon(qp);
 		return;
 	}
-	if (!sv_uc_ends(op))
+	if (!sv_wire_op_last(op))
 		return;
 	if (wq->off != wq->dmalen) {
 		sv_uc_abandon(qp);
 		return;
 	}
 	wq->resp = SV_RESP_IDLE;
-	if (!sv_uc_has_imm(op))
+	if (!sv_wire_op_imm(op))
 		return;
-	ret = sv_uc_take(qp);
+	ret = sv_wire_take(qp);
 	if (!ret) {
 		sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
 		return;
@@ -354,7 +280,7 @@ bool sv_wire_uc_recv(struct sv_qp *qp, struct sk_buff *skb,
 	}
 	wq->epsn = (psn + 1) & SV_BTH_PSN_MASK;
 	/* A new message ends one whose last packet never came. */
-	if (sv_uc_starts(op))
+	if (sv_wire_op_first(op))
 		sv_uc_abandon(qp);
 	if (op <= SV_OP_SEND_ONLY_IMM)
 		sv_uc_send_pkt(qp, &p, m, buf);

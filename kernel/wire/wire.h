@@ -196,6 +196,31 @@ bool sv_wire_recv(struct sv_qp *qp, struct sk_buff *skb,
 		  const struct sv_rx_meta *m, void *buf);
 void sv_wire_tx_av(struct sv_qp *qp, struct sv_wire_tx *t, u32 *sgid_index);
 
+/* The operation starts, ends a message, carries immediate data */
+static inline bool sv_wire_op_first(u8 op)
+{
+	return op == SV_OP_SEND_FIRST || op == SV_OP_SEND_ONLY ||
+	       op == SV_OP_SEND_ONLY_IMM || op == SV_OP_WRITE_FIRST ||
+	       op == SV_OP_WRITE_ONLY || op == SV_OP_WRITE_ONLY_IMM;
+}
+
+static inline bool sv_wire_op_last(u8 op)
+{
+	return op != SV_OP_SEND_FIRST && op != SV_OP_SEND_MIDDLE &&
+	       op != SV_OP_WRITE_FIRST && op != SV_OP_WRITE_MIDDLE;
+}
+
+static inline bool sv_wire_op_imm(u8 op)
+{
+	return op == SV_OP_SEND_LAST_IMM || op == SV_OP_SEND_ONLY_IMM ||
+	       op == SV_OP_WRITE_LAST_IMM || op == SV_OP_WRITE_ONLY_IMM;
+}
+
+/* msg.c */
+u8 sv_wire_msg_op(bool write, bool imm, u32 i, u32 n);
+int sv_wire_take(struct sv_qp *qp);
+u32 sv_wire_place(struct sv_qp *qp, const struct sv_wire_pkt *p, void *buf);
+
 /* uc.c */
 enum sv_exec_result sv_wire_uc_send(struct sv_req *r, u32 *status);
 void sv_wire_conn_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
