@@ -94,11 +94,12 @@ TEST_F_TIMEOUT(wire, other_udp_untouched, 120)
 		 "ip netns exec " NS_B " /usr/bin/python3 -c '"
 		 "import socket\n"
 		 "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-		 "s.bind((\"\", 4792)); s.settimeout(20)\n"
+		 "s.bind((\"\", 4792)); s.settimeout(60)\n"
 		 "print(s.recv(100).decode(), flush=True)' > $o & "
-		 "sleep 1; %sbash -c 'echo svwire-hello > /dev/udp/" IP_B
-		 "/4792'; wait $!; grep -q svwire-hello $o; r=$?; rm -f $o; "
-		 "exit $r", a);
+		 "for i in $(seq 60); do sleep 0.5; "
+		 "%sbash -c 'echo svwire-hello > /dev/udp/" IP_B "/4792'; "
+		 "grep -q svwire-hello $o && break; done; wait $!; "
+		 "grep -q svwire-hello $o; r=$?; rm -f $o; exit $r", a);
 	EXPECT_EQ(0, sh(cmd));
 	EXPECT_EQ(0, stat_of(&self->b, "wire_rx_drops"));
 }

@@ -37,6 +37,12 @@
 #include "../compat.h"
 #include "wire.h"
 
+/*
+ * A long message asks for an ACK every this many packets too, so that
+ * the requester sees progress (and restarts its timer) on the way.
+ */
+#define SV_RC_ACK_EVERY		32
+
 /* a - b in PSN space (24 bits, wrapping) */
 static s32 sv_psn_diff(u32 a, u32 b)
 {
@@ -568,7 +574,8 @@ static void sv_rc_transmit(struct sv_req *r, u32 k)
 			break;	/* its own page gone (ODP): a timeout retries */
 		sv_bth_fill((struct sv_bth *)p, o, qp->dest_qpn,
 			    sv_psn_add(wq->req_psn, i), seg,
-			    last && (w->send_flags & SV_SEND_SOLICITED), last);
+			    last && (w->send_flags & SV_SEND_SOLICITED),
+			    last || !((i + 1) % SV_RC_ACK_EVERY));
 		p += sizeof(struct sv_bth);
 		if (reth) {
 			struct sv_reth *h = (struct sv_reth *)p;
@@ -677,14 +684,14 @@ static enum sv_rc_verdict sv_rc_answer(struct sv_req *r, struct sk_buff *skb,
 			if (qp->attr.rnr_retry != 7)
 				qp->rnr_left--;
 			qp->retried = true;
-			wq->req_acked = idx;
+			wq->req_acked = max_t(u32, wq->req_acked, idx);
 			wq->req_resend = true;
 			wq->req_deadline = ktime_get_ns() + sv_rnr_ns(syn);
 			return SV_RC_WAIT;
 		}
 		if ((syn & 0x1f) == SV_NAK_PSN_SEQ) {
 			/* All before psn arrived: again from there, now. */
-			wq->req_acked = idx;
+			wq->req_acked = max_t(u32, wq->req_acked, idx);
 			wq->req_resend = true;
 			wq->req_deadline = 0;
 			return SV_RC_WAIT;
@@ -733,6 +740,7 @@ enum sv_exec_result sv_wire_rc_send(struct sv_req *r, u32 *status)
 	struct sv_wire_qp *wq = qp->wire;
 	enum sv_rc_verdict v = SV_RC_WAIT;
 	struct sk_buff *skb;
+	u32 acked;
 	u64 now;
 
 	if (!wq->req_busy) {
@@ -740,6 +748,7 @@ enum sv_exec_result sv_wire_rc_send(struct sv_req *r, u32 *status)
 		skb_queue_purge(&wq->resps);
 		return sv_rc_start(r, status);
 	}
+	acked = wq->req_acked;
 	while (v == SV_RC_WAIT && (skb = __skb_dequeue(&wq->resps))) {
 		v = sv_rc_answer(r, skb, status);
 		consume_skb(skb);
@@ -750,6 +759,16 @@ enum sv_exec_result sv_wire_rc_send(struct sv_req *r, u32 *status)
 		return v == SV_RC_DONE ? SV_EXEC_DONE : SV_EXEC_FATAL;
 	}
 	now = ktime_get_ns();
+	/*
+	 * Progress (packets acknowledged, responses placed) restarts the
+	 * timer and the retry count, which counts timeouts without any.
+	 */
+	if (wq->req_acked > acked && !wq->req_resend) {
+		wq->req_deadline = now + sv_timeout_ns(qp->attr.timeout);
+		spin_lock_bh(&qp->lock);
+		qp->retry_left = qp->attr.retry_cnt;
+		spin_unlock_bh(&qp->lock);
+	}
 	if (now < wq->req_deadline) {
 		qp->wait_until = wq->req_deadline;
 		return SV_EXEC_RETRY;
