@@ -150,6 +150,11 @@ bool sv_wire_recv(struct sv_qp *qp, struct sk_buff *skb,
 {
 	if (qp->qp_type == SV_QPT_UD)
 		return sv_wire_ud_recv(qp, skb, m, buf);
+	/* UC, RC: connected over the wire, and the packet from its peer */
+	if (!qp->wire || !qp->wire->on || !sv_wire_from_peer(qp, skb)) {
+		sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
+		return true;
+	}
 	if (qp->qp_type == SV_QPT_RC)
 		return sv_wire_rc_recv(qp, skb, m, buf);
 	return sv_wire_uc_recv(qp, skb, m, buf);

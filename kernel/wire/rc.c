@@ -451,7 +451,8 @@ static bool sv_rc_is_response(u8 op)
 
 /**
  * sv_wire_rc_recv - one queued RC packet into qp
- * @qp: the RC QP, its engine holding qp->sq.lock
+ * @qp: the RC QP on the wire, its engine holding qp->sq.lock, the
+ *	packet from its peer (sv_wire_recv())
  * @skb: the packet (the caller's to free)
  * @m: its arrival
  * @buf: sv_exec_buf_size() bytes of scratch memory
@@ -466,10 +467,6 @@ bool sv_wire_rc_recv(struct sv_qp *qp, struct sk_buff *skb,
 	u32 psn;
 	s32 d;
 
-	if (!wq || !wq->on || !sv_wire_from_peer(qp, skb)) {
-		sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
-		return true;
-	}
 	sv_wire_parse(skb, &p);
 	if (sv_rc_is_response(p.opcode & 0x1f)) {
 		/*

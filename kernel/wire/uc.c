@@ -252,7 +252,8 @@ static void sv_uc_write_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 
 /**
  * sv_wire_uc_recv - one queued UC packet into qp
- * @qp: the UC QP, its engine holding qp->sq.lock
+ * @qp: the UC QP on the wire, its engine holding qp->sq.lock, the
+ *	packet from its peer (sv_wire_recv())
  * @skb: the packet (the caller's to free)
  * @m: its arrival
  * @buf: sv_exec_buf_size() bytes of scratch memory
@@ -267,10 +268,6 @@ bool sv_wire_uc_recv(struct sv_qp *qp, struct sk_buff *skb,
 	u32 psn;
 	u8 op;
 
-	if (!wq || !wq->on || !sv_wire_from_peer(qp, skb)) {
-		sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
-		return true;
-	}
 	sv_wire_parse(skb, &p);
 	op = p.opcode & 0x1f;
 	psn = ntohl(p.bth->apsn) & SV_BTH_PSN_MASK;
