@@ -81,7 +81,17 @@ TEST_F_TIMEOUT(wire, rc_sizes, 300)
 			TH_LOG("size %s", sizes[i]);
 	}
 	EXPECT_EQ(0, rc(self, variant, true, "-c -e -s 10000 -n 20", 18660));
-	EXPECT_EQ(0, stat_of(&self->b, "wire_retransmits"));
+	/*
+	 * A clean wire loses nothing that B sends (its window never outruns
+	 * the peer's receive path): no packet found out of sequence, hence
+	 * no NAK. A local ACK timeout may still fire on a VM starved of CPU
+	 * for the 67 ms of the pingpong's timeout 14, but not often.
+	 */
+	if (self->a.sv) {
+		EXPECT_EQ(0, stat_of(&self->a, "wire_rx_out_of_sequence"));
+		EXPECT_EQ(0, stat_of(&self->b, "wire_naks_received"));
+	}
+	EXPECT_GE(2, stat_of(&self->b, "wire_retransmits"));
 }
 
 /* Other UDP traffic to B's address reaches B's stack untouched. */

@@ -4,8 +4,9 @@
  * softverbs devices in two network namespaces (sv_wire_test.h's sv_sv
  * veth), opened by this one process (each from its own namespace), so
  * that every message between them crosses the veth as RoCE v2. RC RDMA
- * WRITE and READ of 100 KB (many packets) with the data verified, atomics
- * with their results, SEND and WRITE with immediate and their exact
+ * WRITE and READ of 300 KB (293 packets: more than two windows of the
+ * requester, the READ asked for in three pieces) with the data verified,
+ * atomics with their results, SEND and WRITE with immediate and their exact
  * completions, an RNR NAK that waits for the receive and one whose
  * retries run out, a bad rkey (IBV_WC_REM_ACCESS_ERR, the responder in
  * ERR), a SEND too long for its receive (IBV_WC_REM_INV_REQ_ERR and
@@ -21,7 +22,7 @@
 #include "sv_dp_test.h"
 #include "sv_wire_test.h"
 
-#define LEN	(100 * 1000)
+#define LEN	(300 * 1000)
 #define PSN0	0xffffc0
 #define ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
@@ -106,9 +107,9 @@ static void vend_close(struct vend *v)
 }
 
 /*
- * x's QP connected to y's over the wire (RC or UC): path MTU 1024 (100 KB
- * is 98 packets), PSNs from PSN0 both ways (they wrap past 2^24 - 1 in
- * the first 100 KB), ACK timeout 14; RC with the retries asked for,
+ * x's QP connected to y's over the wire (RC or UC): path MTU 1024 (300 KB
+ * is 293 packets), PSNs from PSN0 both ways (they wrap past 2^24 - 1 in
+ * the first 300 KB), ACK timeout 14; RC with the retries asked for,
  * min_rnr_timer 1 (10 us).
  */
 static int vconnect(struct vend *x, struct vend *y, int rnr_retry,
@@ -181,7 +182,7 @@ static int vpair(FIXTURE_DATA(wire) *self, struct vend *a, struct vend *b,
 	return vconnect(a, b, a_rnr, 7) || vconnect(b, a, 7, 7) ? -1 : 0;
 }
 
-/* RDMA WRITE and READ of 100 KB each way, data verified. */
+/* RDMA WRITE and READ of 300 KB, data verified; nothing lost on the way. */
 TEST_F_TIMEOUT(wire, rc_write_read, 120)
 {
 	struct vend a, b;
@@ -204,6 +205,8 @@ TEST_F_TIMEOUT(wire, rc_write_read, 120)
 	EXPECT_EQ(IBV_WC_RDMA_READ, wc.opcode);
 	EXPECT_EQ(LEN, wc.byte_len);
 	EXPECT_EQ(0, memcmp(a.buf + LEN, b.buf + LEN, LEN));
+	EXPECT_EQ(0, stat_of(&self->b, "wire_rx_out_of_sequence"));
+	EXPECT_EQ(0, stat_of(&self->a, "wire_naks_received"));
 	/* Zero bytes: one packet, no data. */
 	ASSERT_EQ(0, post_send(b.qp, IBV_WR_RDMA_WRITE, b.mr->lkey, b.buf, 0,
 			       3, IBV_SEND_SIGNALED, (uintptr_t)a.buf,

@@ -5,9 +5,11 @@
  * Requester. The send queue's head WQE goes on the wire alone: its
  * packets (a SEND or RDMA WRITE in path-MTU packets, the last asking
  * for an ACK; an RDMA READ request; an atomic) take PSNs from the QP's
- * next one, and the WQE stays at the head (the engine's SV_EXEC_RETRY)
- * until its answer came: the ACK of its last packet, all its READ
- * responses placed in its local buffers, or its atomic response. The
+ * next one, at most SV_RC_WINDOW of them unacknowledged (a long READ
+ * asks for its responses in pieces of that many), and the WQE stays at
+ * the head (the engine's SV_EXEC_RETRY) until its answer came: the ACK
+ * of its last packet, all its READ responses placed in its local
+ * buffers, or its atomic response. The
  * answers wait in the QP's wire state (resps) until the engine comes
  * back to the WQE; an answer wakes it. Go-back-N: a PSN sequence NAK
  * or the local ACK timeout (the QP's timeout) sends again from the
@@ -42,6 +44,14 @@
  * the requester sees progress (and restarts its timer) on the way.
  */
 #define SV_RC_ACK_EVERY		32
+
+/*
+ * At most this many packets of a WQE unacknowledged on the wire (a READ
+ * asks for its responses in pieces of this many): a burst the peer's
+ * receive path and the veth or NIC queues between can take. More go out
+ * as ACKs come back.
+ */
+#define SV_RC_WINDOW		128
 
 /* a - b in PSN space (24 bits, wrapping) */
 static s32 sv_psn_diff(u32 a, u32 b)
@@ -503,25 +513,30 @@ bool sv_wire_rc_recv(struct sv_qp *qp, struct sk_buff *skb,
 
 /* ---- requester ---- */
 
-/* The packets of the head WQE from packet k on (k > 0: a retry). */
+/*
+ * The packets of the head WQE from packet k on, as far as the window
+ * reaches past the acknowledged ones (k == req_acked: a retry).
+ */
 static void sv_rc_transmit(struct sv_req *r, u32 k)
 {
 	struct sv_qp *qp = r->qp;
 	struct sv_wire_qp *wq = qp->wire;
 	struct sv_send_wqe *w = r->w;
 	u32 op = w->opcode, n = wq->req_npkts, mtu = wq->req_mtu, i, seg;
+	u32 end = min(n, wq->req_acked + SV_RC_WINDOW);
 	bool write = op == SV_WR_RDMA_WRITE || op == SV_WR_RDMA_WRITE_WITH_IMM;
 	bool imm = op == SV_WR_SEND_WITH_IMM || op == SV_WR_RDMA_WRITE_WITH_IMM;
 	struct sv_wire_tx t = {};
 	u64 off = (u64)k * mtu;
 	u8 *p;
 
-	if (!sv_rc_route(qp, &t))
+	if (k >= end || !sv_rc_route(qp, &t))
 		return;
+	wq->req_sent = end;
 	if (op == SV_WR_RDMA_READ) {
 		struct sv_reth *reth;
 
-		/* The rest of the read: from its k-th response on. */
+		/* Responses k to end: a READ of that piece, at its PSN. */
 		p = sv_wire_frame(&t, sizeof(struct sv_bth) + sizeof(*reth), 0);
 		if (p) {
 			sv_bth_fill((struct sv_bth *)p, SV_OP_READ_REQ,
@@ -530,7 +545,8 @@ static void sv_rc_transmit(struct sv_req *r, u32 k)
 			reth = (struct sv_reth *)(p + sizeof(struct sv_bth));
 			reth->va = cpu_to_be64(w->remote_addr + off);
 			reth->rkey = htonl(w->rkey);
-			reth->len = htonl(r->len - off);
+			reth->len = htonl(min_t(u64, r->len - off,
+						(u64)(end - k) * mtu));
 			sv_wire_xmit(qp->sdev, &t);
 		}
 		goto out;
@@ -555,7 +571,7 @@ static void sv_rc_transmit(struct sv_req *r, u32 k)
 		}
 		goto out;
 	}
-	for (i = k; i < n; i++, off += seg) {
+	for (i = k; i < end; i++, off += seg) {
 		bool last = i == n - 1, reth = write && !i;
 		u32 hdrs;
 		u8 o;
@@ -565,14 +581,15 @@ static void sv_rc_transmit(struct sv_req *r, u32 k)
 		hdrs = sizeof(struct sv_bth) +
 		       (reth ? sizeof(struct sv_reth) : 0) + (imm && last ? 4 : 0);
 		p = sv_wire_frame(&t, hdrs, seg);
+		/* On a failure a timeout goes back to the first unacked. */
 		if (!p)
 			break;
 		if (seg && sv_req_read(r, off, p + hdrs, seg))
-			break;	/* its own page gone (ODP): a timeout retries */
+			break;	/* its own page gone (ODP) */
 		sv_bth_fill((struct sv_bth *)p, o, qp->dest_qpn,
 			    sv_psn_add(wq->req_psn, i), seg,
 			    last && (w->send_flags & SV_SEND_SOLICITED),
-			    last || !((i + 1) % SV_RC_ACK_EVERY));
+			    i == end - 1 || !((i + 1) % SV_RC_ACK_EVERY));
 		p += sizeof(struct sv_bth);
 		if (reth) {
 			struct sv_reth *h = (struct sv_reth *)p;
@@ -619,6 +636,7 @@ static enum sv_exec_result sv_rc_start(struct sv_req *r, u32 *status)
 			max_t(u32, 1, DIV_ROUND_UP_ULL(r->len, mtu));
 	wq->req_psn = qp->tx_psn;
 	wq->req_acked = 0;
+	wq->req_sent = 0;
 	wq->req_resend = false;
 	wq->req_busy = true;
 	/* A READ's responses take its PSNs: its request one packet. */
@@ -765,6 +783,8 @@ enum sv_exec_result sv_wire_rc_send(struct sv_req *r, u32 *status)
 		spin_lock_bh(&qp->lock);
 		qp->retry_left = qp->attr.retry_cnt;
 		spin_unlock_bh(&qp->lock);
+		/* The window moved on: its next packets */
+		sv_rc_transmit(r, wq->req_sent);
 	}
 	if (now < wq->req_deadline) {
 		qp->wait_until = wq->req_deadline;

@@ -135,6 +135,7 @@ struct sv_wire_qp {
 	u32 req_psn;		/* its first PSN */
 	u32 req_npkts;		/* its packets (a READ: its responses) */
 	u32 req_acked;		/* of them acknowledged (or placed) */
+	u32 req_sent;		/* of them sent (a READ: asked for) */
 	u32 req_mtu;
 	bool req_resend;	/* go back to req_acked when the wait ends */
 	u64 req_deadline;	/* ktime_get_ns(): retransmit then */
