@@ -93,13 +93,20 @@ static inline int gid_index(const struct end *e, const char *addr)
 	return idx;
 }
 
-/* A counter of svctl stat show for a softverbs end; -1 if not found. */
-static inline long long stat_of(const struct end *e, const char *name)
+/*
+ * n counters of svctl stat show for a softverbs end, by name, in one
+ * run of svctl; -1 for one not found. 0, or -1 if svctl did not run.
+ */
+static inline int stats_of(const struct end *e, const char * const *names,
+			   size_t n, long long *v)
 {
 	char pre[PATH_MAX + 64], word[64];
-	long long v = -1, x;
+	long long x;
+	size_t i;
 	FILE *f;
 
+	for (i = 0; i < n; i++)
+		v[i] = -1;
 	end_prefix(e, pre, sizeof(pre));
 	snprintf(cmd, sizeof(cmd), "%s %s/../bin/svctl stat show %s", pre,
 		 sv_compat_dir(), e->dev);
@@ -107,9 +114,21 @@ static inline long long stat_of(const struct end *e, const char *name)
 	if (!f)
 		return -1;
 	while (fscanf(f, "%63s", word) == 1)
-		if (!strcmp(word, name) && fscanf(f, "%lld", &x) == 1)
-			v = x;
-	pclose(f);
+		for (i = 0; i < n; i++)
+			if (!strcmp(word, names[i]) &&
+			    fscanf(f, "%lld", &x) == 1) {
+				v[i] = x;
+				break;
+			}
+	return pclose(f) ? -1 : 0;
+}
+
+/* A counter of svctl stat show for a softverbs end; -1 if not found. */
+static inline long long stat_of(const struct end *e, const char *name)
+{
+	long long v;
+
+	stats_of(e, &name, 1, &v);
 	return v;
 }
 

@@ -21,90 +21,12 @@
 #include "sv_test.h"
 #include "sv_dp_test.h"
 #include "sv_wire_test.h"
+#include "sv_wire_verbs.h"
 
 #define LEN	(300 * 1000)
 #define PSN0	0xffffc0
 #define ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
-
-/* One end's verbs objects. */
-struct vend {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
-	struct ibv_qp *qp;
-	char *buf;
-	union ibv_gid gid;
-	int gidx;
-};
-
-/* Open dev from namespace ns (this thread goes there and back). */
-static struct ibv_context *open_in(const char *ns, const char *dev)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	struct ibv_context *ctx = NULL;
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (list && self >= 0 && fd >= 0 && !setns(fd, CLONE_NEWNET)) {
-		ctx = sv_open_named(list, dev);
-		if (setns(self, CLONE_NEWNET))
-			abort();
-	}
-	if (fd >= 0)
-		close(fd);
-	if (self >= 0)
-		close(self);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
-
-static int vend_open(struct vend *v, const char *ns, const char *dev,
-		     int gidx, enum ibv_qp_type type)
-{
-	struct ibv_qp_init_attr ia = {
-		.qp_type = type,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	memset(v, 0, sizeof(*v));
-	v->ctx = open_in(ns, dev);
-	if (!v->ctx)
-		return -1;
-	v->gidx = gidx;
-	v->pd = ibv_alloc_pd(v->ctx);
-	v->cq = ibv_create_cq(v->ctx, 64, NULL, NULL, 0);
-	v->buf = calloc(1, 2 * LEN);
-	if (!v->pd || !v->cq || !v->buf ||
-	    ibv_query_gid(v->ctx, 1, gidx, &v->gid))
-		return -1;
-	v->mr = ibv_reg_mr(v->pd, v->buf, 2 * LEN, ACCESS);
-	ia.send_cq = v->cq;
-	ia.recv_cq = v->cq;
-	v->qp = ibv_create_qp(v->pd, &ia);
-	return v->mr && v->qp ? 0 : -1;
-}
-
-static void vend_close(struct vend *v)
-{
-	if (v->qp)
-		ibv_destroy_qp(v->qp);
-	if (v->mr)
-		ibv_dereg_mr(v->mr);
-	if (v->cq)
-		ibv_destroy_cq(v->cq);
-	if (v->pd)
-		ibv_dealloc_pd(v->pd);
-	if (v->ctx)
-		ibv_close_device(v->ctx);
-	free(v->buf);
-}
 
 /*
  * x's QP connected to y's over the wire (RC or UC): path MTU 1024 (300 KB
@@ -176,8 +98,8 @@ static int wait1(struct vend *v, struct ibv_wc *wc)
 static int vpair(FIXTURE_DATA(wire) *self, struct vend *a, struct vend *b,
 		 enum ibv_qp_type type, int a_rnr)
 {
-	if (vend_open(a, NS_A, SV_A, self->a.g4, type) ||
-	    vend_open(b, NS_B, SV_B, self->b.g4, type))
+	if (vend_open(a, NS_A, SV_A, self->a.g4, type, 2 * LEN, ACCESS) ||
+	    vend_open(b, NS_B, SV_B, self->b.g4, type, 2 * LEN, ACCESS))
 		return -1;
 	return vconnect(a, b, a_rnr, 7) || vconnect(b, a, 7, 7) ? -1 : 0;
 }

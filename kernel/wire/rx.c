@@ -125,7 +125,8 @@ static bool sv_wire_ours(struct sv_device *sdev, struct sk_buff *skb,
 		ipv6_addr_set_v4mapped(ip->daddr, (struct in6_addr *)gid);
 		*hlen = sizeof(*ip) + sizeof(*uh);
 		*len = ntohs(ip->tot_len) - *hlen;
-		if (ntohs(ip->tot_len) < *hlen)
+		/* Too short, or a header checksum that fails: dropped. */
+		if (ntohs(ip->tot_len) < *hlen || ip_fast_csum(ip, ip->ihl))
 			*len = 0;
 		*v6 = false;
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {

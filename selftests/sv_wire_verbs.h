@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Verbs objects of a wire test's end, opened by the test process from
+ * that end's network namespace (wire_verbs_test, wire_frames_test).
+ */
+#ifndef SV_WIRE_VERBS_H
+#define SV_WIRE_VERBS_H
+
+#include <fcntl.h>
+#include <sched.h>
+#include <infiniband/verbs.h>
+
+#include "sv_dp_test.h"
+
+/* One end's verbs objects. */
+struct vend {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	char *buf;
+	union ibv_gid gid;
+	int gidx;
+};
+
+/* Open dev from namespace ns (this thread goes there and back). */
+static inline struct ibv_context *open_in(const char *ns, const char *dev)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	struct ibv_context *ctx = NULL;
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (list && self >= 0 && fd >= 0 && !setns(fd, CLONE_NEWNET)) {
+		ctx = sv_open_named(list, dev);
+		if (setns(self, CLONE_NEWNET))
+			abort();
+	}
+	if (fd >= 0)
+		close(fd);
+	if (self >= 0)
+		close(self);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static inline int vend_open(struct vend *v, const char *ns,
+			    const char *dev, int gidx, enum ibv_qp_type type,
+			    size_t len, int access)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = type,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	memset(v, 0, sizeof(*v));
+	v->ctx = open_in(ns, dev);
+	if (!v->ctx)
+		return -1;
+	v->gidx = gidx;
+	v->pd = ibv_alloc_pd(v->ctx);
+	v->cq = ibv_create_cq(v->ctx, 64, NULL, NULL, 0);
+	v->buf = calloc(1, len);
+	if (!v->pd || !v->cq || !v->buf ||
+	    ibv_query_gid(v->ctx, 1, gidx, &v->gid))
+		return -1;
+	v->mr = ibv_reg_mr(v->pd, v->buf, len, access);
+	ia.send_cq = v->cq;
+	ia.recv_cq = v->cq;
+	v->qp = ibv_create_qp(v->pd, &ia);
+	return v->mr && v->qp ? 0 : -1;
+}
+
+static inline void vend_close(struct vend *v)
+{
+	if (v->qp)
+		ibv_destroy_qp(v->qp);
+	if (v->mr)
+		ibv_dereg_mr(v->mr);
+	if (v->cq)
+		ibv_destroy_cq(v->cq);
+	if (v->pd)
+		ibv_dealloc_pd(v->pd);
+	if (v->ctx)
+		ibv_close_device(v->ctx);
+	free(v->buf);
+}
+
+#endif
