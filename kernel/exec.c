@@ -897,8 +897,11 @@ static enum sv_exec_result sv_dest_pd(struct sv_req *r, u32 *status)
 	return SV_EXEC_DONE;
 }
 
-/* A UD send to the multicast QPN: every QP attached to the AH's group. */
-static void sv_multicast(struct sv_req *r, u32 *status)
+/*
+ * A UD send to the multicast QPN: every QP of the device attached to the
+ * AH's group, and the group on the wire if the device has a netdev.
+ */
+static enum sv_exec_result sv_multicast(struct sv_req *r, u32 *status)
 {
 	struct sv_qp *qps[SV_MAX_MCAST_QP_ATTACH];
 	int i, n;
@@ -913,6 +916,9 @@ static void sv_multicast(struct sv_req *r, u32 *status)
 		sv_qp_put(qps[i]);
 	}
 	r->dqp = NULL;
+	if (!READ_ONCE(r->qp->sdev->ndev))
+		return SV_EXEC_DONE;
+	return sv_wire_ud_send(r, status);
 }
 
 /* The scratch memory sv_exec_send() works in: one per engine. */
@@ -1055,7 +1061,7 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	if (!r.dqp) {
 		if (qp->qp_type == SV_QPT_UD &&
 		    (w->remote_qpn & SV_QPN_MASK) == SV_QPN_MASK)
-			sv_multicast(&r, status);
+			res = sv_multicast(&r, status);
 		if (!sv_qp_reliable(qp))
 			goto out_lsg;		/* nobody there: dropped */
 		if (!qp->retry_left) {

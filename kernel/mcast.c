@@ -10,16 +10,31 @@
  * everything.
  *
  * Delivering multicast packets to the attached QPs is the data path's
- * (exec.c), which gets them from sv_mcast_qps().
+ * (exec.c), which gets them from sv_mcast_qps(); the wire's receive path
+ * (softirq) reads the groups and their QPs under RCU (sv_mcast_member(),
+ * sv_mcast_rcu_qps()), so both lists change with the _rcu list calls and
+ * what leaves them is freed after a grace period.
+ *
+ * A device bound to a netdev joins each group on it (IGMP or MLD, so
+ * that switches that snoop forward the group's frames) while the group
+ * has QPs: a work item (mcast_work) does the joins and leaves under rtnl,
+ * which attach and detach, called with locks rtnl nests outside of, may
+ * not take. A group that lost its last QP while joined waits on
+ * mcast_leaving for its leave. Unbinding leaves every group at once.
  */
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 
 #include "sv.h"
+#include "wire/wire.h"
 
 struct sv_mcast_grp {
 	struct list_head node;		/* in sdev->mcast_groups */
 	struct list_head qps;		/* struct sv_mcast_attach */
+	struct list_head leave;		/* in sdev->mcast_leaving */
+	struct rcu_head rcu;
 	u32 nqps;
+	bool joined;			/* on the netdev (mcast_work) */
 	u8 gid[16];
 };
 
@@ -28,10 +43,95 @@ struct sv_mcast_attach {
 	struct list_head qp_node;	/* in qp->mcast */
 	struct sv_mcast_grp *grp;
 	struct sv_qp *qp;
+	struct rcu_head rcu;
 };
 
+/* The netdev's joins and leaves to do: mcast_lock held. */
+static void sv_mcast_kick(struct sv_device *sdev)
+{
+	lockdep_assert_held(&sdev->mcast_lock);
+	if (!sdev->mcast_unbound && READ_ONCE(sdev->ndev))
+		mod_delayed_work(system_wq, &sdev->mcast_work, 0);
+}
+
+/*
+ * Join the groups not joined yet, leave those gone (all of them if
+ * @unbind), on ndev (NULL: none). rtnl and mcast_lock held.
+ */
+static void sv_mcast_sync(struct sv_device *sdev, struct net_device *ndev,
+			  bool unbind)
+{
+	struct sv_mcast_grp *grp, *tmp;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&sdev->mcast_lock);
+	list_for_each_entry(grp, &sdev->mcast_groups, node) {
+		if (ndev && !unbind && !grp->joined)
+			grp->joined = !sv_wire_mc_join(ndev, grp->gid, true);
+		else if (ndev && unbind && grp->joined)
+			sv_wire_mc_join(ndev, grp->gid, false);
+		if (unbind)
+			grp->joined = false;
+	}
+	list_for_each_entry_safe(grp, tmp, &sdev->mcast_leaving, leave) {
+		if (ndev && grp->joined)
+			sv_wire_mc_join(ndev, grp->gid, false);
+		list_del(&grp->leave);
+		kfree_rcu(grp, rcu);
+	}
+}
+
+static void sv_mcast_work(struct work_struct *work)
+{
+	struct sv_device *sdev = container_of(to_delayed_work(work),
+					      struct sv_device, mcast_work);
+
+	/* Unbinding holds rtnl while it cancels this: never wait for it. */
+	if (!rtnl_trylock()) {
+		queue_delayed_work(system_wq, &sdev->mcast_work, 1);
+		return;
+	}
+	mutex_lock(&sdev->mcast_lock);
+	if (!sdev->mcast_unbound)
+		sv_mcast_sync(sdev, sdev->ndev, false);
+	mutex_unlock(&sdev->mcast_lock);
+	rtnl_unlock();
+}
+
+void sv_mcast_device_init(struct sv_device *sdev)
+{
+	mutex_init(&sdev->mcast_lock);
+	INIT_LIST_HEAD(&sdev->mcast_groups);
+	INIT_LIST_HEAD(&sdev->mcast_leaving);
+	INIT_DELAYED_WORK(&sdev->mcast_work, sv_mcast_work);
+}
+
+/* The device is freed: unbound before (no work), no QP left. */
+void sv_mcast_device_fini(struct sv_device *sdev)
+{
+	WARN_ON_ONCE(!list_empty(&sdev->mcast_leaving));
+	mutex_destroy(&sdev->mcast_lock);
+}
+
+/**
+ * sv_mcast_unbind - leave every group on the netdev the device leaves
+ * @sdev: the device
+ * @ndev: its netdev, still bound
+ *
+ * Nothing joins again afterwards. rtnl held.
+ */
+void sv_mcast_unbind(struct sv_device *sdev, struct net_device *ndev)
+{
+	ASSERT_RTNL();
+	mutex_lock(&sdev->mcast_lock);
+	sdev->mcast_unbound = true;
+	sv_mcast_sync(sdev, ndev, true);
+	mutex_unlock(&sdev->mcast_lock);
+	cancel_delayed_work_sync(&sdev->mcast_work);
+}
+
 /* ff00::/8, or an IPv4-mapped multicast address (::ffff:224.0.0.0/4). */
-static bool sv_gid_is_multicast(const u8 *gid)
+bool sv_gid_is_multicast(const u8 *gid)
 {
 	static const u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
 
@@ -68,14 +168,19 @@ static void sv_mcast_unlink(struct sv_device *sdev, struct sv_mcast_attach *a)
 
 	lockdep_assert_held(&sdev->mcast_lock);
 	list_del(&a->qp_node);
-	list_del(&a->grp_node);
+	list_del_rcu(&a->grp_node);
 	atomic_dec(&a->qp->uobj.usecnt);
 	sdev->mcast_nattach--;
-	kfree(a);
+	kfree_rcu(a, rcu);
 	if (!--grp->nqps) {
-		list_del(&grp->node);
+		list_del_rcu(&grp->node);
 		sdev->mcast_ngroups--;
-		kfree(grp);
+		if (grp->joined) {
+			list_add_tail(&grp->leave, &sdev->mcast_leaving);
+			sv_mcast_kick(sdev);
+		} else {
+			kfree_rcu(grp, rcu);
+		}
 	}
 }
 
@@ -107,12 +212,13 @@ static int sv_mcast_attach(struct sv_device *sdev, struct sv_qp *qp,
 		}
 		memcpy(grp->gid, gid, sizeof(grp->gid));
 		INIT_LIST_HEAD(&grp->qps);
-		list_add_tail(&grp->node, &sdev->mcast_groups);
+		list_add_tail_rcu(&grp->node, &sdev->mcast_groups);
 		sdev->mcast_ngroups++;
+		sv_mcast_kick(sdev);
 	}
 	a->grp = grp;
 	a->qp = qp;
-	list_add_tail(&a->grp_node, &grp->qps);
+	list_add_tail_rcu(&a->grp_node, &grp->qps);
 	list_add_tail(&a->qp_node, &qp->mcast);
 	grp->nqps++;
 	sdev->mcast_nattach++;
@@ -197,5 +303,44 @@ int sv_mcast_qps(struct sv_device *sdev, const u8 *gid, struct sv_qp **qps,
 		}
 	}
 	mutex_unlock(&sdev->mcast_lock);
+	return n;
+}
+
+static struct sv_mcast_grp *sv_mcast_grp_rcu(struct sv_device *sdev,
+					     const u8 *gid)
+{
+	struct sv_mcast_grp *grp;
+
+	list_for_each_entry_rcu(grp, &sdev->mcast_groups, node)
+		if (!memcmp(grp->gid, gid, sizeof(grp->gid)))
+			return grp;
+	return NULL;
+}
+
+/* Has the device a group gid? Under RCU (the wire's receive path). */
+bool sv_mcast_member(struct sv_device *sdev, const u8 *gid)
+{
+	return sv_mcast_grp_rcu(sdev, gid);
+}
+
+/*
+ * Up to max QPs attached to the group gid, unreferenced: under RCU, which
+ * keeps them readable (a QP is freed after a grace period); their number.
+ */
+u32 sv_mcast_rcu_qps(struct sv_device *sdev, const u8 *gid,
+		     struct sv_qp **qps, u32 max)
+{
+	struct sv_mcast_attach *a;
+	struct sv_mcast_grp *grp;
+	u32 n = 0;
+
+	grp = sv_mcast_grp_rcu(sdev, gid);
+	if (!grp)
+		return 0;
+	list_for_each_entry_rcu(a, &grp->qps, grp_node) {
+		if (n == max)
+			break;
+		qps[n++] = a->qp;
+	}
 	return n;
 }

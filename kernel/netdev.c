@@ -272,7 +272,10 @@ int sv_netdev_bind(struct sv_device *sdev, struct net_device *ndev)
 	return 0;
 }
 
-/* Drop the binding and the netdev's GIDs. rtnl and sv_devices_lock held. */
+/*
+ * Drop the binding, the netdev's multicast groups and its GIDs. rtnl and
+ * sv_devices_lock held.
+ */
 void sv_netdev_unbind(struct sv_device *sdev)
 {
 	struct net_device *ndev = sdev->ndev;
@@ -280,6 +283,7 @@ void sv_netdev_unbind(struct sv_device *sdev)
 	ASSERT_RTNL();
 	if (!ndev)
 		return;
+	sv_mcast_unbind(sdev, ndev);
 	WRITE_ONCE(sdev->ndev, NULL);
 	/* Waits for the frames in flight and the senders that saw ndev. */
 	sv_steer_unbind(sdev, ndev);

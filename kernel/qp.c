@@ -24,8 +24,7 @@ void sv_qp_device_init(struct sv_device *sdev)
 {
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	ida_init(&sdev->srqns);
-	mutex_init(&sdev->mcast_lock);
-	INIT_LIST_HEAD(&sdev->mcast_groups);
+	sv_mcast_device_init(sdev);
 	sv_xrc_device_init(sdev);
 }
 
@@ -34,7 +33,7 @@ void sv_qp_device_fini(struct sv_device *sdev)
 	sv_xrc_device_fini(sdev);
 	xa_destroy(&sdev->qps);
 	ida_destroy(&sdev->srqns);
-	mutex_destroy(&sdev->mcast_lock);
+	sv_mcast_device_fini(sdev);
 }
 
 static struct sv_qp *to_sv_qp(struct sv_uobj *u)

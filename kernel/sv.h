@@ -91,7 +91,10 @@ struct sv_device {
 	struct list_head xrcds;		/* XRC domains opened by inode */
 	u32 next_qpn;			/* cyclic QPN allocation */
 	struct mutex mcast_lock;	/* the multicast groups and attachments */
-	struct list_head mcast_groups;	/* struct sv_mcast_grp */
+	struct list_head mcast_groups;	/* struct sv_mcast_grp, RCU readers */
+	struct list_head mcast_leaving;	/* groups gone, joined on the netdev */
+	struct delayed_work mcast_work;	/* joins and leaves on the netdev */
+	bool mcast_unbound;		/* no more of them: unbound */
 	u32 mcast_ngroups;
 	u32 mcast_nattach;
 
@@ -729,6 +732,13 @@ int sv_destroy_ah(struct sv_file *f, void *arg);
 int sv_attach_mcast(struct sv_file *f, void *arg);
 int sv_detach_mcast(struct sv_file *f, void *arg);
 void sv_mcast_detach_all(struct sv_qp *qp);
+void sv_mcast_device_init(struct sv_device *sdev);
+void sv_mcast_device_fini(struct sv_device *sdev);
+void sv_mcast_unbind(struct sv_device *sdev, struct net_device *ndev);
+bool sv_mcast_member(struct sv_device *sdev, const u8 *gid);
+bool sv_gid_is_multicast(const u8 *gid);
+u32 sv_mcast_rcu_qps(struct sv_device *sdev, const u8 *gid,
+		     struct sv_qp **qps, u32 max);
 int sv_mcast_qps(struct sv_device *sdev, const u8 *gid, struct sv_qp **qps,
 		 int max);
 

@@ -9,7 +9,8 @@
  * frame that should pass gets past the check and one that should not
  * fails on exactly the field it breaks.
  *
- * Each bad frame is followed by a good UD frame; that the good one is the
+ * Each bad frame (the multicast QPN to a unicast address among them) is
+ * followed by a good UD frame; that the good one is the
  * next receive completion and the counters moved by exactly what the bad
  * one deserved (dropped where, counted as what) is the check. Then a
  * connected RC QP: a packet from a source that is not its peer, a PSN
@@ -315,21 +316,13 @@ static int bside_open(FIXTURE_DATA(wire) *self, struct bside *b)
 		.cap = { .max_send_wr = 4, .max_recv_wr = NRECV,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = QKEY };
+	struct ibv_qp_attr a = {};
 	int i;
 
 	if (vend_open(&b->v, NS_B, SV_B, self->b.g4, IBV_QPT_UD, BUF,
 		      IBV_ACCESS_LOCAL_WRITE))
 		return -1;
-	if (to_state(b->v.qp, &a, IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		     IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (to_state(b->v.qp, &a, 0))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	if (to_state(b->v.qp, &a, IBV_QP_SQ_PSN))
+	if (ud_rts(b->v.qp, QKEY))
 		return -1;
 	for (i = 0; i < NRECV; i++)
 		if (ud_recv(b, i))
@@ -339,7 +332,6 @@ static int bside_open(FIXTURE_DATA(wire) *self, struct bside *b)
 	b->rc = ibv_create_qp(b->v.pd, &ia);
 	if (!b->rc)
 		return -1;
-	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	if (to_state(b->rc, &a, IBV_QP_PKEY_INDEX | IBV_QP_PORT |
@@ -540,7 +532,15 @@ TEST_F_TIMEOUT(wire, ud_bad_frames, 120)
 	put16(f.b + ETH + 10, ip_csum(f.b + ETH, IPH));
 	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, DROPPED,
 				   "an IP length past the frame"));
+	craft_ud(&f, &c, 0xffffff, QKEY, 64, 1);	/* multicast QPN */
+	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f,
+				   TAKEN_DROPPED, "the multicast QPN to B"));
 	/* Not RoCE v2 for B: left to the stack, no wire counter moves. */
+	craft_ud(&f, &c, 0xffffff, QKEY, 64, 1);
+	f.b[ETH + 16] = 239;			/* a group B is not in */
+	seal(&f);
+	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, UNTOUCHED,
+				   "a group B is not in"));
 	craft_ud(&f, &c, qpn, QKEY, 64, 1);
 	f.b[ETH + 6] = 0x20;			/* more fragments */
 	seal(&f);

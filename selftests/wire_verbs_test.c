@@ -10,7 +10,8 @@
  * completions, an RNR NAK that waits for the receive and one whose
  * retries run out, a bad rkey (IBV_WC_REM_ACCESS_ERR, the responder in
  * ERR), a SEND too long for its receive (IBV_WC_REM_INV_REQ_ERR and
- * IBV_WC_LOC_LEN_ERR), UC WRITE with immediate.
+ * IBV_WC_LOC_LEN_ERR), UC WRITE with immediate, UD multicast with the
+ * groups joined on the netdev.
  */
 #include <fcntl.h>
 #include <sched.h>
@@ -324,6 +325,131 @@ TEST_F_TIMEOUT(wire, uc_write_imm, 120)
 	EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc.opcode);
 	EXPECT_EQ(20000, wc.byte_len);
 	EXPECT_EQ(0, memcmp(a.buf, b.buf, 20000));
+	vend_close(&a);
+	vend_close(&b);
+}
+
+/* A UD QP's group on its end: listed by ip maddr (joined), within 5 s. */
+static int joined(const char *ns, const char *dev, const char *group,
+		  bool want)
+{
+	int i, r = -1;
+
+	for (i = 0; i < 50; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "ip -n %s maddr show dev %s | grep -qw %s", ns, dev,
+			 group);
+		r = sh(cmd) == 0;
+		if (r == want)
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+static int mcast_send(struct vend *a, int gidx, const union ibv_gid *group,
+		      uint32_t len, int seed)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = *group, .sgid_index = gidx, .hop_limit = 1 },
+	};
+	struct ibv_sge sg = { (uintptr_t)a->buf, len, a->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 77, .sg_list = &sg, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_ah *ah = ibv_create_ah(a->pd, &aa);
+	struct ibv_wc wc;
+	int ret;
+
+	if (!ah)
+		return -1;
+	sv_fill(a->buf, len, seed);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0xffffff;
+	wr.wr.ud.remote_qkey = 0x1234;
+	ret = ibv_post_send(a->qp, &wr, &bad);
+	if (!ret)
+		ret = wait1(a, &wc) == IBV_WC_SUCCESS && wc.wr_id == 77 ? 0 : -1;
+	ibv_destroy_ah(ah);
+	return ret;
+}
+
+/*
+ * One multicast receive of len bytes of seed on v from QP src, the GRH's
+ * destination dst (IPv4: the header at byte 20, else the IPv6 header).
+ */
+static int mcast_got(struct vend *v, uint32_t src, uint32_t len, int seed,
+		     const union ibv_gid *dst)
+{
+	char want[256];
+	struct ibv_wc wc;
+	const char *grh = v->buf + LEN;
+
+	if (wait1(v, &wc) != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV ||
+	    wc.byte_len != 40 + len || wc.src_qp != src ||
+	    !(wc.wc_flags & IBV_WC_GRH))
+		return -1;
+	sv_fill(want, len, seed);
+	if (memcmp(grh + 40, want, len))
+		return -1;
+	if (dst->raw[0] == 0xff)
+		return memcmp(grh + 24, dst->raw, 16) ? -1 : 0;
+	return memcmp(grh + 20 + 16, dst->raw + 12, 4) ? -1 : 0;
+}
+
+/*
+ * UD multicast on the wire: B's QP attached to an IPv4 and an IPv6 group
+ * joins them on its netdev (ip maddr lists them); A's sends to the groups
+ * reach it with the GRH of the group, and A's own QP attached to the
+ * group gets its send once (not again off the wire); detached, the
+ * groups are left and nothing more arrives.
+ */
+TEST_F_TIMEOUT(wire, ud_multicast, 120)
+{
+	union ibv_gid g4 = { .raw = { [10] = 0xff, [11] = 0xff,
+				      239, 1, 2, 3 } };
+	union ibv_gid g6 = { .raw = { 0xff, 0x0e, [13] = 1, [15] = 2 } };
+	struct vend a, b;
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_EQ(0, vend_open(&a, NS_A, SV_A, self->a.g4, IBV_QPT_UD,
+			       2 * LEN, ACCESS));
+	ASSERT_EQ(0, vend_open(&b, NS_B, SV_B, self->b.g4, IBV_QPT_UD,
+			       2 * LEN, ACCESS));
+	ASSERT_EQ(0, ud_rts(a.qp, 0x1234));
+	ASSERT_EQ(0, ud_rts(b.qp, 0x1234));
+	ASSERT_EQ(0, ibv_attach_mcast(b.qp, &g4, 0));
+	ASSERT_EQ(0, ibv_attach_mcast(b.qp, &g6, 0));
+	ASSERT_EQ(0, ibv_attach_mcast(a.qp, &g4, 0));
+	EXPECT_EQ(0, joined(NS_B, END_B, "239.1.2.3", true));
+	EXPECT_EQ(0, joined(NS_B, END_B, "ff0e::1:2", true));
+	EXPECT_EQ(0, joined(NS_A, END_A, "239.1.2.3", true));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf + LEN, 4096, i));
+		ASSERT_EQ(0, post_recv(a.qp, a.mr, a.buf + LEN, 4096, i));
+	}
+
+	ASSERT_EQ(0, mcast_send(&a, self->a.g4, &g4, 200, 3));
+	EXPECT_EQ(0, mcast_got(&b, a.qp->qp_num, 200, 3, &g4));
+	EXPECT_EQ(0, mcast_got(&a, a.qp->qp_num, 200, 3, &g4));
+	usleep(300000);
+	EXPECT_EQ(0, ibv_poll_cq(a.cq, 1, &wc));	/* not twice */
+	ASSERT_EQ(0, mcast_send(&a, self->a.g6, &g6, 100, 4));
+	EXPECT_EQ(0, mcast_got(&b, a.qp->qp_num, 100, 4, &g6));
+
+	ASSERT_EQ(0, ibv_detach_mcast(b.qp, &g4, 0));
+	ASSERT_EQ(0, ibv_detach_mcast(b.qp, &g6, 0));
+	ASSERT_EQ(0, ibv_detach_mcast(a.qp, &g4, 0));
+	EXPECT_EQ(0, joined(NS_B, END_B, "239.1.2.3", false));
+	EXPECT_EQ(0, joined(NS_B, END_B, "ff0e::1:2", false));
+	EXPECT_EQ(0, joined(NS_A, END_A, "239.1.2.3", false));
+	ASSERT_EQ(0, mcast_send(&a, self->a.g4, &g4, 200, 5));
+	usleep(300000);
+	EXPECT_EQ(0, ibv_poll_cq(b.cq, 1, &wc));
 	vend_close(&a);
 	vend_close(&b);
 }

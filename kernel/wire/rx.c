@@ -6,7 +6,8 @@
  * every frame, as a RoCE NIC looks at what it receives before its
  * Ethernet steering: an IPv4 (no options, not a fragment) or IPv6 UDP
  * datagram to port 4791 whose destination address is one of the
- * device's GIDs is the device's, whatever becomes of it; any other frame
+ * device's GIDs, or a multicast group it has QPs in, is the device's,
+ * whatever becomes of it; any other frame
  * goes on to steering and the stack untouched. A frame of ours with a
  * bad length, BTH version, P_Key or ICRC is dropped and counted
  * (wire_rx_drops, wire_icrc_errors); a good one goes to its transport
@@ -152,7 +153,7 @@ static bool sv_wire_ours(struct sv_device *sdev, struct sk_buff *skb,
 	/* The UDP length must say what the IP header says. */
 	if (ntohs(uh->len) != *len + sizeof(*uh))
 		*len = 0;
-	return sv_gid_present(sdev, gid);
+	return sv_gid_present(sdev, gid) || sv_mcast_member(sdev, gid);
 }
 
 /* The frame's BTH and ICRC, with skb->data at the BTH: fit to take? */
@@ -193,9 +194,14 @@ bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb)
 {
 	struct sv_wire_pkt p;
 	u32 hlen, len;
+	u8 gid[16];
 	bool v6;
 
-	if (skb_vlan_tag_present(skb) ||
+	/*
+	 * A multicast frame the device sent comes back looped by the IP
+	 * layer (a member of the group): its own QPs had it (exec.c).
+	 */
+	if (skb_vlan_tag_present(skb) || skb->pkt_type == PACKET_LOOPBACK ||
 	    !sv_wire_ours(sdev, skb, &hlen, &len, &v6))
 		return false;
 	skb = skb_share_check(skb, GFP_ATOMIC);
@@ -212,12 +218,16 @@ bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb)
 	sv_stat_add(sdev, SV_STAT_WIRE_RX_FRAMES, 1);
 	sv_stat_add(sdev, SV_STAT_WIRE_RX_BYTES, skb->len);
 	sv_wire_parse(skb, &p);
+	sv_wire_dgid(skb, gid);
 	switch (SV_OP_TRANSPORT(p.opcode)) {
 	case SV_OP_UD:
 		sv_wire_ud_rx(sdev, &p, skb);
 		return true;
 	case SV_OP_UC:
 	case SV_OP_RC:
+		/* Connected transports have no groups. */
+		if (sv_gid_is_multicast(gid))
+			break;
 		sv_wire_conn_rx(sdev, &p, skb);
 		return true;
 	default:

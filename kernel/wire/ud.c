@@ -16,8 +16,12 @@
  * QP's engine, which writes into the next receive WQE the 40 bytes of a
  * GRH (an IPv6 header, or 20 zero bytes and the IPv4 header, as RoCE NICs
  * place them, which ibv_init_ah_from_wc() tells apart) and the payload.
- * UD multicast over the wire is not there yet: frames to the multicast
- * QPN are dropped and counted.
+ *
+ * Multicast: a send to the multicast QPN goes to the AH's group address
+ * (after the device's own attached QPs got it, exec.c), and a frame to
+ * the multicast QPN and a group the device has (rx.c) goes to a copy for
+ * each UD QP attached to it whose Q_Key the DETH's matches; dropped and
+ * counted if none took it.
  */
 #include <linux/ip.h>
 
@@ -95,8 +99,44 @@ out:
 	return SV_EXEC_DONE;
 }
 
+/* May a UD frame with the DETH's Q_Key go to qp? Under RCU. */
+static bool sv_wire_ud_takes(struct sv_qp *qp, u32 qkey)
+{
+	bool ok;
+
+	if (qp->qp_type != SV_QPT_UD ||
+	    (qp->create_flags & SV_QP_CREATE_SOURCE_QPN))
+		return false;
+	spin_lock_bh(&qp->lock);
+	ok = !qp->dead && qp->attr.qkey == qkey;
+	spin_unlock_bh(&qp->lock);
+	return ok;
+}
+
+/* A frame to the multicast QPN: a copy for each QP of its group. */
+static bool sv_wire_ud_mcast(struct sv_device *sdev, struct sk_buff *skb,
+			     const u8 *gid, u32 qkey)
+{
+	struct sv_qp *qps[SV_MAX_MCAST_QP_ATTACH];
+	struct sk_buff *c;
+	bool any = false;
+	u32 i, n;
+
+	n = sv_mcast_rcu_qps(sdev, gid, qps, ARRAY_SIZE(qps));
+	for (i = 0; i < n; i++) {
+		if (!sv_wire_ud_takes(qps[i], qkey))
+			continue;
+		c = skb_clone(skb, GFP_ATOMIC);
+		if (!c)
+			break;
+		sv_rx_queue_wire(sdev, qps[i], c);
+		any = true;
+	}
+	return any;
+}
+
 /**
- * sv_wire_ud_rx - queue a UD frame for the QP it names, or drop it
+ * sv_wire_ud_rx - queue a UD frame for the QP (or group) it names, or drop it
  * @sdev: the device it came in on
  * @p: what it is (sv_wire_parse())
  * @skb: the frame, which this consumes
@@ -108,23 +148,30 @@ void sv_wire_ud_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
 		   struct sk_buff *skb)
 {
 	const struct sv_deth *deth = (const struct sv_deth *)p->ext;
-	struct sv_qp *qp = NULL;
-	bool ok = false;
+	u32 qkey = ntohl(deth->qkey);
+	struct sv_qp *qp;
+	bool mc = p->dqpn == SV_QPN_MASK;
+	u8 gid[16];
 
-	if (p->dqpn != SV_QPN_MASK)
+	/* The multicast QPN to a group, and only to a group. */
+	sv_wire_dgid(skb, gid);
+	if (sv_gid_is_multicast(gid) != mc)
+		goto drop;
+	if (mc) {
+		if (sv_wire_ud_mcast(sdev, skb, gid, qkey)) {
+			consume_skb(skb);
+			return;
+		}
+	} else {
 		qp = xa_load(&sdev->qps, p->dqpn);
-	if (qp && qp->qp_type == SV_QPT_UD &&
-	    !(qp->create_flags & SV_QP_CREATE_SOURCE_QPN)) {
-		spin_lock_bh(&qp->lock);
-		ok = !qp->dead && qp->attr.qkey == ntohl(deth->qkey);
-		spin_unlock_bh(&qp->lock);
+		if (qp && sv_wire_ud_takes(qp, qkey)) {
+			sv_rx_queue_wire(sdev, qp, skb);
+			return;
+		}
 	}
-	if (!ok) {
-		kfree_skb(skb);
-		sv_stat_add(sdev, SV_STAT_WIRE_RX_DROPS, 1);
-		return;
-	}
-	sv_rx_queue_wire(sdev, qp, skb);
+drop:
+	kfree_skb(skb);
+	sv_stat_add(sdev, SV_STAT_WIRE_RX_DROPS, 1);
 }
 
 /**

@@ -12,7 +12,10 @@
 #ifndef SV_WIRE_H
 #define SV_WIRE_H
 
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <net/ipv6.h>
 
 #include "../exec.h"
 
@@ -234,6 +237,21 @@ enum sv_exec_result sv_wire_rc_send(struct sv_req *r, u32 *status);
 bool sv_wire_rc_recv(struct sv_qp *qp, struct sk_buff *skb,
 		     const struct sv_rx_meta *m, void *buf);
 void sv_wire_qp_free(struct sv_qp *qp);
+
+/* The destination address of a frame rx.c took, as a GID. */
+static inline void sv_wire_dgid(const struct sk_buff *skb, u8 *gid)
+{
+	const u8 *nh = skb_network_header(skb);
+
+	if ((nh[0] >> 4) == 6)
+		memcpy(gid, &((const struct ipv6hdr *)nh)->daddr, 16);
+	else
+		ipv6_addr_set_v4mapped(((const struct iphdr *)nh)->daddr,
+				       (struct in6_addr *)gid);
+}
+
+/* mcast.c */
+int sv_wire_mc_join(struct net_device *ndev, const u8 *gid, bool join);
 
 /* ud.c */
 enum sv_exec_result sv_wire_ud_send(struct sv_req *r, u32 *status);
