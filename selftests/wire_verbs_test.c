@@ -347,50 +347,61 @@ static int joined(const char *ns, const char *dev, const char *group,
 	return -1;
 }
 
-static int mcast_send(struct vend *a, int gidx, const union ibv_gid *group,
-		      uint32_t len, int seed)
+/* An AH from a's GID gidx to a group. */
+static struct ibv_ah *group_ah(struct vend *a, int gidx,
+			       const union ibv_gid *group)
 {
 	struct ibv_ah_attr aa = {
 		.is_global = 1, .port_num = 1,
 		.grh = { .dgid = *group, .sgid_index = gidx, .hop_limit = 1 },
 	};
+
+	return ibv_create_ah(a->pd, &aa);
+}
+
+/* A UD SEND of len bytes of seed from a's QP by ah; 0 if posted. */
+static int mcast_send(struct vend *a, struct ibv_ah *ah, uint32_t len,
+		      int seed)
+{
 	struct ibv_sge sg = { (uintptr_t)a->buf, len, a->mr->lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = 77, .sg_list = &sg, .num_sge = 1,
 		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
 	};
 	struct ibv_send_wr *bad;
-	struct ibv_ah *ah = ibv_create_ah(a->pd, &aa);
-	struct ibv_wc wc;
-	int ret;
 
-	if (!ah)
-		return -1;
 	sv_fill(a->buf, len, seed);
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = 0xffffff;
 	wr.wr.ud.remote_qkey = 0x1234;
-	ret = ibv_post_send(a->qp, &wr, &bad);
-	if (!ret)
-		ret = wait1(a, &wc) == IBV_WC_SUCCESS && wc.wr_id == 77 ? 0 : -1;
-	ibv_destroy_ah(ah);
-	return ret;
+	return ibv_post_send(a->qp, &wr, &bad);
+}
+
+/* The completions of v within 500 ms, at most max. */
+static int drain(struct vend *v, struct ibv_wc *wc, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 50 && n < max; i++) {
+		n += ibv_poll_cq(v->cq, max - n, wc + n);
+		usleep(10000);
+	}
+	return n;
 }
 
 /*
- * One multicast receive of len bytes of seed on v from QP src, the GRH's
- * destination dst (IPv4: the header at byte 20, else the IPv6 header).
+ * wc is a multicast receive of len bytes of seed on v from QP src, the
+ * GRH's destination dst (IPv4: the header at byte 20, else IPv6's).
  */
-static int mcast_got(struct vend *v, uint32_t src, uint32_t len, int seed,
-		     const union ibv_gid *dst)
+static int mcast_ok(struct vend *v, const struct ibv_wc *wc, uint32_t src,
+		    uint32_t len, int seed, const union ibv_gid *dst)
 {
-	char want[256];
-	struct ibv_wc wc;
 	const char *grh = v->buf + LEN;
+	char want[256];
 
-	if (wait1(v, &wc) != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV ||
-	    wc.byte_len != 40 + len || wc.src_qp != src ||
-	    !(wc.wc_flags & IBV_WC_GRH))
+	if (wc->status != IBV_WC_SUCCESS || wc->opcode != IBV_WC_RECV ||
+	    wc->byte_len != 40 + len || wc->src_qp != src ||
+	    !(wc->wc_flags & IBV_WC_GRH))
 		return -1;
 	sv_fill(want, len, seed);
 	if (memcmp(grh + 40, want, len))
@@ -398,6 +409,17 @@ static int mcast_got(struct vend *v, uint32_t src, uint32_t len, int seed,
 	if (dst->raw[0] == 0xff)
 		return memcmp(grh + 24, dst->raw, 16) ? -1 : 0;
 	return memcmp(grh + 20 + 16, dst->raw + 12, 4) ? -1 : 0;
+}
+
+/* The next completion of v is that receive. */
+static int mcast_got(struct vend *v, uint32_t src, uint32_t len, int seed,
+		     const union ibv_gid *dst)
+{
+	struct ibv_wc wc;
+
+	if (wait1(v, &wc) < 0)
+		return -1;
+	return mcast_ok(v, &wc, src, len, seed, dst);
 }
 
 /*
@@ -412,9 +434,10 @@ TEST_F_TIMEOUT(wire, ud_multicast, 120)
 	union ibv_gid g4 = { .raw = { [10] = 0xff, [11] = 0xff,
 				      239, 1, 2, 3 } };
 	union ibv_gid g6 = { .raw = { 0xff, 0x0e, [13] = 1, [15] = 2 } };
+	struct ibv_ah *ah4, *ah6;
+	struct ibv_wc wc[4];
 	struct vend a, b;
-	struct ibv_wc wc;
-	int i;
+	int i, n;
 
 	ASSERT_EQ(0, vend_open(&a, NS_A, SV_A, self->a.g4, IBV_QPT_UD,
 			       2 * LEN, ACCESS));
@@ -422,6 +445,10 @@ TEST_F_TIMEOUT(wire, ud_multicast, 120)
 			       2 * LEN, ACCESS));
 	ASSERT_EQ(0, ud_rts(a.qp, 0x1234));
 	ASSERT_EQ(0, ud_rts(b.qp, 0x1234));
+	ah4 = group_ah(&a, self->a.g4, &g4);
+	ah6 = group_ah(&a, self->a.g6, &g6);
+	ASSERT_NE(NULL, ah4);
+	ASSERT_NE(NULL, ah6);
 	ASSERT_EQ(0, ibv_attach_mcast(b.qp, &g4, 0));
 	ASSERT_EQ(0, ibv_attach_mcast(b.qp, &g6, 0));
 	ASSERT_EQ(0, ibv_attach_mcast(a.qp, &g4, 0));
@@ -433,13 +460,24 @@ TEST_F_TIMEOUT(wire, ud_multicast, 120)
 		ASSERT_EQ(0, post_recv(a.qp, a.mr, a.buf + LEN, 4096, i));
 	}
 
-	ASSERT_EQ(0, mcast_send(&a, self->a.g4, &g4, 200, 3));
+	/* A: its send's completion and its own copy, once. */
+	ASSERT_EQ(0, mcast_send(&a, ah4, 200, 3));
 	EXPECT_EQ(0, mcast_got(&b, a.qp->qp_num, 200, 3, &g4));
-	EXPECT_EQ(0, mcast_got(&a, a.qp->qp_num, 200, 3, &g4));
-	usleep(300000);
-	EXPECT_EQ(0, ibv_poll_cq(a.cq, 1, &wc));	/* not twice */
-	ASSERT_EQ(0, mcast_send(&a, self->a.g6, &g6, 100, 4));
+	n = drain(&a, wc, 4);
+	ASSERT_EQ(2, n);
+	for (i = 0; i < n; i++) {
+		if (wc[i].opcode == IBV_WC_SEND) {
+			EXPECT_EQ(IBV_WC_SUCCESS, wc[i].status);
+			EXPECT_EQ(77, wc[i].wr_id);
+		} else {
+			EXPECT_EQ(0, mcast_ok(&a, &wc[i], a.qp->qp_num, 200, 3,
+					      &g4));
+		}
+	}
+	EXPECT_NE(wc[0].opcode, wc[1].opcode);
+	ASSERT_EQ(0, mcast_send(&a, ah6, 100, 4));
 	EXPECT_EQ(0, mcast_got(&b, a.qp->qp_num, 100, 4, &g6));
+	EXPECT_EQ(1, drain(&a, wc, 4));		/* the send: A not in g6 */
 
 	ASSERT_EQ(0, ibv_detach_mcast(b.qp, &g4, 0));
 	ASSERT_EQ(0, ibv_detach_mcast(b.qp, &g6, 0));
@@ -447,9 +485,11 @@ TEST_F_TIMEOUT(wire, ud_multicast, 120)
 	EXPECT_EQ(0, joined(NS_B, END_B, "239.1.2.3", false));
 	EXPECT_EQ(0, joined(NS_B, END_B, "ff0e::1:2", false));
 	EXPECT_EQ(0, joined(NS_A, END_A, "239.1.2.3", false));
-	ASSERT_EQ(0, mcast_send(&a, self->a.g4, &g4, 200, 5));
-	usleep(300000);
-	EXPECT_EQ(0, ibv_poll_cq(b.cq, 1, &wc));
+	ASSERT_EQ(0, mcast_send(&a, ah4, 200, 5));
+	EXPECT_EQ(1, drain(&a, wc, 4));
+	EXPECT_EQ(0, drain(&b, wc, 4));
+	ibv_destroy_ah(ah4);
+	ibv_destroy_ah(ah6);
 	vend_close(&a);
 	vend_close(&b);
 }
