@@ -494,4 +494,48 @@ TEST_F_TIMEOUT(wire, ud_multicast, 120)
 	vend_close(&b);
 }
 
+/*
+ * The device goes away with its groups joined: deleted (svctl link del),
+ * or its netdev deleted. The first leaves the groups on the netdev; both
+ * leave the QP's objects to be closed without a splat.
+ */
+static void mcast_gone(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(wire) *self, bool netdev)
+{
+	union ibv_gid g4 = { .raw = { [10] = 0xff, [11] = 0xff,
+				      239, 1, 2, 4 } };
+	union ibv_gid g6 = { .raw = { 0xff, 0x0e, [13] = 1, [15] = 4 } };
+	struct vend b;
+
+	ASSERT_EQ(0, vend_open(&b, NS_B, SV_B, self->b.g4, IBV_QPT_UD,
+			       2 * LEN, ACCESS));
+	ASSERT_EQ(0, ud_rts(b.qp, 0x1234));
+	ASSERT_EQ(0, ibv_attach_mcast(b.qp, &g4, 0));
+	ASSERT_EQ(0, ibv_attach_mcast(b.qp, &g6, 0));
+	EXPECT_EQ(0, joined(NS_B, END_B, "239.1.2.4", true));
+	EXPECT_EQ(0, joined(NS_B, END_B, "ff0e::1:4", true));
+	if (netdev) {
+		ASSERT_EQ(0, sh("ip -n " NS_B " link del " END_B));
+	} else {
+		snprintf(cmd, sizeof(cmd), "ip netns exec " NS_B
+			 " %s/../bin/svctl link del " SV_B, sv_compat_dir());
+		ASSERT_EQ(0, sh(cmd));
+		EXPECT_EQ(0, joined(NS_B, END_B, "239.1.2.4", false));
+		EXPECT_EQ(0, joined(NS_B, END_B, "ff0e::1:4", false));
+	}
+	/* The device is gone: whatever these say, they must not splat. */
+	ibv_detach_mcast(b.qp, &g4, 0);
+	vend_close(&b);
+}
+
+TEST_F_TIMEOUT(wire, ud_multicast_link_del, 120)
+{
+	mcast_gone(_metadata, self, false);
+}
+
+TEST_F_TIMEOUT(wire, ud_multicast_netdev_del, 120)
+{
+	mcast_gone(_metadata, self, true);
+}
+
 TEST_HARNESS_MAIN
