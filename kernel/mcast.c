@@ -141,12 +141,14 @@ bool sv_gid_is_multicast(const u8 *gid)
 	       (gid[12] & 0xf0) == 0xe0;
 }
 
+/* The group gid of sdev: under mcast_lock, or RCU (the receive path). */
 static struct sv_mcast_grp *sv_mcast_grp_find(struct sv_device *sdev,
 					      const u8 *gid)
 {
 	struct sv_mcast_grp *grp;
 
-	list_for_each_entry(grp, &sdev->mcast_groups, node)
+	list_for_each_entry_rcu(grp, &sdev->mcast_groups, node,
+				lockdep_is_held(&sdev->mcast_lock))
 		if (!memcmp(grp->gid, gid, sizeof(grp->gid)))
 			return grp;
 	return NULL;
@@ -306,21 +308,10 @@ int sv_mcast_qps(struct sv_device *sdev, const u8 *gid, struct sv_qp **qps,
 	return n;
 }
 
-static struct sv_mcast_grp *sv_mcast_grp_rcu(struct sv_device *sdev,
-					     const u8 *gid)
-{
-	struct sv_mcast_grp *grp;
-
-	list_for_each_entry_rcu(grp, &sdev->mcast_groups, node)
-		if (!memcmp(grp->gid, gid, sizeof(grp->gid)))
-			return grp;
-	return NULL;
-}
-
 /* Has the device a group gid? Under RCU (the wire's receive path). */
 bool sv_mcast_member(struct sv_device *sdev, const u8 *gid)
 {
-	return sv_mcast_grp_rcu(sdev, gid);
+	return sv_mcast_grp_find(sdev, gid);
 }
 
 /*
@@ -334,7 +325,7 @@ u32 sv_mcast_rcu_qps(struct sv_device *sdev, const u8 *gid,
 	struct sv_mcast_grp *grp;
 	u32 n = 0;
 
-	grp = sv_mcast_grp_rcu(sdev, gid);
+	grp = sv_mcast_grp_find(sdev, gid);
 	if (!grp)
 		return 0;
 	list_for_each_entry_rcu(a, &grp->qps, grp_node) {

@@ -35,6 +35,7 @@
 #include "sv_dp_test.h"
 #include "sv_wire_test.h"
 #include "sv_wire_verbs.h"
+#include "../user/tools/sv_pkt.h"
 
 #define QKEY		0x11111111u
 #define PEER_QPN	0x4242u		/* the RC QP's made-up peer */
@@ -105,30 +106,6 @@ static uint32_t icrc_of(const struct frame *f)
 	return ~crc;
 }
 
-static uint16_t ip_csum(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-	size_t i;
-
-	for (i = 0; i < n; i += 2)
-		s += p[i] << 8 | p[i + 1];
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return ~s;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
-
 /*
  * Lengths, IP checksum and ICRC (if there is room for a BTH and one) made
  * right for what the frame holds.
@@ -137,10 +114,10 @@ static void seal(struct frame *f)
 {
 	uint32_t icrc;
 
-	put16(f->b + ETH + 2, f->len - ETH);
+	sv_put16(f->b + ETH + 2, f->len - ETH);
 	f->b[ETH + 10] = f->b[ETH + 11] = 0;
-	put16(f->b + ETH + 10, ip_csum(f->b + ETH, IPH));
-	put16(f->b + ETH + IPH + 4, f->len - ETH - IPH);
+	sv_put16(f->b + ETH + 10, sv_ip_csum_n(f->b + ETH, IPH));
+	sv_put16(f->b + ETH + IPH + 4, f->len - ETH - IPH);
 	if (f->len < BTH + 12 + 4)
 		return;
 	icrc = icrc_of(f);
@@ -161,20 +138,20 @@ static void craft(struct frame *f, const struct crafter *c, uint32_t saddr,
 	memset(f, 0, sizeof(*f));
 	memcpy(f->b, c->mac_b, 6);
 	memcpy(f->b + 6, c->mac_a, 6);
-	put16(f->b + 12, ETH_P_IP);
+	sv_put16(f->b + 12, ETH_P_IP);
 	ip[0] = 0x45;
 	ip[6] = 0x40;				/* DF */
 	ip[8] = 64;
 	ip[9] = IPPROTO_UDP;
 	memcpy(ip + 12, &saddr, 4);
 	memcpy(ip + 16, &c->ip_b, 4);
-	put16(udp, 49152);
-	put16(udp + 2, 4791);
+	sv_put16(udp, 49152);
+	sv_put16(udp + 2, 4791);
 	bth[0] = opcode;
 	bth[1] = pad << 4;			/* SE 0, M 0, pad, TVer 0 */
-	put16(bth + 2, 0xffff);
-	put32(bth + 4, qpn & 0xffffff);
-	put32(bth + 8, (ackreq ? 1u << 31 : 0) | (psn & 0xffffff));
+	sv_put16(bth + 2, 0xffff);
+	sv_put32(bth + 4, qpn & 0xffffff);
+	sv_put32(bth + 8, (ackreq ? 1u << 31 : 0) | (psn & 0xffffff));
 	memcpy(bth + 12, ext, next);
 	sv_fill((char *)bth + 12 + next, n, seed);
 	f->len = BTH + 12 + next + n + pad + 4;
@@ -187,8 +164,8 @@ static void craft_ud(struct frame *f, const struct crafter *c, uint32_t qpn,
 {
 	uint8_t deth[8];
 
-	put32(deth, qkey);
-	put32(deth + 4, 0x777);			/* the source QP */
+	sv_put32(deth, qkey);
+	sv_put32(deth + 4, 0x777);			/* the source QP */
 	craft(f, c, c->ip_a, OP_UD | OP_SEND_ONLY, qpn, 0, false, deth, 8, n,
 	      seed);
 }
@@ -304,11 +281,6 @@ static int ud_recv(struct bside *b, uint64_t slot)
 	return post_recv(b->v.qp, b->v.mr, b->v.buf + slot * SLOT, SLOT, slot);
 }
 
-static int to_state(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
-{
-	return ibv_modify_qp(qp, a, mask | IBV_QP_STATE);
-}
-
 static int bside_open(FIXTURE_DATA(wire) *self, struct bside *b)
 {
 	struct ibv_qp_init_attr ia = {
@@ -316,7 +288,7 @@ static int bside_open(FIXTURE_DATA(wire) *self, struct bside *b)
 		.cap = { .max_send_wr = 4, .max_recv_wr = NRECV,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = {};
+	union ibv_gid peer = {};
 	int i;
 
 	if (vend_open(&b->v, NS_B, SV_B, self->b.g4, IBV_QPT_UD, BUF,
@@ -332,27 +304,10 @@ static int bside_open(FIXTURE_DATA(wire) *self, struct bside *b)
 	b->rc = ibv_create_qp(b->v.pd, &ia);
 	if (!b->rc)
 		return -1;
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	if (to_state(b->rc, &a, IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		     IBV_QP_ACCESS_FLAGS))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = PEER_QPN;
-	a.rq_psn = RQ_PSN;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.grh.sgid_index = self->b.g4;
-	a.ah_attr.port_num = 1;
 	/* ::ffff:198.51.100.1 */
-	a.ah_attr.grh.dgid.raw[10] = a.ah_attr.grh.dgid.raw[11] = 0xff;
-	inet_pton(AF_INET, IP_A, &a.ah_attr.grh.dgid.raw[12]);
-	if (to_state(b->rc, &a, IBV_QP_AV | IBV_QP_PATH_MTU |
-		     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-		     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+	peer.raw[10] = peer.raw[11] = 0xff;
+	inet_pton(AF_INET, IP_A, &peer.raw[12]);
+	if (rc_connect_gid(b->rc, PEER_QPN, &peer, self->b.g4, 0, RQ_PSN, 0))
 		return -1;
 	for (i = 0; i < 4; i++)
 		if (post_recv(b->rc, b->v.mr, b->v.buf + BUF / 2 + i * SLOT,
@@ -487,7 +442,7 @@ TEST_F_TIMEOUT(wire, ud_bad_frames, 120)
 	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, DROPPED,
 				   "BTH version 1"));
 	craft_ud(&f, &c, qpn, QKEY, 64, 1);
-	put16(f.b + BTH + 2, 0x8123);		/* a P_Key not the device's */
+	sv_put16(f.b + BTH + 2, 0x8123);		/* a P_Key not the device's */
 	seal(&f);
 	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, DROPPED,
 				   "a foreign P_Key"));
@@ -518,7 +473,7 @@ TEST_F_TIMEOUT(wire, ud_bad_frames, 120)
 	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, DROPPED,
 				   "a short frame"));
 	craft_ud(&f, &c, qpn, QKEY, 64, 1);
-	put16(f.b + ETH + IPH + 4, f.len - ETH - IPH - 4);
+	sv_put16(f.b + ETH + IPH + 4, f.len - ETH - IPH - 4);
 	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, DROPPED,
 				   "UDP and IP lengths disagree"));
 	craft_ud(&f, &c, qpn, QKEY, 64, 1);
@@ -526,10 +481,10 @@ TEST_F_TIMEOUT(wire, ud_bad_frames, 120)
 	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, DROPPED,
 				   "a bad IPv4 header checksum"));
 	craft_ud(&f, &c, qpn, QKEY, 64, 1);
-	put16(f.b + ETH + 2, f.len - ETH + 100);	/* past the frame */
-	put16(f.b + ETH + IPH + 4, f.len - ETH - IPH + 100);
+	sv_put16(f.b + ETH + 2, f.len - ETH + 100);	/* past the frame */
+	sv_put16(f.b + ETH + IPH + 4, f.len - ETH - IPH + 100);
 	f.b[ETH + 10] = f.b[ETH + 11] = 0;
-	put16(f.b + ETH + 10, ip_csum(f.b + ETH, IPH));
+	sv_put16(f.b + ETH + 10, sv_ip_csum_n(f.b + ETH, IPH));
 	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, DROPPED,
 				   "an IP length past the frame"));
 	craft_ud(&f, &c, 0xffffff, QKEY, 64, 1);	/* multicast QPN */
@@ -556,15 +511,15 @@ TEST_F_TIMEOUT(wire, ud_bad_frames, 120)
 	memcpy(f.b + ETH + IPH, opt, 4);
 	f.b[ETH] = 0x46;			/* IPv4 options */
 	f.len += 4;
-	put16(f.b + ETH + 2, f.len - ETH);
+	sv_put16(f.b + ETH + 2, f.len - ETH);
 	f.b[ETH + 10] = f.b[ETH + 11] = 0;
-	put16(f.b + ETH + 10, ip_csum(f.b + ETH, IPH + 4));
+	sv_put16(f.b + ETH + 10, sv_ip_csum_n(f.b + ETH, IPH + 4));
 	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, UNTOUCHED,
 				   "IPv4 options"));
 	craft_ud(&f, &c, qpn, QKEY, 64, 1);
 	memmove(f.b + 16, f.b + 12, f.len - 12);
-	put16(f.b + 12, ETH_P_8021Q);		/* VLAN 5: none is set up */
-	put16(f.b + 14, 5);
+	sv_put16(f.b + 12, ETH_P_8021Q);		/* VLAN 5: none is set up */
+	sv_put16(f.b + 14, 5);
 	f.len += 4;
 	EXPECT_EQ(0, bad_then_good(_metadata, self, &c, &b, &f, UNTOUCHED,
 				   "a VLAN tag"));
@@ -636,8 +591,8 @@ TEST_F_TIMEOUT(wire, rc_bad_frames, 120)
 	EXPECT_EQ(0, good(&c, &b));		/* no RC completion before */
 
 	/* An RDMA WRITE where the QP grants no remote write: NAK, ERR. */
-	put32(reth + 8, b.v.mr->rkey);
-	put32(reth + 12, 32);
+	sv_put32(reth + 8, b.v.mr->rkey);
+	sv_put32(reth + 12, 32);
 	memcpy(reth, &(uint64_t){ htobe64((uintptr_t)b.v.buf) }, 8);
 	craft(&f, &c, c.ip_a, OP_RC | OP_WRITE_ONLY, qpn, RQ_PSN + 1, true,
 	      reth, sizeof(reth), 32, 5);
@@ -676,7 +631,7 @@ TEST_F_TIMEOUT(wire, fuzz, 300)
 	qpn = b.v.qp->qp_num;
 	craft_ud(&base[0], &c, qpn, QKEY, 200, 1);
 	craft_rc_send(&base[1], &c, c.ip_a, b.rc->qp_num, RQ_PSN, 2);
-	put32(reth + 12, 4096);
+	sv_put32(reth + 12, 4096);
 	craft(&base[2], &c, c.ip_a, OP_RC | OP_WRITE_ONLY, b.rc->qp_num,
 	      RQ_PSN, true, reth, sizeof(reth), 1024, 3);
 	for (i = 0; i < 6000; i++) {

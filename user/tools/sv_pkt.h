@@ -77,16 +77,22 @@ static inline void sv_flow_key(const struct sv_pkt_cfg *c, uint32_t k,
 	*dport = (uint16_t)(c->dport + k % c->ports_per_ip);
 }
 
-static inline uint16_t sv_ip_csum(const uint8_t *h)
+/* The checksum of an IPv4 header of n bytes (its checksum field 0). */
+static inline uint16_t sv_ip_csum_n(const uint8_t *h, size_t n)
 {
 	uint32_t s = 0;
-	int i;
+	size_t i;
 
-	for (i = 0; i < 20; i += 2)
+	for (i = 0; i + 1 < n; i += 2)
 		s += (uint32_t)h[i] << 8 | h[i + 1];
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
 	return (uint16_t)~s;
+}
+
+static inline uint16_t sv_ip_csum(const uint8_t *h)
+{
+	return sv_ip_csum_n(h, 20);
 }
 
 static inline void sv_put16(uint8_t *p, uint16_t v)
