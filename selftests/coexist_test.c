@@ -379,4 +379,28 @@ TEST_F(cx, debian_rc_pingpong_on_rxe)
 	ASSERT_EQ(0, system(cmd));
 }
 
+/*
+ * Debian's ibv_devinfo -v on rxe through our library shows rxe's GID
+ * table, as through the system's: the GIDs and their types (it asks for
+ * the type with rdma-core's private ibv_query_gid_type()).
+ */
+TEST_F(cx, debian_devinfo_gids_of_rxe)
+{
+	const char *lib = sv_compat_dir();
+	union ibv_gid gid;
+	struct ibv_context *ctx;
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_NE(NULL, lib);
+	/* Its IPv4 GID is there once pick_gid() saw it. */
+	ctx = ibv_open_device(find_dev(self->list, RXE));
+	ASSERT_NE(NULL, ctx);
+	ASSERT_LE(0, pick_gid(ctx, &gid));
+	ibv_close_device(ctx);
+	snprintf(cmd, sizeof(cmd),
+		 "LD_LIBRARY_PATH=%s ibv_devinfo -v -d " RXE " | "
+		 "grep -q 'GID\\[ *[0-9]*\\]:.*::ffff:.*, RoCE v2'", lib);
+	ASSERT_EQ(0, system(cmd));
+}
+
 TEST_HARNESS_MAIN

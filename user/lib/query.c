@@ -329,6 +329,8 @@ SV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 				 unsigned int index,
 				 enum ibv_gid_type_sysfs *type)
 {
+	SV_SYSTEM_FORWARD(context, ibv_query_gid_type, context, port_num,
+			  index, type);
 	struct ibv_gid_entry e;
 	int ret;
 
