@@ -8,6 +8,7 @@
 #define SV_HARNESS_H
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "kselftest_harness.h"
 
@@ -33,6 +34,39 @@ static inline void sv_scale_timeouts(void)
 			t->timeout *= k;
 }
 
+/*
+ * For a developer's run of a few cases: $SV_ONLY_TEST and
+ * $SV_ONLY_VARIANT, when set, keep only the tests (variants) of that
+ * exact name. The harness counts what is left for its plan.
+ */
+static inline void sv_filter_tests(void)
+{
+	const char *tn = getenv("SV_ONLY_TEST");
+	const char *vn = getenv("SV_ONLY_VARIANT");
+	struct __fixture_variant_metadata **vp;
+	struct __test_metadata **tp;
+	struct __fixture_metadata *f;
+
+	for (f = __fixture_list; f; f = f->next) {
+		for (tp = &f->tests; tn && *tp;) {
+			if (strcmp((*tp)->name, tn))
+				*tp = (*tp)->next;
+			else
+				tp = &(*tp)->next;
+		}
+		if (!vn || !f->variant)
+			continue;
+		for (vp = &f->variant; *vp;) {
+			if (strcmp((*vp)->name, vn))
+				*vp = (*vp)->next;
+			else
+				vp = &(*vp)->next;
+		}
+		if (!f->variant)	/* not the harness's one empty variant */
+			f->tests = NULL;
+	}
+}
+
 #undef TEST_HARNESS_MAIN
 #define TEST_HARNESS_MAIN \
 	static void __attribute__((constructor)) \
@@ -42,6 +76,7 @@ static inline void sv_scale_timeouts(void)
 			__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD; \
 	} \
 	int main(int argc, char **argv) { \
+		sv_filter_tests(); \
 		sv_scale_timeouts(); \
 		return test_harness_run(argc, argv); \
 	}

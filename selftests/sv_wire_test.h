@@ -137,7 +137,8 @@ static inline long long stat_of(const struct end *e, const char *name)
  * server end s and the client end c, over their IPv4 or IPv6 GIDs; they
  * meet over TCP at tcp_addr (the pingpongs' server listens on IPv4
  * only), the client trying again only while the server does not listen
- * yet. 0 if both exit 0; else both outputs are shown.
+ * yet. 0 if both exit 0; else both exit statuses and outputs are shown
+ * (line-buffered: a program killed by timeout, 124, keeps its lines).
  */
 static inline int pingpong(const struct end *s, const struct end *c, bool v6,
 		    const char *tcp_addr, const char *prog,
@@ -154,13 +155,14 @@ static inline int pingpong(const struct end *s, const struct end *c, bool v6,
 	end_prefix(c, cp, sizeof(cp));
 	snprintf(cmd, sizeof(cmd),
 		 "o=/tmp/svwire.$$; "
-		 "%s timeout %d %s -d %s %s %d -p %d %s > $o.s 2>&1 & "
+		 "%s timeout %d stdbuf -oL %s -d %s %s %d -p %d %s > $o.s 2>&1 & "
 		 "for i in $(seq 50); do sleep 0.2; "
-		 "%s timeout %d %s -d %s %s %d -p %d %s %s > $o.c 2>&1; "
+		 "%s timeout %d stdbuf -oL %s -d %s %s %d -p %d %s %s > $o.c 2>&1; "
 		 "r=$?; [ $r = 0 ] && break; "
 		 "grep -qi \"couldn't connect\\|unable to connect\" $o.c "
 		 "|| break; done; wait $!; q=$?; "
-		 "[ $r = 0 -a $q = 0 ] || cat $o.s $o.c; rm -f $o.s $o.c; "
+		 "[ $r = 0 -a $q = 0 ] || { echo \"server: exit $q\"; cat $o.s; "
+		 "echo \"client: exit $r\"; cat $o.c; }; rm -f $o.s $o.c; "
 		 "[ $r = 0 -a $q = 0 ]",
 		 sp, 60 * sv_slow(), prog, s->dev, gopt, sg, port, args,
 		 cp, 30 * sv_slow(), prog, c->dev, gopt, cg, port, args,
@@ -190,7 +192,8 @@ static inline void wire_down(void)
 
 	snprintf(svctl, sizeof(svctl), "%s/../bin/svctl", sv_compat_dir());
 	snprintf(cmd, sizeof(cmd),
-		 "pkill -KILL -x 'ibv_(ud|rc|uc)_pingpong' 2>/dev/null; sleep 0.2; "
+		 "pkill -KILL -x 'ibv_(ud|rc|uc)_pingpong|rping|ucmatose|udaddy|mckey' "
+		 "2>/dev/null; sleep 0.2; "
 		 "rdma link del " RXE " 2>/dev/null; "
 		 "ip netns exec " NS_A " %s link del " SV_A " 2>/dev/null; "
 		 "ip netns exec " NS_B " %s link del " SV_B " 2>/dev/null; "
