@@ -300,6 +300,7 @@ void sv_device_remove(struct sv_device *sdev)
 	xa_erase(&sv_devices, sdev->index);
 	sv_netdev_unbind(sdev);
 	sv_device_kill(sdev);
+	sv_cm_device_gone(sdev);
 	sv_debugfs_del_device(sdev);
 	cdev_device_del(&sdev->cdev, &sdev->dev);
 	/* Address notifiers may still be looking at it under RCU. */

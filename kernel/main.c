@@ -44,11 +44,18 @@ static int __init sv_init(void)
 	ret = sv_netdev_init();
 	if (ret)
 		goto err_devices;
-	ret = sv_netlink_init();
+	ret = sv_cm_init();
 	if (ret)
 		goto err_netdev;
+	ret = sv_netlink_init();
+	if (ret)
+		goto err_cm;
 	return 0;
 
+err_cm:
+	sv_netdev_exit();
+	sv_cm_exit();
+	goto err_devices;
 err_netdev:
 	sv_netdev_exit();
 err_devices:
@@ -69,6 +76,7 @@ static void __exit sv_exit(void)
 {
 	sv_netlink_exit();
 	sv_netdev_exit();
+	sv_cm_exit();
 	sv_device_remove_all();
 	sv_steer_exit();
 	sv_device_class_exit();

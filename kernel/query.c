@@ -213,6 +213,20 @@ bool sv_gid_present(struct sv_device *sdev, const u8 gid[16])
 	return found;
 }
 
+/* The index of @gid with GID type @type in the table, or -ENOENT. */
+int sv_gid_index(struct sv_device *sdev, const u8 gid[16], u32 type)
+{
+	int i, found = -ENOENT;
+
+	spin_lock_bh(&sdev->gid_lock);
+	for (i = 0; i < SV_GID_TBL_LEN && found < 0; i++)
+		if (sdev->gids[i].valid && sdev->gids[i].type == type &&
+		    !memcmp(sdev->gids[i].gid, gid, 16))
+			found = i;
+	spin_unlock_bh(&sdev->gid_lock);
+	return found;
+}
+
 /* The GID at @index, zero if the entry is empty. */
 void sv_gid_get(struct sv_device *sdev, u32 index, u8 gid[16])
 {

@@ -283,6 +283,7 @@ void sv_gid_table_init(struct sv_device *sdev);
 int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 bool sv_gid_present(struct sv_device *sdev, const u8 gid[16]);
 void sv_gid_get(struct sv_device *sdev, u32 index, u8 gid[16]);
+int sv_gid_index(struct sv_device *sdev, const u8 gid[16], u32 type);
 void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
 
 /* PD and MR (pd.c, mr/mr.c) */
@@ -849,6 +850,11 @@ static inline bool sv_device_in_net(struct sv_device *sdev,
 }
 
 void sv_device_remove(struct sv_device *sdev);
+
+/* cm/: the connection manager (its device, and a device going away) */
+int sv_cm_init(void);
+void sv_cm_exit(void);
+void sv_cm_device_gone(struct sv_device *sdev);
 void sv_device_event(struct sv_device *sdev, u32 event_type);
 void sv_device_remove_all(void);
 

@@ -21,7 +21,8 @@
  * (after the device's own attached QPs got it, exec.c), and a frame to
  * the multicast QPN and a group the device has (rx.c) goes to a copy for
  * each UD QP attached to it whose Q_Key the DETH's matches; dropped and
- * counted if none took it.
+ * counted if none took it. A frame to QP1 is a MAD for the connection
+ * manager (cm/mad.c).
  */
 #include <linux/ip.h>
 
@@ -157,6 +158,11 @@ void sv_wire_ud_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
 	sv_wire_dgid(skb, gid);
 	if (sv_gid_is_multicast(gid) != mc)
 		goto drop;
+	if (!mc && p->dqpn == 1) {
+		/* QP1: the connection manager's MADs (cm/mad.c) */
+		sv_cm_rx_frame(sdev, p, skb);
+		return;
+	}
 	if (mc) {
 		if (sv_wire_ud_mcast(sdev, skb, gid, qkey)) {
 			consume_skb(skb);

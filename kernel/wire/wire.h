@@ -260,4 +260,8 @@ void sv_wire_ud_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
 bool sv_wire_ud_recv(struct sv_qp *qp, struct sk_buff *skb,
 		     const struct sv_rx_meta *m, void *buf);
 
+/* cm/mad.c: a UD frame to QP1 */
+void sv_cm_rx_frame(struct sv_device *sdev, const struct sv_wire_pkt *p,
+		    struct sk_buff *skb);
+
 #endif /* SV_WIRE_H */

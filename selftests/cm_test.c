@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdma_cm on the wire: Debian's rdmacm-utils programs, unmodified, over
+ * sv_wire_test.h's veth between softverbs and rdma_rxe (the rxe end
+ * through the system's librdmacm and the kernel's rdma_cm), or two
+ * softverbs devices, with the server on either end. The softverbs end
+ * uses build/compat's librdmacm.so.1 (kernel/cm/).
+ */
+#include "sv_harness.h"
+#include "sv_test.h"
+#include "sv_wire_test.h"
+
+/*
+ * prog's server on s (listening on s_ip) and client on c, with args for
+ * both: 0 if both exit 0 and the client's output has @want; else both
+ * are shown. The client tries again while the server does not listen yet.
+ */
+static int cm_pair(const struct end *s, const struct end *c, const char *prog,
+		   const char *s_args, const char *c_args, const char *want)
+{
+	char sp[PATH_MAX + 64], cp[PATH_MAX + 64];
+
+	end_prefix(s, sp, sizeof(sp));
+	end_prefix(c, cp, sizeof(cp));
+	snprintf(cmd, sizeof(cmd),
+		 "o=/tmp/svcm.$$; "
+		 "%s timeout %d stdbuf -oL %s %s > $o.s 2>&1 & "
+		 "for i in $(seq 25); do sleep 0.4; "
+		 "%s timeout %d stdbuf -oL %s %s > $o.c 2>&1; r=$?; "
+		 "[ $r = 0 ] && break; "
+		 "grep -q 'REJECTED\\|UNREACHABLE\\|rejected' $o.c || break; "
+		 "done; wait $!; q=$?; "
+		 "grep -q '%s' $o.c; w=$?; "
+		 "[ $r = 0 -a $q = 0 -a $w = 0 ] || { echo \"server: exit $q\"; "
+		 "cat $o.s; echo \"client: exit $r\"; cat $o.c; }; "
+		 "rm -f $o.s $o.c; [ $r = 0 -a $q = 0 -a $w = 0 ]",
+		 sp, 60 * sv_slow(), prog, s_args,
+		 cp, 30 * sv_slow(), prog, c_args, want);
+	return sh(cmd);
+}
+
+/* rping -v -V: 10 pings, each verified by both ends, IPv4 and IPv6. */
+TEST_F_TIMEOUT(wire, rping, 300)
+{
+	char s_args[128], c_args[128];
+	bool v6;
+
+	for (v6 = false; ; v6 = true) {
+		const char *ip = v6 ? S_IP(IP6_A, IP6_B) : S_IP(IP_A, IP_B);
+
+		snprintf(s_args, sizeof(s_args), "-s -v -V -C 10 -a %s -p %d",
+			 ip, 18700 + v6);
+		snprintf(c_args, sizeof(c_args), "-c -v -V -C 10 -a %s -p %d",
+			 ip, 18700 + v6);
+		EXPECT_EQ(0, cm_pair(SERVER, CLIENT, "rping", s_args, c_args,
+				     "ping data: rdma-ping-9: "))
+			TH_LOG("%s", v6 ? "IPv6" : "IPv4");
+		if (v6)
+			break;
+	}
+}
+
+TEST_HARNESS_MAIN

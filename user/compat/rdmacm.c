@@ -1,0 +1,1101 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * librdmacm.so.1 for softverbs devices: the rdma_cm API (rdma_cma.h,
+ * rdma_verbs.h) over /dev/infiniband/softverbs_cm, whose kernel side
+ * speaks the IB CM protocol on the wire (kernel/cm/). As rdma-core's
+ * librdmacm does over the kernel's rdma_ucm, this library moves the QPs
+ * made on an id through their states: INIT when made, RTR and RTS when
+ * the connection is accepted or its response comes (the kernel says
+ * which attributes), ERR on a disconnect or a rejection.
+ *
+ * Not here yet (EOPNOTSUPP): UD ids' SIDR (rdma_connect on a UD id),
+ * multicast joins, rdma_migrate_id, the synchronous ids of
+ * rdma_create_ep and rdma_get_request, ECE, rsockets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "../../uapi/softverbs-cm.h"
+
+#define SV_EXPORT __attribute__((visibility("default")))
+
+struct sv_cm_idp {
+	struct rdma_cm_id id;
+	uint32_t handle;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint32_t events_completed;
+	struct ibv_sa_path_rec path;
+	uint8_t req_resp_res, req_init_depth;	/* a request's, for accept */
+	bool own_cqs;
+};
+
+struct sv_cm_evp {
+	struct rdma_cm_event ev;
+	struct sv_cm_idp *owner;
+	uint8_t private_data[SV_CM_PRIVATE_MAX];
+};
+
+/* Opened device contexts and their default PDs, for the library's life */
+static pthread_mutex_t sv_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ibv_context **sv_ctxs;
+static struct ibv_pd **sv_pds;
+static int sv_nctx;
+
+static int sv_open_all(void)
+{
+	struct ibv_device **list;
+	int i, n, ret = 0;
+
+	pthread_mutex_lock(&sv_dev_lock);
+	if (sv_ctxs)
+		goto out;
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		ret = -1;
+		goto out;
+	}
+	sv_ctxs = calloc(n + 1, sizeof(*sv_ctxs));
+	sv_pds = calloc(n + 1, sizeof(*sv_pds));
+	if (!sv_ctxs || !sv_pds) {
+		free(sv_ctxs);
+		free(sv_pds);
+		sv_ctxs = NULL;
+		sv_pds = NULL;
+		ibv_free_device_list(list);
+		errno = ENOMEM;
+		ret = -1;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		sv_ctxs[sv_nctx] = ibv_open_device(list[i]);
+		if (sv_ctxs[sv_nctx])
+			sv_nctx++;
+	}
+	ibv_free_device_list(list);
+out:
+	pthread_mutex_unlock(&sv_dev_lock);
+	return ret;
+}
+
+static int sv_ctx_index(const char *name)
+{
+	int i;
+
+	if (sv_open_all())
+		return -1;
+	for (i = 0; i < sv_nctx; i++)
+		if (!strcmp(ibv_get_device_name(sv_ctxs[i]->device), name))
+			return i;
+	return -1;
+}
+
+static struct ibv_pd *sv_default_pd(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = NULL;
+	int i;
+
+	pthread_mutex_lock(&sv_dev_lock);
+	for (i = 0; i < sv_nctx; i++) {
+		if (sv_ctxs[i] != ctx)
+			continue;
+		if (!sv_pds[i])
+			sv_pds[i] = ibv_alloc_pd(ctx);
+		pd = sv_pds[i];
+	}
+	pthread_mutex_unlock(&sv_dev_lock);
+	return pd;
+}
+
+static int sv_cm_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -1 : 0;
+}
+
+static struct sv_cm_idp *sv_idp(struct rdma_cm_id *id)
+{
+	return (struct sv_cm_idp *)id;
+}
+
+SV_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
+{
+	struct rdma_event_channel *ch = calloc(1, sizeof(*ch));
+
+	if (!ch) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ch->fd = open(SV_DEV_DIR "/" SV_CM_DEV_NAME, O_RDWR | O_CLOEXEC);
+	if (ch->fd < 0) {
+		if (errno == ENOENT)
+			errno = ENODEV;
+		free(ch);
+		return NULL;
+	}
+	return ch;
+}
+
+SV_EXPORT void rdma_destroy_event_channel(struct rdma_event_channel *ch)
+{
+	close(ch->fd);
+	free(ch);
+}
+
+static uint32_t sv_qpt(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_UD ? SV_QPT_UD : SV_QPT_RC;
+}
+
+static struct sv_cm_idp *sv_idp_new(struct rdma_event_channel *ch,
+				    void *context, enum rdma_port_space ps,
+				    enum ibv_qp_type qpt)
+{
+	struct sv_cm_idp *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->id.channel = ch;
+	p->id.context = context;
+	p->id.ps = ps;
+	p->id.qp_type = qpt;
+	return p;
+}
+
+static void sv_idp_free(struct sv_cm_idp *p)
+{
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p);
+}
+
+SV_EXPORT int rdma_create_id(struct rdma_event_channel *ch,
+			     struct rdma_cm_id **id, void *context,
+			     enum rdma_port_space ps)
+{
+	enum ibv_qp_type qpt = ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB ?
+			       IBV_QPT_UD : IBV_QPT_RC;
+	struct sv_cm_create_id c = { .size = sizeof(c), .ps = ps };
+	struct sv_cm_idp *p;
+
+	if (!ch) {
+		errno = EOPNOTSUPP;	/* synchronous ids: not yet */
+		return -1;
+	}
+	p = sv_idp_new(ch, context, ps, qpt);
+	if (!p)
+		return -1;
+	c.uid = (uintptr_t)p;
+	c.qp_type = sv_qpt(qpt);
+	if (sv_cm_ioctl(ch->fd, SV_CM_IOC_CREATE_ID, &c)) {
+		sv_idp_free(p);
+		return -1;
+	}
+	p->handle = c.id;
+	*id = &p->id;
+	return 0;
+}
+
+SV_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct sv_cm_idp *p = sv_idp(id);
+	struct sv_cm_destroy_id c = { .size = sizeof(c), .id = p->handle };
+
+	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_DESTROY_ID, &c))
+		return -1;
+	/* Its events handed out must all be acked first. */
+	pthread_mutex_lock(&p->lock);
+	while (p->events_completed < c.events_reported)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	sv_idp_free(p);
+	return 0;
+}
+
+static socklen_t sv_addr_len(const struct sockaddr *a)
+{
+	switch (a->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return 0;
+	}
+}
+
+static int sv_copy_addr(struct __kernel_sockaddr_storage *to,
+			const struct sockaddr *a)
+{
+	socklen_t len = sv_addr_len(a);
+
+	if (!len) {
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	memcpy(to, a, len);
+	return 0;
+}
+
+/* The kernel's view of the id: addresses, device, path. */
+static int sv_query(struct sv_cm_idp *p)
+{
+	struct sv_cm_query q = { .size = sizeof(q), .id = p->handle };
+	struct rdma_cm_id *id = &p->id;
+	int i;
+
+	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_QUERY, &q))
+		return -1;
+	memcpy(&id->route.addr.src_storage, &q.src, sizeof(q.src));
+	memcpy(&id->route.addr.dst_storage, &q.dst, sizeof(q.dst));
+	memcpy(id->route.addr.addr.ibaddr.sgid.raw, q.sgid, 16);
+	memcpy(id->route.addr.addr.ibaddr.dgid.raw, q.dgid, 16);
+	id->route.addr.addr.ibaddr.pkey = htobe16(q.pkey);
+	if (q.dev_name[0] && !id->verbs) {
+		i = sv_ctx_index(q.dev_name);
+		if (i < 0) {
+			errno = ENODEV;
+			return -1;
+		}
+		id->verbs = sv_ctxs[i];
+		id->port_num = q.port_num;
+	}
+	if (q.num_paths) {
+		struct ibv_sa_path_rec *r = &p->path;
+
+		memset(r, 0, sizeof(*r));
+		memcpy(r->sgid.raw, q.sgid, 16);
+		memcpy(r->dgid.raw, q.dgid, 16);
+		r->pkey = htobe16(q.pkey);
+		r->mtu = q.mtu;
+		r->mtu_selector = 2;	/* exactly */
+		r->hop_limit = q.hop_limit;
+		r->traffic_class = q.traffic_class;
+		r->reversible = 1;
+		r->numb_path = 1;
+		r->packet_life_time = 16;
+		r->packet_life_time_selector = 2;
+		id->route.path_rec = r;
+		id->route.num_paths = 1;
+	}
+	return 0;
+}
+
+SV_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	struct sv_cm_bind c = { .size = sizeof(c), .id = sv_idp(id)->handle };
+
+	if (sv_copy_addr(&c.addr, addr) ||
+	    sv_cm_ioctl(id->channel->fd, SV_CM_IOC_BIND, &c))
+		return -1;
+	return sv_query(sv_idp(id));
+}
+
+SV_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src,
+				struct sockaddr *dst, int timeout_ms)
+{
+	struct sv_cm_resolve_addr c = {
+		.size = sizeof(c),
+		.id = sv_idp(id)->handle,
+		.timeout_ms = timeout_ms,
+	};
+
+	if ((src && sv_copy_addr(&c.src, src)) || sv_copy_addr(&c.dst, dst))
+		return -1;
+	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_RESOLVE_ADDR, &c);
+}
+
+SV_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
+{
+	struct sv_cm_resolve_route c = {
+		.size = sizeof(c),
+		.id = sv_idp(id)->handle,
+		.timeout_ms = timeout_ms,
+	};
+
+	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_RESOLVE_ROUTE, &c);
+}
+
+SV_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,
+				struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	struct sv_cm_init_qp_attr c = {
+		.size = sizeof(c),
+		.id = sv_idp(id)->handle,
+		.qp_state = qp_attr->qp_state,
+	};
+	struct ibv_ah_attr *ah = &qp_attr->ah_attr;
+
+	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_INIT_QP_ATTR, &c))
+		return -1;
+	memset(qp_attr, 0, sizeof(*qp_attr));
+	qp_attr->qp_state = c.attr.qp_state;
+	qp_attr->path_mtu = c.attr.path_mtu;
+	qp_attr->qkey = c.attr.qkey;
+	qp_attr->rq_psn = c.attr.rq_psn;
+	qp_attr->sq_psn = c.attr.sq_psn;
+	qp_attr->dest_qp_num = c.attr.dest_qp_num;
+	qp_attr->qp_access_flags = c.attr.qp_access_flags;
+	qp_attr->pkey_index = c.attr.pkey_index;
+	qp_attr->max_rd_atomic = c.attr.max_rd_atomic;
+	qp_attr->max_dest_rd_atomic = c.attr.max_dest_rd_atomic;
+	qp_attr->min_rnr_timer = c.attr.min_rnr_timer;
+	qp_attr->port_num = c.attr.port_num;
+	qp_attr->timeout = c.attr.timeout;
+	qp_attr->retry_cnt = c.attr.retry_cnt;
+	qp_attr->rnr_retry = c.attr.rnr_retry;
+	memcpy(ah->grh.dgid.raw, c.attr.ah_attr.dgid, 16);
+	ah->grh.flow_label = c.attr.ah_attr.flow_label;
+	ah->grh.sgid_index = c.attr.ah_attr.sgid_index;
+	ah->grh.hop_limit = c.attr.ah_attr.hop_limit;
+	ah->grh.traffic_class = c.attr.ah_attr.traffic_class;
+	ah->is_global = c.attr.ah_attr.is_global;
+	ah->port_num = c.attr.ah_attr.port_num;
+	ah->sl = c.attr.ah_attr.sl;
+	*qp_attr_mask = c.mask;
+	return 0;
+}
+
+static int sv_modify(struct rdma_cm_id *id, enum ibv_qp_state state,
+		     int rd_atomic)
+{
+	struct ibv_qp_attr a = { .qp_state = state };
+	int mask;
+
+	if (rdma_init_qp_attr(id, &a, &mask))
+		return -1;
+	if (rd_atomic >= 0 && state == IBV_QPS_RTR)
+		a.max_dest_rd_atomic = rd_atomic;
+	if (rd_atomic >= 0 && state == IBV_QPS_RTS)
+		a.max_rd_atomic = rd_atomic;
+	errno = ibv_modify_qp(id->qp, &a, mask);
+	return errno ? -1 : 0;
+}
+
+static void sv_qp_err(struct rdma_cm_id *id)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	if (id->qp)
+		ibv_modify_qp(id->qp, &a, IBV_QP_STATE);
+}
+
+/* INIT again (the access rights are known now), then RTR and RTS. */
+static int sv_qp_connect(struct rdma_cm_id *id, int resp_res, int init_depth)
+{
+	if (sv_modify(id, IBV_QPS_INIT, -1) ||
+	    sv_modify(id, IBV_QPS_RTR, resp_res) ||
+	    sv_modify(id, IBV_QPS_RTS, init_depth))
+		return -1;
+	return 0;
+}
+
+static int sv_qp_init(struct rdma_cm_id *id)
+{
+	if (sv_modify(id, IBV_QPS_INIT, -1))
+		return -1;
+	if (id->qp_type == IBV_QPT_UD &&
+	    (sv_modify(id, IBV_QPS_RTR, -1) || sv_modify(id, IBV_QPS_RTS, -1)))
+		return -1;
+	return 0;
+}
+
+SV_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	struct sv_cm_idp *p = sv_idp(id);
+	struct ibv_qp *qp;
+	int save;
+
+	if (!id->verbs || (attr->pd && attr->pd->context != id->verbs)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
+		attr->pd = id->pd ?: sv_default_pd(id->verbs);
+		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
+		if (!attr->pd)
+			return -1;
+	}
+	p->own_cqs = false;
+	if (!attr->send_cq && !attr->recv_cq) {
+		id->send_cq = ibv_create_cq(id->verbs,
+					    attr->cap.max_send_wr ?: 1, id,
+					    NULL, 0);
+		id->recv_cq = ibv_create_cq(id->verbs,
+					    attr->cap.max_recv_wr ?: 1, id,
+					    NULL, 0);
+		if (!id->send_cq || !id->recv_cq)
+			goto err_cq;
+		attr->send_cq = id->send_cq;
+		attr->recv_cq = id->recv_cq;
+		p->own_cqs = true;
+	}
+	if (id->srq && !attr->srq)
+		attr->srq = id->srq;
+	qp = ibv_create_qp_ex(id->verbs, attr);
+	if (!qp)
+		goto err_cq;
+	id->qp = qp;
+	if (sv_qp_init(id)) {
+		save = errno;
+		ibv_destroy_qp(qp);
+		id->qp = NULL;
+		errno = save;
+		goto err_cq;
+	}
+	id->pd = attr->pd;
+	if (!p->own_cqs) {
+		id->send_cq = attr->send_cq;
+		id->recv_cq = attr->recv_cq;
+	}
+	return 0;
+err_cq:
+	save = errno;
+	if (p->own_cqs || !attr->send_cq) {
+		if (id->send_cq)
+			ibv_destroy_cq(id->send_cq);
+		if (id->recv_cq)
+			ibv_destroy_cq(id->recv_cq);
+		id->send_cq = id->recv_cq = NULL;
+		p->own_cqs = false;
+	}
+	errno = save;
+	return -1;
+}
+
+SV_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
+			     struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp_init_attr_ex a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(&a, qp_init_attr, sizeof(*qp_init_attr));
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	a.pd = pd;
+	ret = rdma_create_qp_ex(id, &a);
+	if (!ret)
+		memcpy(qp_init_attr, &a, sizeof(*qp_init_attr));
+	return ret;
+}
+
+SV_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
+{
+	struct sv_cm_idp *p = sv_idp(id);
+
+	if (id->qp)
+		ibv_destroy_qp(id->qp);
+	id->qp = NULL;
+	if (p->own_cqs) {
+		ibv_destroy_cq(id->send_cq);
+		ibv_destroy_cq(id->recv_cq);
+		id->send_cq = id->recv_cq = NULL;
+		p->own_cqs = false;
+	}
+}
+
+static void sv_param_in(struct sv_cm_conn_param *k,
+			const struct rdma_conn_param *c)
+{
+	k->private_data_len = c->private_data_len;
+	if (c->private_data && c->private_data_len)
+		memcpy(k->private_data, c->private_data, c->private_data_len);
+	k->responder_resources = c->responder_resources;
+	k->initiator_depth = c->initiator_depth;
+	k->flow_control = c->flow_control;
+	k->retry_count = c->retry_count;
+	k->rnr_retry_count = c->rnr_retry_count;
+	k->srq = c->srq;
+	k->qp_num = c->qp_num;
+}
+
+static bool sv_param_ok(const struct rdma_conn_param *c, uint32_t max_pd)
+{
+	return !c || (c->private_data_len <= max_pd &&
+		      (c->private_data || !c->private_data_len));
+}
+
+SV_EXPORT int rdma_connect(struct rdma_cm_id *id,
+			   struct rdma_conn_param *conn_param)
+{
+	struct sv_cm_connect c = { .size = sizeof(c), .id = sv_idp(id)->handle };
+	struct rdma_conn_param def = {
+		.responder_resources = RDMA_MAX_RESP_RES,
+		.initiator_depth = RDMA_MAX_INIT_DEPTH,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+
+	if (id->qp_type == IBV_QPT_UD) {
+		errno = EOPNOTSUPP;	/* SIDR: not yet */
+		return -1;
+	}
+	if (!sv_param_ok(conn_param, SV_CM_REQ_PRIVATE_MAX)) {
+		errno = EINVAL;
+		return -1;
+	}
+	sv_param_in(&c.param, conn_param ?: &def);
+	if (c.param.retry_count > 7)
+		c.param.retry_count = 7;
+	if (c.param.rnr_retry_count > 7)
+		c.param.rnr_retry_count = 7;
+	if (id->qp) {
+		c.param.qp_num = id->qp->qp_num;
+		c.param.srq = id->qp->srq != NULL;
+	}
+	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_CONNECT, &c);
+}
+
+SV_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct sv_cm_listen c = {
+		.size = sizeof(c),
+		.id = sv_idp(id)->handle,
+		.backlog = backlog > 0 ? backlog : 0,
+	};
+
+	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_LISTEN, &c))
+		return -1;
+	return sv_query(sv_idp(id));
+}
+
+SV_EXPORT int rdma_accept(struct rdma_cm_id *id,
+			  struct rdma_conn_param *conn_param)
+{
+	struct sv_cm_idp *p = sv_idp(id);
+	struct sv_cm_accept c = {
+		.size = sizeof(c),
+		.id = p->handle,
+		.uid = (uintptr_t)p,
+	};
+	struct rdma_conn_param def = {
+		.responder_resources = p->req_resp_res,
+		.initiator_depth = p->req_init_depth,
+		.rnr_retry_count = 7,
+	};
+
+	if (id->qp_type == IBV_QPT_UD) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (!sv_param_ok(conn_param, SV_CM_REP_PRIVATE_MAX)) {
+		errno = EINVAL;
+		return -1;
+	}
+	sv_param_in(&c.param, conn_param ?: &def);
+	if (c.param.rnr_retry_count > 7)
+		c.param.rnr_retry_count = 7;
+	c.param.retry_count = 0;
+	if (c.param.responder_resources > p->req_resp_res)
+		c.param.responder_resources = p->req_resp_res;
+	if (c.param.initiator_depth > p->req_init_depth)
+		c.param.initiator_depth = p->req_init_depth;
+	if (id->qp) {
+		c.param.qp_num = id->qp->qp_num;
+		c.param.srq = id->qp->srq != NULL;
+		if (sv_qp_connect(id, c.param.responder_resources,
+				  c.param.initiator_depth)) {
+			int save = errno;
+
+			sv_qp_err(id);
+			errno = save;
+			return -1;
+		}
+	}
+	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_ACCEPT, &c)) {
+		int save = errno;
+
+		sv_qp_err(id);
+		errno = save;
+		return -1;
+	}
+	return 0;
+}
+
+SV_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
+			  uint8_t private_data_len)
+{
+	struct sv_cm_reject c = { .size = sizeof(c), .id = sv_idp(id)->handle };
+
+	if (private_data_len > SV_CM_REJ_PRIVATE_MAX ||
+	    (!private_data && private_data_len)) {
+		errno = EINVAL;
+		return -1;
+	}
+	c.private_data_len = private_data_len;
+	if (private_data_len)
+		memcpy(c.private_data, private_data, private_data_len);
+	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_REJECT, &c);
+}
+
+SV_EXPORT int rdma_reject_ece(struct rdma_cm_id *id, const void *private_data,
+			      uint8_t private_data_len)
+{
+	return rdma_reject(id, private_data, private_data_len);
+}
+
+SV_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
+{
+	struct sv_cm_disconnect c = { .size = sizeof(c),
+				      .id = sv_idp(id)->handle };
+
+	sv_qp_err(id);
+	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_DISCONNECT, &c);
+}
+
+SV_EXPORT int rdma_establish(struct rdma_cm_id *id)
+{
+	struct sv_cm_establish c = { .size = sizeof(c),
+				     .id = sv_idp(id)->handle };
+
+	if (id->qp) {
+		errno = EINVAL;
+		return -1;
+	}
+	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_ESTABLISH, &c);
+}
+
+SV_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
+			      void *optval, size_t optlen)
+{
+	struct sv_cm_set_option c = { .size = sizeof(c),
+				      .id = sv_idp(id)->handle };
+
+	if (level != RDMA_OPTION_ID || !optval) {
+		errno = level == RDMA_OPTION_IB ? EOPNOTSUPP : EINVAL;
+		return -1;
+	}
+	switch (optname) {
+	case RDMA_OPTION_ID_TOS:
+	case RDMA_OPTION_ID_ACK_TIMEOUT:
+		if (optlen != sizeof(uint8_t))
+			goto inval;
+		c.value = *(uint8_t *)optval;
+		break;
+	case RDMA_OPTION_ID_REUSEADDR:
+	case RDMA_OPTION_ID_AFONLY:
+		if (optlen != sizeof(int))
+			goto inval;
+		c.value = !!*(int *)optval;
+		break;
+	default:
+		errno = ENOSYS;
+		return -1;
+	}
+	c.option = optname;
+	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_SET_OPTION, &c);
+inval:
+	errno = EINVAL;
+	return -1;
+}
+
+static void sv_param_out(struct sv_cm_evp *e, const struct sv_cm_conn_param *k)
+{
+	struct rdma_conn_param *c = &e->ev.param.conn;
+
+	memcpy(e->private_data, k->private_data, sizeof(e->private_data));
+	c->private_data = k->private_data_len ? e->private_data : NULL;
+	c->private_data_len = k->private_data_len;
+	c->responder_resources = k->responder_resources;
+	c->initiator_depth = k->initiator_depth;
+	c->flow_control = k->flow_control;
+	c->retry_count = k->retry_count;
+	c->rnr_retry_count = k->rnr_retry_count;
+	c->srq = k->srq;
+	c->qp_num = k->qp_num;
+}
+
+/* A CONNECT_REQUEST's new id, in the listener's image. */
+static struct sv_cm_idp *sv_conn_req(struct sv_cm_idp *lis,
+				     const struct sv_cm_get_event *k)
+{
+	struct sv_cm_idp *p = sv_idp_new(lis->id.channel, lis->id.context,
+					 lis->id.ps, lis->id.qp_type);
+
+	if (!p)
+		return NULL;
+	p->handle = k->id;
+	p->req_resp_res = k->param.initiator_depth;
+	p->req_init_depth = k->param.responder_resources;
+	if (sv_query(p)) {
+		sv_idp_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+SV_EXPORT int rdma_get_cm_event(struct rdma_event_channel *ch,
+				struct rdma_cm_event **event)
+{
+	struct sv_cm_get_event k;
+	struct sv_cm_idp *p, *child;
+	struct sv_cm_evp *e;
+	int ret;
+
+	if (!event) {
+		errno = EINVAL;
+		return -1;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		errno = ENOMEM;
+		return -1;
+	}
+retry:
+	memset(&k, 0, sizeof(k));
+	k.size = sizeof(k);
+	if (sv_cm_ioctl(ch->fd, SV_CM_IOC_GET_EVENT, &k)) {
+		free(e);
+		return -1;
+	}
+	p = (struct sv_cm_idp *)(uintptr_t)k.uid;
+	e->owner = p;
+	e->ev.id = &p->id;
+	e->ev.event = k.event;
+	e->ev.status = k.status;
+	sv_param_out(e, &k.param);
+	switch (k.event) {
+	case SV_CM_EVENT_ADDR_RESOLVED:
+	case SV_CM_EVENT_ROUTE_RESOLVED:
+		if (sv_query(p)) {
+			e->ev.event = k.event == SV_CM_EVENT_ADDR_RESOLVED ?
+				      RDMA_CM_EVENT_ADDR_ERROR :
+				      RDMA_CM_EVENT_ROUTE_ERROR;
+			e->ev.status = -errno;
+		}
+		break;
+	case SV_CM_EVENT_CONNECT_REQUEST:
+		child = sv_conn_req(p, &k);
+		if (!child) {
+			/* Lost to us: it goes, and the peer is told. */
+			struct sv_cm_destroy_id d = { .size = sizeof(d),
+						      .id = k.id };
+
+			ioctl(ch->fd, SV_CM_IOC_DESTROY_ID, &d);
+			rdma_ack_cm_event(&e->ev);
+			e = calloc(1, sizeof(*e));
+			if (!e) {
+				errno = ENOMEM;
+				return -1;
+			}
+			goto retry;
+		}
+		e->ev.listen_id = &p->id;
+		e->ev.id = &child->id;
+		break;
+	case SV_CM_EVENT_CONNECT_RESPONSE:
+		if (!p->id.qp)
+			break;
+		/* As rdma-core: the QP to RTS, the RTU, and ESTABLISHED. */
+		ret = sv_qp_connect(&p->id, -1, -1);
+		if (!ret) {
+			struct sv_cm_establish c = { .size = sizeof(c),
+						     .id = p->handle };
+
+			ret = sv_cm_ioctl(ch->fd, SV_CM_IOC_ESTABLISH, &c);
+		}
+		if (ret) {
+			e->ev.status = -errno;
+			e->ev.event = RDMA_CM_EVENT_CONNECT_ERROR;
+			sv_qp_err(&p->id);
+			rdma_reject(&p->id, NULL, 0);
+		} else {
+			e->ev.event = RDMA_CM_EVENT_ESTABLISHED;
+		}
+		break;
+	case SV_CM_EVENT_REJECTED:
+	case SV_CM_EVENT_UNREACHABLE:
+	case SV_CM_EVENT_CONNECT_ERROR:
+		sv_qp_err(&p->id);
+		break;
+	default:
+		break;
+	}
+	*event = &e->ev;
+	return 0;
+}
+
+SV_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
+{
+	struct sv_cm_evp *e = (struct sv_cm_evp *)event;
+	struct sv_cm_idp *p = e->owner;
+
+	if (!event) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->events_completed++;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	free(e);
+	return 0;
+}
+
+SV_EXPORT const char *rdma_event_str(enum rdma_cm_event_type event)
+{
+	static const char * const names[] = {
+		"RDMA_CM_EVENT_ADDR_RESOLVED",
+		"RDMA_CM_EVENT_ADDR_ERROR",
+		"RDMA_CM_EVENT_ROUTE_RESOLVED",
+		"RDMA_CM_EVENT_ROUTE_ERROR",
+		"RDMA_CM_EVENT_CONNECT_REQUEST",
+		"RDMA_CM_EVENT_CONNECT_RESPONSE",
+		"RDMA_CM_EVENT_CONNECT_ERROR",
+		"RDMA_CM_EVENT_UNREACHABLE",
+		"RDMA_CM_EVENT_REJECTED",
+		"RDMA_CM_EVENT_ESTABLISHED",
+		"RDMA_CM_EVENT_DISCONNECTED",
+		"RDMA_CM_EVENT_DEVICE_REMOVAL",
+		"RDMA_CM_EVENT_MULTICAST_JOIN",
+		"RDMA_CM_EVENT_MULTICAST_ERROR",
+		"RDMA_CM_EVENT_ADDR_CHANGE",
+		"RDMA_CM_EVENT_TIMEWAIT_EXIT",
+	};
+
+	if ((unsigned int)event < sizeof(names) / sizeof(names[0]))
+		return names[event];
+	return "UNKNOWN EVENT";
+}
+
+SV_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
+{
+	struct ibv_context **list;
+
+	if (sv_open_all())
+		return NULL;
+	list = calloc(sv_nctx + 1, sizeof(*list));
+	if (!list) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(list, sv_ctxs, sv_nctx * sizeof(*list));
+	if (num_devices)
+		*num_devices = sv_nctx;
+	return list;
+}
+
+SV_EXPORT void rdma_free_devices(struct ibv_context **list)
+{
+	free(list);
+}
+
+static __be16 sv_port_of(const struct sockaddr *a)
+{
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_port;
+	if (a->sa_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)a)->sin6_port;
+	return 0;
+}
+
+SV_EXPORT __be16 rdma_get_src_port(struct rdma_cm_id *id)
+{
+	return sv_port_of(&id->route.addr.src_addr);
+}
+
+SV_EXPORT __be16 rdma_get_dst_port(struct rdma_cm_id *id)
+{
+	return sv_port_of(&id->route.addr.dst_addr);
+}
+
+SV_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
+				 struct ibv_srq_init_attr_ex *attr)
+{
+	struct ibv_srq *srq;
+
+	if (!id->verbs) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
+		attr->pd = id->pd ?: sv_default_pd(id->verbs);
+		attr->comp_mask |= IBV_SRQ_INIT_ATTR_PD;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)) {
+		attr->srq_type = IBV_SRQT_BASIC;
+		attr->comp_mask |= IBV_SRQ_INIT_ATTR_TYPE;
+	}
+	srq = ibv_create_srq_ex(id->verbs, attr);
+	if (!srq)
+		return -1;
+	id->srq = srq;
+	id->pd = attr->pd;
+	return 0;
+}
+
+SV_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
+			      struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(&a, attr, sizeof(*attr));
+	a.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE;
+	a.pd = pd;
+	a.srq_type = IBV_SRQT_BASIC;
+	ret = rdma_create_srq_ex(id, &a);
+	if (!ret)
+		memcpy(attr, &a, sizeof(*attr));
+	return ret;
+}
+
+SV_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
+{
+	if (id->srq)
+		ibv_destroy_srq(id->srq);
+	id->srq = NULL;
+}
+
+/* rdma_getaddrinfo: getaddrinfo()'s answer in rdma_addrinfo's form */
+static struct rdma_addrinfo *sv_rai(const struct addrinfo *ai,
+				    const struct rdma_addrinfo *hints,
+				    bool passive)
+{
+	struct rdma_addrinfo *r = calloc(1, sizeof(*r));
+	struct sockaddr *a;
+
+	if (!r)
+		return NULL;
+	a = malloc(ai->ai_addrlen);
+	if (!a) {
+		free(r);
+		return NULL;
+	}
+	memcpy(a, ai->ai_addr, ai->ai_addrlen);
+	r->ai_flags = hints ? hints->ai_flags : 0;
+	r->ai_family = ai->ai_family;
+	r->ai_qp_type = hints && hints->ai_qp_type ? hints->ai_qp_type :
+			IBV_QPT_RC;
+	r->ai_port_space = hints && hints->ai_port_space ?
+			   hints->ai_port_space :
+			   r->ai_qp_type == IBV_QPT_UD ? RDMA_PS_UDP :
+							 RDMA_PS_TCP;
+	if (passive) {
+		r->ai_src_addr = a;
+		r->ai_src_len = ai->ai_addrlen;
+	} else {
+		r->ai_dst_addr = a;
+		r->ai_dst_len = ai->ai_addrlen;
+		if (hints && hints->ai_src_addr && hints->ai_src_len) {
+			r->ai_src_addr = malloc(hints->ai_src_len);
+			if (r->ai_src_addr) {
+				memcpy(r->ai_src_addr, hints->ai_src_addr,
+				       hints->ai_src_len);
+				r->ai_src_len = hints->ai_src_len;
+			}
+		}
+	}
+	return r;
+}
+
+SV_EXPORT void rdma_freeaddrinfo(struct rdma_addrinfo *res)
+{
+	struct rdma_addrinfo *next;
+
+	for (; res; res = next) {
+		next = res->ai_next;
+		free(res->ai_src_addr);
+		free(res->ai_dst_addr);
+		free(res->ai_src_canonname);
+		free(res->ai_dst_canonname);
+		free(res->ai_route);
+		free(res->ai_connect);
+		free(res);
+	}
+}
+
+SV_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
+			       const struct rdma_addrinfo *hints,
+			       struct rdma_addrinfo **res)
+{
+	struct addrinfo h = { .ai_socktype = SOCK_STREAM }, *ai, *it;
+	bool passive = hints && (hints->ai_flags & RAI_PASSIVE);
+	struct rdma_addrinfo *head = NULL, **tail = &head, *r;
+	int ret;
+
+	if (!res || (!node && !service)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (hints) {
+		h.ai_flags = (passive ? AI_PASSIVE : 0) |
+			     (hints->ai_flags & RAI_NUMERICHOST ?
+			      AI_NUMERICHOST : 0);
+		if (hints->ai_flags & RAI_FAMILY)
+			h.ai_family = hints->ai_family;
+	}
+	ret = getaddrinfo(node, service, &h, &ai);
+	if (ret) {
+		errno = ret == EAI_SYSTEM ? errno : ENOENT;
+		return ret;
+	}
+	for (it = ai; it; it = it->ai_next) {
+		if (it->ai_family != AF_INET && it->ai_family != AF_INET6)
+			continue;
+		r = sv_rai(it, hints, passive);
+		if (!r) {
+			freeaddrinfo(ai);
+			rdma_freeaddrinfo(head);
+			errno = ENOMEM;
+			return -1;
+		}
+		*tail = r;
+		tail = &r->ai_next;
+	}
+	freeaddrinfo(ai);
+	if (!head) {
+		errno = ENOENT;
+		return -1;
+	}
+	*res = head;
+	return 0;
+}
+
+/* Not yet: each says so. */
+#define SV_NOT_YET(ret, name, ...)			\
+	SV_EXPORT ret name(__VA_ARGS__)			\
+	{						\
+		errno = EOPNOTSUPP;			\
+		return (ret)-1;				\
+	}
+
+SV_NOT_YET(int, rdma_create_ep, struct rdma_cm_id **id,
+	   struct rdma_addrinfo *res, struct ibv_pd *pd,
+	   struct ibv_qp_init_attr *qp_init_attr)
+SV_NOT_YET(int, rdma_get_request, struct rdma_cm_id *listen,
+	   struct rdma_cm_id **id)
+SV_NOT_YET(int, rdma_migrate_id, struct rdma_cm_id *id,
+	   struct rdma_event_channel *channel)
+SV_NOT_YET(int, rdma_notify, struct rdma_cm_id *id, enum ibv_event_type event)
+SV_NOT_YET(int, rdma_join_multicast, struct rdma_cm_id *id,
+	   struct sockaddr *addr, void *context)
+SV_NOT_YET(int, rdma_join_multicast_ex, struct rdma_cm_id *id,
+	   struct rdma_cm_join_mc_attr_ex *mc_join_attr, void *context)
+SV_NOT_YET(int, rdma_leave_multicast, struct rdma_cm_id *id,
+	   struct sockaddr *addr)
+SV_NOT_YET(int, rdma_set_local_ece, struct rdma_cm_id *id, struct ibv_ece *ece)
+SV_NOT_YET(int, rdma_get_remote_ece, struct rdma_cm_id *id,
+	   struct ibv_ece *ece)
+
+SV_EXPORT void rdma_destroy_ep(struct rdma_cm_id *id)
+{
+	rdma_destroy_qp(id);
+	rdma_destroy_srq(id);
+	rdma_destroy_id(id);
+}
