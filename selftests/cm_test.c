@@ -76,23 +76,4 @@ TEST_F_TIMEOUT(wire, ucmatose, 300)
 			     "test complete"));
 }
 
-/*
- * perftest connecting its QPs with rdma_cm (-R), over RC. Only
- * ib_write_bw for now: the others connect as soon as their TCP handshake
- * is done, while their server may not listen yet, and take the REJ that
- * answers a REQ for a port no one listens on as fatal (ib_send_lat then
- * crashes in its error path); see Documentation/cm.rst.
- */
-TEST_F_TIMEOUT(wire, perftest, 300)
-{
-	char s_args[256], c_args[256];
-
-	snprintf(s_args, sizeof(s_args), "-R -F -n 100 -d %s -p 18720",
-		 SERVER->dev);
-	snprintf(c_args, sizeof(c_args), "-R -F -n 100 -d %s -p 18720 %s",
-		 CLIENT->dev, S_IP(IP_A, IP_B));
-	EXPECT_EQ(0, cm_pair(SERVER, CLIENT, "ib_write_bw", s_args, c_args,
-			     "#bytes"));
-}
-
 TEST_HARNESS_MAIN

@@ -13,8 +13,10 @@
  * and events are charged to the opener's memory cgroup.
  */
 #include <linux/file.h>
+#include <linux/memcontrol.h>
 #include <linux/miscdevice.h>
 #include <linux/poll.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <net/net_namespace.h>
 
@@ -36,6 +38,7 @@ static void sv_cm_chan_free(struct kref *ref)
 	struct sv_cm_chan *chan = container_of(ref, struct sv_cm_chan, ref);
 
 	put_net(chan->net);
+	mem_cgroup_put(chan->memcg);
 	xa_destroy(&chan->ids);
 	kfree(chan);
 }
@@ -57,6 +60,7 @@ void sv_cm_id_put(struct sv_cm_id *id)
 struct sv_cm_id *sv_cm_id_new(struct sv_cm_chan *chan, u16 ps, u32 qp_type,
 			      u64 uid)
 {
+	struct mem_cgroup *old;
 	struct sv_cm_id *id;
 	u32 any;
 	int ret;
@@ -64,7 +68,10 @@ struct sv_cm_id *sv_cm_id_new(struct sv_cm_chan *chan, u16 ps, u32 qp_type,
 	lockdep_assert_held(&sv_cm_lock);
 	if (chan->closing || chan->nids >= SV_CM_MAX_IDS)
 		return ERR_PTR(-ENOSPC);
+	/* A peer's REQ makes ids in a work item: the channel's user pays. */
+	old = set_active_memcg(chan->memcg);
 	id = kzalloc(sizeof(*id), GFP_KERNEL_ACCOUNT);
+	set_active_memcg(old);
 	if (!id)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&id->ref);
@@ -74,8 +81,7 @@ struct sv_cm_id *sv_cm_id_new(struct sv_cm_chan *chan, u16 ps, u32 qp_type,
 	id->uid = uid;
 	id->state = SV_CM_IDLE;
 	ret = xa_alloc_cyclic(&chan->ids, &id->handle, id,
-			      XA_LIMIT(1, INT_MAX), &chan->next_id,
-			      GFP_KERNEL_ACCOUNT);
+			      XA_LIMIT(1, INT_MAX), &chan->next_id, GFP_KERNEL);
 	if (ret < 0)
 		goto err;
 	ret = xa_alloc(&sv_cm_all_ids, &any, id, xa_limit_32b, GFP_KERNEL);
@@ -104,10 +110,13 @@ void sv_cm_event(struct sv_cm_id *id, u32 event, int status,
 		 const struct sv_cm_conn_param *param, struct sv_cm_id *child)
 {
 	struct sv_cm_chan *chan = id->chan;
+	struct mem_cgroup *old;
 	struct sv_cm_ev *e;
 
 	lockdep_assert_held(&sv_cm_lock);
+	old = set_active_memcg(chan->memcg);
 	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	set_active_memcg(old);
 	if (!e)
 		goto drop;
 	e->owner = id->handle;
@@ -564,6 +573,7 @@ static int sv_cm_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	kref_init(&chan->ref);
 	chan->net = get_net(current->nsproxy->net_ns);
+	chan->memcg = get_mem_cgroup_from_mm(current->mm);
 	xa_init_flags(&chan->ids, XA_FLAGS_ALLOC1);
 	spin_lock_init(&chan->ev_lock);
 	INIT_LIST_HEAD(&chan->events);

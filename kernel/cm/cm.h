@@ -32,6 +32,7 @@ extern struct workqueue_struct *sv_cm_wq;	/* MADs and retry timers */
 struct sv_cm_chan {
 	struct kref ref;		/* the file's, and one per id */
 	struct net *net;		/* the opener's, held */
+	struct mem_cgroup *memcg;	/* the opener's: charged for all below */
 	struct xarray ids;		/* handle -> struct sv_cm_id */
 	u32 next_id;
 	u32 nids;			/* ids, at most SV_CM_MAX_IDS */
