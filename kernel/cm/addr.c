@@ -240,6 +240,17 @@ err:
 	return ret;
 }
 
+/* The device bound to the route's netdev, held; -ENODEV if none. */
+static int sv_cm_route_dev(struct net_device *ndev, struct sv_device **sdev)
+{
+	rcu_read_lock();
+	*sdev = sv_device_by_netdev(ndev);
+	if (*sdev)
+		get_device(&(*sdev)->dev);
+	rcu_read_unlock();
+	return *sdev ? 0 : -ENODEV;
+}
+
 /* The route's netdev's device (held) and the source address. */
 static int sv_cm_route4(struct sv_cm_id *id, struct sv_device **sdev)
 {
@@ -256,15 +267,8 @@ static int sv_cm_route4(struct sv_cm_id *id, struct sv_device **sdev)
 	rt = ip_route_output_key(id->chan->net, &fl);
 	if (IS_ERR(rt))
 		return -ENETUNREACH;
-	if (rt->rt_type != RTN_LOCAL) {
-		rcu_read_lock();
-		*sdev = sv_device_by_netdev(rt->dst.dev);
-		if (*sdev)
-			get_device(&(*sdev)->dev);
-		rcu_read_unlock();
-		if (!*sdev)
-			ret = -ENODEV;
-	}
+	if (rt->rt_type != RTN_LOCAL)
+		ret = sv_cm_route_dev(rt->dst.dev, sdev);
 	if (!ret && !s->sin_addr.s_addr)
 		s->sin_addr.s_addr = rt->rt_type == RTN_LOCAL ? fl.daddr :
 				     fl.saddr;
@@ -295,13 +299,7 @@ static int sv_cm_route6(struct sv_cm_id *id, struct sv_device **sdev)
 	dst = ipv6_stub->ipv6_dst_lookup_flow(id->chan->net, NULL, &fl, NULL);
 	if (IS_ERR(dst))
 		return -ENETUNREACH;
-	rcu_read_lock();
-	*sdev = sv_device_by_netdev(dst->dev);
-	if (*sdev)
-		get_device(&(*sdev)->dev);
-	rcu_read_unlock();
-	if (!*sdev)
-		ret = -ENODEV;
+	ret = sv_cm_route_dev(dst->dev, sdev);
 	if (!ret && ipv6_addr_any(&s->sin6_addr))
 		s->sin6_addr = fl.saddr;
 	dst_release(dst);
