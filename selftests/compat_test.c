@@ -143,7 +143,7 @@ static int check_versions(struct __test_metadata *_metadata,
 	return n;
 }
 
-/* librdmacm: rdma-core 44's 72 names, rsockets too, in their nodes. */
+/* librdmacm: rdma-core 44's 68 functions, rsockets too, in their nodes. */
 TEST(rdmacm_symbols)
 {
 	void *h = compat_open("librdmacm.so.1");
