@@ -41,7 +41,15 @@ TEST_F_TIMEOUT(wire, rc_lossy, 600)
 
 	ASSERT_EQ(0, netem(variant, "delay 1ms reorder 1% loss 1% "
 			   "duplicate 1%"));
-	EXPECT_EQ(0, rc(self, variant, false, "-c -s 65536 -n 40", 18680));
+	/*
+	 * The pingpong's last message is the server's; its ACK lost on the
+	 * way while the client, done, has closed its QP leaves the server
+	 * waiting for ever (rxe retries retry_cnt 7 without end), whatever
+	 * the client runs. So one run may fail that way: one more then.
+	 */
+	if (rc(self, variant, false, "-c -s 65536 -n 40", 18680))
+		EXPECT_EQ(0, rc(self, variant, false, "-c -s 65536 -n 40",
+				18683));
 	EXPECT_EQ(0, run(self, variant, "ib_write_bw", false, "-F -n 200",
 			 18681));
 	EXPECT_EQ(0, run(self, variant, "ib_read_bw", false, "-F -n 100",

@@ -275,11 +275,21 @@ static int sv_rc_take(struct sv_qp *qp, u32 psn)
 }
 
 /* Complete the taken WQE (status 0) or fail it, NAK and ERR. */
-static void sv_rc_complete(struct sv_qp *qp, struct sv_cqe *cqe, u32 psn,
-			   bool solicited, const struct sv_rx_meta *m)
+static void sv_rc_complete(struct sv_qp *qp, struct sv_cqe *cqe,
+			   const struct sv_wire_pkt *p, u32 psn, bool solicited,
+			   const struct sv_rx_meta *m)
 {
 	u32 rstatus;
 
+	/*
+	 * The ACK first: once the completion is seen its QP may be gone,
+	 * and a requester whose last ACK never came retries for ever
+	 * (rxe with retry_cnt 7).
+	 */
+	if (!cqe->status && (ntohl(p->bth->apsn) & SV_BTH_ACKREQ)) {
+		sv_rc_ack(qp, psn, SV_AETH_NO_CREDITS);
+		qp->wire->acked = true;
+	}
 	cqe->wr_id = qp->wire->rw.hdr.wr_id;
 	cqe->qp_num = qp->qpn;
 	cqe->src_qp = qp->dest_qpn;
@@ -317,7 +327,7 @@ static bool sv_rc_send_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 		wq->off = 0;
 		if (ret < 0) {
 			cqe.status = SV_WC_LOC_QP_OP_ERR;
-			sv_rc_complete(qp, &cqe, psn, false, m);
+			sv_rc_complete(qp, &cqe, p, psn, false, m);
 			return true;
 		}
 	} else if (wq->resp != SV_RESP_SEND) {
@@ -334,7 +344,7 @@ static bool sv_rc_send_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	}
 	if (!cqe.status)
 		wq->msn = (wq->msn + 1) & SV_BTH_PSN_MASK;
-	sv_rc_complete(qp, &cqe, psn, p->bth->flags & SV_BTH_SE, m);
+	sv_rc_complete(qp, &cqe, p, psn, p->bth->flags & SV_BTH_SE, m);
 	return true;
 }
 
@@ -403,7 +413,8 @@ static bool sv_rc_write_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 		memcpy(&cqe.imm_data, p->payload - 4, 4);
 		if (!cqe.status)
 			wq->msn = (wq->msn + 1) & SV_BTH_PSN_MASK;
-		sv_rc_complete(qp, &cqe, psn, p->bth->flags & SV_BTH_SE, m);
+		sv_rc_complete(qp, &cqe, p, psn, p->bth->flags & SV_BTH_SE,
+			       m);
 		return true;
 	}
 	wq->msn = (wq->msn + 1) & SV_BTH_PSN_MASK;
@@ -450,8 +461,9 @@ static void sv_rc_request(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	if (!taken)
 		return;
 	wq->epsn = sv_psn_add(psn, 1);
-	if (ntohl(p->bth->apsn) & SV_BTH_ACKREQ)
+	if ((ntohl(p->bth->apsn) & SV_BTH_ACKREQ) && !wq->acked)
 		sv_rc_ack(qp, psn, SV_AETH_NO_CREDITS);
+	wq->acked = false;
 }
 
 static bool sv_rc_is_response(u8 op)

@@ -126,6 +126,7 @@ struct sv_wire_qp {
 	/* RC responder */
 	u32 msn;		/* messages completed */
 	bool nak_sent;		/* a PSN sequence NAK not yet answered */
+	bool acked;		/* this packet's ACK went before its CQE */
 	u32 nres;		/* atomic results kept: max_dest_rd_atomic */
 	u32 res_next;
 	struct sv_wire_res {
