@@ -91,10 +91,9 @@ static struct sv_device *sv_device_by_netdev_rtnl(const struct net_device *ndev)
  */
 static DEFINE_SPINLOCK(sv_gid_claim_lock);
 
-/* Does a device of @net other than @self hold @gid? RCU held. */
-static struct sv_device *sv_gid_holder(const struct net *net,
-				       struct sv_device *self,
-				       const u8 gid[16])
+/* The device of @net other than @self (may be NULL) holding @gid. RCU held. */
+struct sv_device *sv_gid_holder(const struct net *net, struct sv_device *self,
+				const u8 gid[16])
 {
 	struct sv_device *sdev;
 	unsigned long index;

@@ -863,6 +863,8 @@ void sv_netdev_unbind(struct sv_device *sdev);
 void sv_gid_work(struct work_struct *work);
 int sv_netdev_gids_free(struct net *net, struct net_device *ndev);
 struct sv_device *sv_device_by_netdev(const struct net_device *ndev);
+struct sv_device *sv_gid_holder(const struct net *net, struct sv_device *self,
+				const u8 gid[16]);
 int sv_netdev_init(void);
 void sv_netdev_exit(void);
 

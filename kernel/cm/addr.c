@@ -167,12 +167,6 @@ void sv_cm_unbind(struct sv_cm_id *id)
 	id->port = 0;
 }
 
-/* The device of the id's namespace holding @gid, held; NULL if none. */
-static struct sv_device *sv_cm_dev_of(struct sv_cm_id *id, const u8 *gid)
-{
-	return sv_cm_local_dev(id->chan->net, gid);
-}
-
 /* Is @a an address of the namespace (not necessarily a softverbs one)? */
 static bool sv_cm_addr_local(struct net *net, const struct sockaddr_storage *a)
 {
@@ -207,7 +201,7 @@ int sv_cm_bind(struct sv_cm_id *id, const struct sockaddr_storage *a)
 		if (!sv_cm_addr_local(id->chan->net, a))
 			return -EADDRNOTAVAIL;
 		sv_cm_addr_to_gid(a, gid);
-		sdev = sv_cm_dev_of(id, gid);
+		sdev = sv_cm_local_dev(id->chan->net, gid);
 		if (!sdev)
 			return -ENODEV;
 	}
@@ -357,7 +351,7 @@ int sv_cm_resolve_addr(struct sv_cm_id *id, const struct sockaddr_storage *src,
 	sv_cm_addr_to_gid(&id->dst, id->dgid);
 	if (!sdev) {
 		/* A local destination: the device holding the source. */
-		sdev = sv_cm_dev_of(id, id->sgid);
+		sdev = sv_cm_local_dev(id->chan->net, id->sgid);
 		ret = -ENODEV;
 		if (!sdev)
 			goto event;

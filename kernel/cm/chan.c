@@ -406,7 +406,6 @@ static int sv_cm_do_set_option(struct sv_cm_chan *chan, void *arg)
 		if (c->value > 0xff)
 			return -EINVAL;
 		id->tos = c->value;
-		id->tos_set = true;
 		return 0;
 	case SV_CM_OPT_REUSEADDR:
 		if (id->state != SV_CM_IDLE)

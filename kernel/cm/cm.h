@@ -85,7 +85,6 @@ struct sv_cm_id {
 	u8 mtu;				/* SV_MTU_* of the path */
 	u8 hop_limit;
 	u8 tos;
-	bool tos_set;
 	u8 ack_timeout;			/* 0: from the packet lifetime */
 	bool route;
 

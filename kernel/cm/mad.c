@@ -147,20 +147,16 @@ void sv_cm_mad_init(u8 *mad, u16 attr, u64 tid)
 /* The device of @net holding @gid, held; NULL if none. */
 struct sv_device *sv_cm_local_dev(const struct net *net, const u8 *gid)
 {
-	struct sv_device *sdev, *found = NULL;
-	unsigned long index;
+	struct sv_device *sdev;
 
 	rcu_read_lock();
-	xa_for_each(&sv_devices, index, sdev) {
-		if (!READ_ONCE(sdev->dead) && sv_device_in_net(sdev, net) &&
-		    sv_gid_present(sdev, gid)) {
-			get_device(&sdev->dev);
-			found = sdev;
-			break;
-		}
-	}
+	sdev = sv_gid_holder(net, NULL, gid);
+	if (sdev && !READ_ONCE(sdev->dead))
+		get_device(&sdev->dev);
+	else
+		sdev = NULL;
 	rcu_read_unlock();
-	return found;
+	return sdev;
 }
 
 /**

@@ -92,6 +92,18 @@ static unsigned long sv_cm_jiffies(u8 t)
 	return msecs_to_jiffies(t > 8 ? 1U << min_t(u8, t - 8, 20) : 1);
 }
 
+/*
+ * How long a request waits for its answer: the peer's CM response time
+ * and a round trip (REQ, REP), or about a second (DREQ).
+ */
+static unsigned long sv_cm_retry_delay(const struct sv_cm_id *id)
+{
+	if (id->state == SV_CM_DREQ_SENT)
+		return sv_cm_jiffies(SV_CM_PKT_LIFETIME + 2);
+	return sv_cm_jiffies(id->peer_cm_timeout) +
+	       2 * sv_cm_jiffies(SV_CM_PKT_LIFETIME);
+}
+
 static void sv_cm_arm(struct sv_cm_id *id, unsigned long delay)
 {
 	kref_get(&id->ref);
@@ -145,14 +157,20 @@ static void sv_cm_send_rej(struct sv_cm_id *id, u8 msg, u16 reason,
 	sv_cm_send(id, mad);
 }
 
-static void sv_cm_send_dreq(struct sv_cm_id *id)
+/* A DREQ, kept in id->mad for its retries, sent. */
+static void sv_cm_dreq_out(struct sv_cm_id *id)
 {
 	sv_cm_msg(id, id->mad, SV_CM_ATTR_DREQ);
 	sv_cm_put_hi(id->mad, DREQ_QPN, 24, id->remote_qpn);
 	sv_cm_send(id, id->mad);
+}
+
+static void sv_cm_send_dreq(struct sv_cm_id *id)
+{
+	sv_cm_dreq_out(id);
 	id->retries = 0;
 	id->state = SV_CM_DREQ_SENT;
-	sv_cm_arm(id, sv_cm_jiffies(SV_CM_PKT_LIFETIME + 2));
+	sv_cm_arm(id, sv_cm_retry_delay(id));
 }
 
 /* A pending child is no longer its listener's to count. */
@@ -186,9 +204,7 @@ void sv_cm_id_kill(struct sv_cm_id *id)
 		sv_cm_send_rej(id, 1, SV_REJ_CONSUMER, NULL, 0);
 		break;
 	case SV_CM_ESTABLISHED:
-		sv_cm_msg(id, id->mad, SV_CM_ATTR_DREQ);
-		sv_cm_put_hi(id->mad, DREQ_QPN, 24, id->remote_qpn);
-		sv_cm_send(id, id->mad);
+		sv_cm_dreq_out(id);
 		break;
 	default:
 		break;
@@ -309,8 +325,7 @@ int sv_cm_connect(struct sv_cm_id *id, const struct sv_cm_conn_param *p)
 	sv_cm_send(id, mad);
 	id->retries = 0;
 	id->state = SV_CM_REQ_SENT;
-	sv_cm_arm(id, sv_cm_jiffies(SV_CM_RESPONSE_TIMEOUT) +
-		  2 * sv_cm_jiffies(SV_CM_PKT_LIFETIME));
+	sv_cm_arm(id, sv_cm_retry_delay(id));
 	return 0;
 }
 
@@ -344,8 +359,7 @@ int sv_cm_accept(struct sv_cm_id *id, const struct sv_cm_conn_param *p)
 	sv_cm_send(id, mad);
 	id->retries = 0;
 	id->state = SV_CM_REP_SENT;
-	sv_cm_arm(id, sv_cm_jiffies(id->peer_cm_timeout) +
-		  2 * sv_cm_jiffies(SV_CM_PKT_LIFETIME));
+	sv_cm_arm(id, sv_cm_retry_delay(id));
 	return 0;
 }
 
@@ -793,24 +807,14 @@ void sv_cm_timeout(struct work_struct *work)
 {
 	struct sv_cm_id *id = container_of(to_delayed_work(work),
 					   struct sv_cm_id, timer);
-	unsigned long delay;
 
 	mutex_lock(&sv_cm_lock);
-	switch (id->state) {
-	case SV_CM_REQ_SENT:
-	case SV_CM_REP_SENT:
-		delay = sv_cm_jiffies(id->peer_cm_timeout) +
-			2 * sv_cm_jiffies(SV_CM_PKT_LIFETIME);
-		break;
-	case SV_CM_DREQ_SENT:
-		delay = sv_cm_jiffies(SV_CM_PKT_LIFETIME + 2);
-		break;
-	default:
+	if (id->state != SV_CM_REQ_SENT && id->state != SV_CM_REP_SENT &&
+	    id->state != SV_CM_DREQ_SENT)
 		goto out;
-	}
 	if (id->retries++ < id->max_cm_retries) {
 		sv_cm_send(id, id->mad);
-		sv_cm_arm(id, delay);
+		sv_cm_arm(id, sv_cm_retry_delay(id));
 		goto out;
 	}
 	switch (id->state) {
