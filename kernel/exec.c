@@ -908,6 +908,12 @@ static enum sv_exec_result sv_multicast(struct sv_req *r, u32 *status)
 
 	n = sv_mcast_qps(r->qp->sdev, r->mgid, qps, ARRAY_SIZE(qps));
 	for (i = 0; i < n; i++) {
+		/* BLOCK_SELF_MCAST_LB: not back to the QP that sent it */
+		if (qps[i] == r->qp &&
+		    (r->qp->create_flags & SV_QP_CREATE_BLOCK_SELF_MC_LB)) {
+			sv_qp_put(qps[i]);
+			continue;
+		}
 		if (sv_dest_ok(r, qps[i])) {
 			r->dqp = qps[i];
 			r->dpd = sv_qp_pd(qps[i]);

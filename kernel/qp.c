@@ -200,7 +200,8 @@ static u32 sv_qp_round_wr(u32 n)
  * The IBV_QP_CREATE_* flags verbs defines, and those softverbs takes,
  * where mlx5 takes them: on RAW_PACKET QPs BLOCK_SELF_MCAST_LB (steer/rx.c:
  * the e-switch), SCATTER_FCS and CVLAN_STRIPPING (steer/rxmeta.c); on UD
- * QPs SOURCE_QPN; on any QP PCI_WRITE_END_PADDING, which asks the NIC to
+ * QPs SOURCE_QPN and BLOCK_SELF_MCAST_LB (exec.c: a QP's multicast sends
+ * do not come back to it, as mckey asks); on any QP PCI_WRITE_END_PADDING, which asks the NIC to
  * pad its writes of a receive to a cache line and so changes nothing here.
  * Others, and these on other QP types, are EOPNOTSUPP.
  */
@@ -325,7 +326,8 @@ static int sv_qp_check_create(struct sv_file *f, struct sv_create_qp *c)
 				(c->qp_type == SV_QPT_RAW_PACKET ?
 				 SV_QP_CREATE_RAW :
 				 c->qp_type == SV_QPT_UD ?
-				 SV_QP_CREATE_SOURCE_QPN : 0)))
+				 SV_QP_CREATE_SOURCE_QPN |
+				 SV_QP_CREATE_BLOCK_SELF_MC_LB : 0)))
 		return -EOPNOTSUPP;
 	if (c->source_qpn && !(c->create_flags & SV_QP_CREATE_SOURCE_QPN))
 		return -EINVAL;

@@ -56,11 +56,16 @@ enum sv_cm_event_type {
 #define SV_CM_REQ_PRIVATE_MAX	56	/* a REQ's, after the 36-byte IP header */
 #define SV_CM_REJ_PRIVATE_MAX	148
 #define SV_CM_DREQ_PRIVATE_MAX	220
+#define SV_CM_SIDR_REQ_PRIVATE_MAX	180	/* after the IP CM header */
+#define SV_CM_SIDR_REP_PRIVATE_MAX	136
+
+#define SV_CM_UDP_QKEY		0x01234567	/* UD ids' Q_Key (RDMA_UDP_QKEY) */
+#define SV_CM_MC_QPN		0xffffff	/* a group's "QP" in its events */
 
 /* What a connect or accept offers, and what a request or reply carried */
 struct sv_cm_conn_param {
 	__u32 qp_num;
-	__u32 qkey;		/* UD */
+	__u32 qkey;		/* UD: accept: 0 for the default; the peer's */
 	__u8 responder_resources;
 	__u8 initiator_depth;
 	__u8 flow_control;
@@ -88,6 +93,8 @@ enum sv_cm_nr {
 	SV_CM_NR_INIT_QP_ATTR = 0x0c,
 	SV_CM_NR_GET_EVENT = 0x0d,
 	SV_CM_NR_SET_OPTION = 0x0e,
+	SV_CM_NR_JOIN_MCAST = 0x0f,
+	SV_CM_NR_LEAVE_MCAST = 0x10,
 	SV_CM_NR_MAX
 };
 
@@ -159,7 +166,11 @@ struct sv_cm_query {
 	char dev_name[64];	/* out: the device's name */
 };
 
-/* SV_CM_IOC_CONNECT: send a REQ (RC) or SIDR REQ (UD) */
+/*
+ * SV_CM_IOC_CONNECT: send a REQ (RC), or a SIDR REQ (UD: the service's
+ * QP number and Q_Key come in ESTABLISHED's param, a refusal or no
+ * answer is UNREACHABLE with the SIDR status or -ETIMEDOUT)
+ */
 struct sv_cm_connect {
 	__u32 size;
 	__u32 id;
@@ -237,6 +248,38 @@ struct sv_cm_set_option {
 	__u32 value;
 };
 
+/*
+ * SV_CM_IOC_JOIN_MCAST: a UD id with a device (bound or resolved) joins
+ * the group of a multicast address; MULTICAST_JOIN follows, with uid and
+ * the group's QP number (SV_CM_MC_QPN) and Q_Key. The group's GID: the
+ * IPv6 address, or an IPv4 one mapped (::ffff:a.b.c.d), as RoCE v2 has
+ * it. The membership on the wire (IGMP, MLD) comes with attaching a QP.
+ */
+#define SV_CM_JOIN_SENDONLY	1	/* a send-only full member */
+
+struct sv_cm_join_mcast {
+	__u32 size;
+	__u32 id;
+	__u64 uid;		/* the join's, in its events */
+	__u32 flags;		/* SV_CM_JOIN_* */
+	__u32 reserved;
+	struct __kernel_sockaddr_storage addr;
+	__u8 mgid[16];		/* out: the group's GID */
+	__u32 sgid_index;	/* out: the id's source GID */
+	__u8 hop_limit;		/* out */
+	__u8 traffic_class;	/* out */
+	__u16 reserved2;
+};
+
+/* SV_CM_IOC_LEAVE_MCAST: the join of uid ends; its unread events go */
+struct sv_cm_leave_mcast {
+	__u32 size;
+	__u32 id;
+	__u64 uid;
+	__u32 events_reported;	/* out: events of the join that were read */
+	__u32 reserved;
+};
+
 #define SV_CM_IOC(nr, type)	_IOWR(SV_IOC_MAGIC, nr, type)
 #define SV_CM_IOC_CREATE_ID	SV_CM_IOC(SV_CM_NR_CREATE_ID, struct sv_cm_create_id)
 #define SV_CM_IOC_DESTROY_ID	SV_CM_IOC(SV_CM_NR_DESTROY_ID, struct sv_cm_destroy_id)
@@ -253,5 +296,7 @@ struct sv_cm_set_option {
 #define SV_CM_IOC_INIT_QP_ATTR	SV_CM_IOC(SV_CM_NR_INIT_QP_ATTR, struct sv_cm_init_qp_attr)
 #define SV_CM_IOC_GET_EVENT	SV_CM_IOC(SV_CM_NR_GET_EVENT, struct sv_cm_get_event)
 #define SV_CM_IOC_SET_OPTION	SV_CM_IOC(SV_CM_NR_SET_OPTION, struct sv_cm_set_option)
+#define SV_CM_IOC_JOIN_MCAST	SV_CM_IOC(SV_CM_NR_JOIN_MCAST, struct sv_cm_join_mcast)
+#define SV_CM_IOC_LEAVE_MCAST	SV_CM_IOC(SV_CM_NR_LEAVE_MCAST, struct sv_cm_leave_mcast)
 
 #endif /* _UAPI_SOFTVERBS_CM_H */

@@ -76,6 +76,7 @@ struct sv_cm_id *sv_cm_id_new(struct sv_cm_chan *chan, u16 ps, u32 qp_type,
 		return ERR_PTR(-ENOMEM);
 	kref_init(&id->ref);
 	INIT_DELAYED_WORK(&id->timer, sv_cm_timeout);
+	INIT_LIST_HEAD(&id->mcs);
 	id->ps = ps;
 	id->qp_type = qp_type;
 	id->uid = uid;
@@ -99,15 +100,15 @@ err:
 	return ERR_PTR(ret);
 }
 
-static void sv_cm_destroy(struct sv_cm_id *id);
-
 /*
- * Queue an event of @id (for a CONNECT_REQUEST: of the listener @id,
- * about the new id @child). Under sv_cm_lock. A full queue or a closing
- * channel drops it; a CONNECT_REQUEST dropped takes its id along.
+ * Queue an event of @id with @uid (for a CONNECT_REQUEST: of the
+ * listener @id, about the new id @child). Under sv_cm_lock. A full queue
+ * or a closing channel drops it; a CONNECT_REQUEST dropped takes its id
+ * along.
  */
-void sv_cm_event(struct sv_cm_id *id, u32 event, int status,
-		 const struct sv_cm_conn_param *param, struct sv_cm_id *child)
+static void sv_cm_queue(struct sv_cm_id *id, u64 uid, u32 event, int status,
+			const struct sv_cm_conn_param *param,
+			struct sv_cm_id *child)
 {
 	struct sv_cm_chan *chan = id->chan;
 	struct mem_cgroup *old;
@@ -122,7 +123,7 @@ void sv_cm_event(struct sv_cm_id *id, u32 event, int status,
 	e->owner = id->handle;
 	e->ev.event = event;
 	e->ev.status = status;
-	e->ev.uid = id->uid;
+	e->ev.uid = uid;
 	e->ev.id = child ? child->handle : id->handle;
 	e->ev.listen_uid = child ? id->uid : 0;
 	if (param)
@@ -143,17 +144,61 @@ drop:
 		sv_cm_destroy(child);
 }
 
+void sv_cm_event(struct sv_cm_id *id, u32 event, int status,
+		 const struct sv_cm_conn_param *param, struct sv_cm_id *child)
+{
+	sv_cm_queue(id, id->uid, event, status, param, child);
+}
+
+/* An event of a multicast join of @id: it carries the join's uid. */
+void sv_cm_mc_event(struct sv_cm_id *id, struct sv_cm_mc *mc, u32 event,
+		    const struct sv_cm_conn_param *param)
+{
+	sv_cm_queue(id, mc->uid, event, 0, param, NULL);
+}
+
+static bool sv_cm_mc_ev(const struct sv_cm_ev *e)
+{
+	return e->ev.event == SV_CM_EVENT_MULTICAST_JOIN ||
+	       e->ev.event == SV_CM_EVENT_MULTICAST_ERROR;
+}
+
+/* Drop the unread events of @id's join @uid; under sv_cm_lock. */
+u32 sv_cm_drop_events(struct sv_cm_id *id, u64 uid)
+{
+	struct sv_cm_chan *chan = id->chan;
+	struct sv_cm_ev *e, *tmp;
+	LIST_HEAD(dead);
+	u32 n = 0;
+
+	spin_lock_bh(&chan->ev_lock);
+	list_for_each_entry_safe(e, tmp, &chan->events, node) {
+		if (e->owner != id->handle || e->ev.uid != uid ||
+		    !sv_cm_mc_ev(e))
+			continue;
+		list_move_tail(&e->node, &dead);
+		chan->nevents--;
+	}
+	spin_unlock_bh(&chan->ev_lock);
+	list_for_each_entry_safe(e, tmp, &dead, node) {
+		kfree(e);
+		n++;
+	}
+	return n;
+}
+
 /*
  * Destroy an id: the protocol's goodbye (sv_cm_id_kill()), out of the
  * channel, its unread events gone. Under sv_cm_lock.
  */
-static void sv_cm_destroy(struct sv_cm_id *id)
+void sv_cm_destroy(struct sv_cm_id *id)
 {
 	struct sv_cm_chan *chan = id->chan;
 	struct sv_cm_ev *e, *tmp;
 	LIST_HEAD(dead);
 
 	sv_cm_id_kill(id);
+	sv_cm_leave_all(id);
 	xa_erase(&chan->ids, id->handle);
 	xa_erase(&sv_cm_all_ids, id->all_index);
 	chan->nids--;
@@ -311,6 +356,7 @@ static int sv_cm_do_query(struct sv_cm_chan *chan, void *arg)
 		c->traffic_class = id->tos;
 	}
 	c->qp_num = id->remote_qpn;
+	c->qkey = id->qkey;
 	return 0;
 }
 
@@ -384,6 +430,33 @@ static int sv_cm_do_establish(struct sv_cm_chan *chan, void *arg)
 	return sv_cm_establish(id);
 }
 
+static int sv_cm_do_join_mcast(struct sv_cm_chan *chan, void *arg)
+{
+	struct sv_cm_join_mcast *c = arg;
+	struct sv_cm_id *id = sv_cm_id_get(chan, c->id);
+	int ret = sv_cm_check_addr(&c->addr, false);
+
+	if (c->reserved || c->flags & ~SV_CM_JOIN_SENDONLY)
+		return -EINVAL;
+	if (ret)
+		return ret;
+	if (!id)
+		return -ENOENT;
+	return sv_cm_join(id, c);
+}
+
+static int sv_cm_do_leave_mcast(struct sv_cm_chan *chan, void *arg)
+{
+	struct sv_cm_leave_mcast *c = arg;
+	struct sv_cm_id *id = sv_cm_id_get(chan, c->id);
+
+	if (c->reserved)
+		return -EINVAL;
+	if (!id)
+		return -ENOENT;
+	return sv_cm_leave(id, c);
+}
+
 static int sv_cm_do_init_qp_attr(struct sv_cm_chan *chan, void *arg)
 {
 	struct sv_cm_init_qp_attr *c = arg;
@@ -451,9 +524,25 @@ static const struct sv_cm_ioctl sv_cm_ioctls[SV_CM_NR_MAX] = {
 	SV_CM_CMD(ESTABLISH, sv_cm_do_establish, sv_cm_establish),
 	SV_CM_CMD(INIT_QP_ATTR, sv_cm_do_init_qp_attr, sv_cm_init_qp_attr),
 	SV_CM_CMD(SET_OPTION, sv_cm_do_set_option, sv_cm_set_option),
+	SV_CM_CMD(JOIN_MCAST, sv_cm_do_join_mcast, sv_cm_join_mcast),
+	SV_CM_CMD(LEAVE_MCAST, sv_cm_do_leave_mcast, sv_cm_leave_mcast),
 };
 
-/* The next event, or -EAGAIN; its id's count of read events moves. */
+/* The count of read events that @e is one of: its join's or its id's. */
+static u32 *sv_cm_reported(struct sv_cm_chan *chan, const struct sv_cm_ev *e)
+{
+	struct sv_cm_id *id = sv_cm_id_get(chan, e->owner);
+	struct sv_cm_mc *mc;
+
+	if (!id)
+		return NULL;
+	if (!sv_cm_mc_ev(e))
+		return &id->events_reported;
+	mc = sv_cm_mc_find(id, e->ev.uid);
+	return mc ? &mc->events_reported : NULL;
+}
+
+/* The next event, or -EAGAIN. */
 static int sv_cm_pop(struct sv_cm_chan *chan, struct sv_cm_ev **out)
 {
 	struct sv_cm_ev *e;
@@ -472,8 +561,8 @@ static int sv_cm_pop(struct sv_cm_chan *chan, struct sv_cm_ev **out)
 static long sv_cm_get_event(struct file *filp, struct sv_cm_chan *chan,
 			    void __user *uarg, u32 usize)
 {
-	struct sv_cm_id *id;
 	struct sv_cm_ev *e;
+	u32 *count;
 	int ret;
 
 	if (usize < sizeof(struct sv_cm_get_event))
@@ -482,9 +571,9 @@ static long sv_cm_get_event(struct file *filp, struct sv_cm_chan *chan,
 		mutex_lock(&sv_cm_lock);
 		ret = sv_cm_pop(chan, &e);
 		if (!ret) {
-			id = sv_cm_id_get(chan, e->owner);
-			if (id)
-				id->events_reported++;
+			count = sv_cm_reported(chan, e);
+			if (count)
+				(*count)++;
 		}
 		mutex_unlock(&sv_cm_lock);
 		if (!ret)
@@ -500,9 +589,9 @@ static long sv_cm_get_event(struct file *filp, struct sv_cm_chan *chan,
 	if (copy_to_user(uarg, &e->ev, sizeof(e->ev))) {
 		/* Not lost: first again, uncounted. */
 		mutex_lock(&sv_cm_lock);
-		id = sv_cm_id_get(chan, e->owner);
-		if (id)
-			id->events_reported--;
+		count = sv_cm_reported(chan, e);
+		if (count)
+			(*count)--;
 		spin_lock_bh(&chan->ev_lock);
 		list_add(&e->node, &chan->events);
 		chan->nevents++;

@@ -59,6 +59,9 @@ enum sv_cm_state {
 	SV_CM_ESTABLISHED,
 	SV_CM_DREQ_SENT,
 	SV_CM_DISCONNECTED,		/* DREQ/DREP done, or rejected */
+	SV_CM_SIDR_REQ_SENT,		/* UD, active: waiting for the SIDR REP */
+	SV_CM_SIDR_REQ_RCVD,		/* UD, passive: CONNECT_REQUEST reported */
+	SV_CM_SIDR_DONE,		/* UD: the SIDR REP sent or received */
 	SV_CM_DEAD,			/* destroyed, or its device gone */
 };
 
@@ -87,6 +90,9 @@ struct sv_cm_id {
 	u8 tos;
 	u8 ack_timeout;			/* 0: from the packet lifetime */
 	bool route;
+	u32 qkey;			/* UD: 0 until set (sv_cm_set_qkey()) */
+	struct list_head mcs;		/* struct sv_cm_mc: its joins */
+	u32 nmcs;
 
 	/* listen (proto.c) */
 	u32 backlog;
@@ -109,6 +115,29 @@ struct sv_cm_id {
 	u32 retries;
 	struct delayed_work timer;
 };
+
+/* A multicast group an id joined (mcast.c) */
+struct sv_cm_mc {
+	struct list_head node;
+	u64 uid;			/* the library's, in its events */
+	u32 events_reported;
+	u8 mgid[16];
+};
+
+#define SV_CM_MAX_MCS		256	/* joins per id */
+
+/* The rdma_cm's values: packet lifetime and CM response timeout (2^x us) */
+#define SV_CM_PKT_LIFETIME	16
+#define SV_CM_RESPONSE_TIMEOUT	20
+#define SV_CM_MAX_RETRIES	15
+#define SV_CM_HDR_LEN		36	/* struct cma_hdr */
+
+/* IBA REJ reasons used here */
+#define SV_REJ_TIMEOUT		1
+#define SV_REJ_INVALID_SERVICE	8
+#define SV_REJ_INVALID_GID	9
+#define SV_REJ_STALE		10
+#define SV_REJ_CONSUMER		28
 
 /* MADs (mad.c) */
 #define SV_MAD_LEN		256
@@ -200,9 +229,13 @@ void sv_cm_rx_flush(void);
 /* chan.c */
 void sv_cm_event(struct sv_cm_id *id, u32 event, int status,
 		 const struct sv_cm_conn_param *param, struct sv_cm_id *child);
+void sv_cm_mc_event(struct sv_cm_id *id, struct sv_cm_mc *mc, u32 event,
+		    const struct sv_cm_conn_param *param);
+u32 sv_cm_drop_events(struct sv_cm_id *id, u64 uid);
 struct sv_cm_id *sv_cm_id_new(struct sv_cm_chan *chan, u16 ps, u32 qp_type,
 			      u64 uid);
 void sv_cm_id_put(struct sv_cm_id *id);
+void sv_cm_destroy(struct sv_cm_id *id);
 
 /* addr.c */
 int sv_cm_bind(struct sv_cm_id *id, const struct sockaddr_storage *a);
@@ -221,6 +254,21 @@ void sv_cm_addr_to_gid(const struct sockaddr_storage *a, u8 *gid);
 void sv_cm_gid_to_addr(const u8 *gid, u16 port, struct sockaddr_storage *a);
 
 /* proto.c */
+void sv_cm_arm(struct sv_cm_id *id, unsigned long delay);
+void sv_cm_disarm(struct sv_cm_id *id);
+unsigned long sv_cm_retry_delay(const struct sv_cm_id *id);
+int sv_cm_comm_id_alloc(struct sv_cm_id *id);
+void sv_cm_send(struct sv_cm_id *id, const u8 *mad);
+void sv_cm_unpend(struct sv_cm_id *id);
+void sv_cm_put_hdr(struct sv_cm_id *id, u8 *p);
+bool sv_cm_get_hdr(const u8 *h, struct sockaddr_storage *src,
+		   struct sockaddr_storage *dst);
+bool sv_cm_param_ok(const struct sv_cm_conn_param *p, u32 max_private);
+struct sv_cm_id *sv_cm_mine(const struct sv_cm_rx *rx, u32 off);
+void sv_cm_conn_param(struct sv_cm_conn_param *p, const u8 *data, u32 len);
+struct sv_cm_id *sv_cm_new_child(struct sv_cm_rx *rx, struct sv_cm_id *lis,
+				 u16 ps, const struct sockaddr_storage *src,
+				 const u8 *sgid);
 int sv_cm_listen(struct sv_cm_id *id, u32 backlog);
 int sv_cm_connect(struct sv_cm_id *id, const struct sv_cm_conn_param *p);
 int sv_cm_accept(struct sv_cm_id *id, const struct sv_cm_conn_param *p);
@@ -233,5 +281,21 @@ void sv_cm_id_kill(struct sv_cm_id *id);
 void sv_cm_handle(struct sv_cm_rx *rx);
 void sv_cm_timeout(struct work_struct *work);
 void sv_cm_device_gone(struct sv_device *sdev);
+
+/* sidr.c: UD ids (service ID resolution) */
+int sv_cm_set_qkey(struct sv_cm_id *id, u32 qkey);
+int sv_cm_sidr_connect(struct sv_cm_id *id, const struct sv_cm_conn_param *p);
+int sv_cm_sidr_accept(struct sv_cm_id *id, const struct sv_cm_conn_param *p);
+int sv_cm_sidr_reject(struct sv_cm_id *id, const u8 *data, u8 len);
+void sv_cm_sidr_kill(struct sv_cm_id *id);
+void sv_cm_sidr_req(struct sv_cm_rx *rx);
+void sv_cm_sidr_rep(struct sv_cm_rx *rx);
+void sv_cm_sidr_timeout(struct sv_cm_id *id);
+
+/* mcast.c: multicast joins of UD ids */
+int sv_cm_join(struct sv_cm_id *id, struct sv_cm_join_mcast *c);
+int sv_cm_leave(struct sv_cm_id *id, struct sv_cm_leave_mcast *c);
+void sv_cm_leave_all(struct sv_cm_id *id);
+struct sv_cm_mc *sv_cm_mc_find(struct sv_cm_id *id, u64 uid);
 
 #endif /* SV_CM_H */

@@ -24,19 +24,7 @@
 
 #include "cm.h"
 
-/* IBA REJ reasons used here */
-#define SV_REJ_TIMEOUT		1
-#define SV_REJ_INVALID_SERVICE	8
-#define SV_REJ_INVALID_GID	9
-#define SV_REJ_STALE		10
-#define SV_REJ_CONSUMER		28
-
-/* The rdma_cm's values: packet lifetime and CM response timeout (2^x us) */
-#define SV_CM_PKT_LIFETIME	16
-#define SV_CM_RESPONSE_TIMEOUT	20
-#define SV_CM_MAX_RETRIES	15
 #define SV_CM_DEFAULT_BACKLOG	64
-#define SV_CM_HDR_LEN		36	/* struct cma_hdr */
 #define SV_CM_REQ_PRIVATE	92
 #define SV_CM_REP_PRIVATE	196
 #define SV_CM_RTU_PRIVATE	224
@@ -96,7 +84,7 @@ static unsigned long sv_cm_jiffies(u8 t)
  * How long a request waits for its answer: the peer's CM response time
  * and a round trip (REQ, REP), or about a second (DREQ).
  */
-static unsigned long sv_cm_retry_delay(const struct sv_cm_id *id)
+unsigned long sv_cm_retry_delay(const struct sv_cm_id *id)
 {
 	if (id->state == SV_CM_DREQ_SENT)
 		return sv_cm_jiffies(SV_CM_PKT_LIFETIME + 2);
@@ -104,7 +92,7 @@ static unsigned long sv_cm_retry_delay(const struct sv_cm_id *id)
 	       2 * sv_cm_jiffies(SV_CM_PKT_LIFETIME);
 }
 
-static void sv_cm_arm(struct sv_cm_id *id, unsigned long delay)
+void sv_cm_arm(struct sv_cm_id *id, unsigned long delay)
 {
 	kref_get(&id->ref);
 	if (!mod_delayed_work(sv_cm_wq, &id->timer, delay))
@@ -113,13 +101,13 @@ static void sv_cm_arm(struct sv_cm_id *id, unsigned long delay)
 	sv_cm_id_put(id);
 }
 
-static void sv_cm_disarm(struct sv_cm_id *id)
+void sv_cm_disarm(struct sv_cm_id *id)
 {
 	if (cancel_delayed_work(&id->timer))
 		sv_cm_id_put(id);
 }
 
-static int sv_cm_comm_id_alloc(struct sv_cm_id *id)
+int sv_cm_comm_id_alloc(struct sv_cm_id *id)
 {
 	int ret;
 
@@ -131,7 +119,7 @@ static int sv_cm_comm_id_alloc(struct sv_cm_id *id)
 	return ret < 0 ? ret : 0;
 }
 
-static void sv_cm_send(struct sv_cm_id *id, const u8 *mad)
+void sv_cm_send(struct sv_cm_id *id, const u8 *mad)
 {
 	sv_cm_mad_send(id->sdev, id->sgid_index, id->dgid, id->tos, mad);
 }
@@ -174,7 +162,7 @@ static void sv_cm_send_dreq(struct sv_cm_id *id)
 }
 
 /* A pending child is no longer its listener's to count. */
-static void sv_cm_unpend(struct sv_cm_id *id)
+void sv_cm_unpend(struct sv_cm_id *id)
 {
 	if (!id->listener)
 		return;
@@ -206,6 +194,9 @@ void sv_cm_id_kill(struct sv_cm_id *id)
 	case SV_CM_ESTABLISHED:
 		sv_cm_dreq_out(id);
 		break;
+	case SV_CM_SIDR_REQ_RCVD:
+		sv_cm_sidr_kill(id);
+		break;
 	default:
 		break;
 	}
@@ -226,8 +217,6 @@ int sv_cm_listen(struct sv_cm_id *id, u32 backlog)
 	struct sockaddr_storage any = { .ss_family = AF_INET6 };
 	int ret;
 
-	if (id->qp_type != SV_QPT_RC)
-		return -EOPNOTSUPP;	/* UD: SIDR is not there yet */
 	if (id->state == SV_CM_LISTEN) {
 		id->backlog = backlog ?: SV_CM_DEFAULT_BACKLOG;
 		return 0;
@@ -245,7 +234,7 @@ int sv_cm_listen(struct sv_cm_id *id, u32 backlog)
 }
 
 /* The IP CM header: version 0, IP version, source port, addresses. */
-static void sv_cm_put_hdr(struct sv_cm_id *id, u8 *p)
+void sv_cm_put_hdr(struct sv_cm_id *id, u8 *p)
 {
 	p[0] = 0;
 	p[1] = (id->src.ss_family == AF_INET ? 4 : 6) << 4;
@@ -259,7 +248,7 @@ static void sv_cm_put_hdr(struct sv_cm_id *id, u8 *p)
 	}
 }
 
-static bool sv_cm_param_ok(const struct sv_cm_conn_param *p, u32 max_private)
+bool sv_cm_param_ok(const struct sv_cm_conn_param *p, u32 max_private)
 {
 	return p->private_data_len <= max_private && p->retry_count <= 7 &&
 	       p->rnr_retry_count <= 7 && p->flow_control <= 1 &&
@@ -271,8 +260,8 @@ int sv_cm_connect(struct sv_cm_id *id, const struct sv_cm_conn_param *p)
 	u8 *mad = id->mad;
 	int ret;
 
-	if (id->qp_type != SV_QPT_RC)
-		return -EOPNOTSUPP;
+	if (id->qp_type == SV_QPT_UD)
+		return sv_cm_sidr_connect(id, p);
 	if (id->state != SV_CM_ROUTE_RESOLVED)
 		return -EINVAL;
 	if (!sv_cm_param_ok(p, SV_CM_REQ_PRIVATE - SV_CM_HDR_LEN))
@@ -333,8 +322,8 @@ int sv_cm_accept(struct sv_cm_id *id, const struct sv_cm_conn_param *p)
 {
 	u8 *mad = id->mad;
 
-	if (id->qp_type != SV_QPT_RC)
-		return -EOPNOTSUPP;
+	if (id->qp_type == SV_QPT_UD)
+		return sv_cm_sidr_accept(id, p);
 	if (id->state != SV_CM_REQ_RCVD)
 		return -EINVAL;
 	if (!sv_cm_param_ok(p, SV_CM_REP_PRIVATE_MAX))
@@ -365,6 +354,8 @@ int sv_cm_accept(struct sv_cm_id *id, const struct sv_cm_conn_param *p)
 
 int sv_cm_reject(struct sv_cm_id *id, u16 reason, const u8 *data, u8 len)
 {
+	if (id->qp_type == SV_QPT_UD)
+		return sv_cm_sidr_reject(id, data, len);
 	if (id->state != SV_CM_REQ_RCVD && id->state != SV_CM_REP_RCVD)
 		return -EINVAL;
 	if (len > SV_CM_REJ_PRIVATE_MAX)
@@ -399,6 +390,9 @@ int sv_cm_disconnect(struct sv_cm_id *id)
 		return 0;
 	case SV_CM_DREQ_SENT:
 	case SV_CM_DISCONNECTED:
+	case SV_CM_SIDR_REQ_SENT:	/* UD: no connection to end */
+	case SV_CM_SIDR_REQ_RCVD:
+	case SV_CM_SIDR_DONE:
 		return 0;
 	default:
 		return -EINVAL;
@@ -420,7 +414,8 @@ int sv_cm_init_qp_attr(struct sv_cm_id *id, u32 state, u32 *mask,
 		*mask = SV_QP_STATE | SV_QP_PKEY_INDEX | SV_QP_PORT;
 		a->port_num = 1;
 		if (id->qp_type == SV_QPT_UD) {
-			a->qkey = id->ps == SV_CM_PS_IB ? 0 : 0x01234567;
+			sv_cm_set_qkey(id, 0);
+			a->qkey = id->qkey;
 			*mask |= SV_QP_QKEY;
 			return 0;
 		}
@@ -465,7 +460,7 @@ int sv_cm_init_qp_attr(struct sv_cm_id *id, u32 state, u32 *mask,
 }
 
 /* The id a MAD's "remote communication ID" names: ours, from its peer. */
-static struct sv_cm_id *sv_cm_mine(const struct sv_cm_rx *rx, u32 off)
+struct sv_cm_id *sv_cm_mine(const struct sv_cm_rx *rx, u32 off)
 {
 	struct sv_cm_id *id = xa_load(&sv_cm_comm_ids,
 				      sv_cm_get32(rx->mad, off));
@@ -475,8 +470,7 @@ static struct sv_cm_id *sv_cm_mine(const struct sv_cm_rx *rx, u32 off)
 	return id;
 }
 
-static void sv_cm_conn_param(struct sv_cm_conn_param *p, const u8 *data,
-			     u32 len)
+void sv_cm_conn_param(struct sv_cm_conn_param *p, const u8 *data, u32 len)
 {
 	p->private_data_len = min_t(u32, len, sizeof(p->private_data));
 	memcpy(p->private_data, data, p->private_data_len);
@@ -511,8 +505,8 @@ static void sv_cm_rej_req(const struct sv_cm_rx *rx, u16 reason)
 }
 
 /* The IP CM header's addresses: the REQ's source and destination. */
-static bool sv_cm_get_hdr(const u8 *h, struct sockaddr_storage *src,
-			  struct sockaddr_storage *dst)
+bool sv_cm_get_hdr(const u8 *h, struct sockaddr_storage *src,
+		   struct sockaddr_storage *dst)
 {
 	u8 gs[16], gd[16];
 
@@ -534,6 +528,47 @@ static bool sv_cm_get_hdr(const u8 *h, struct sockaddr_storage *src,
 	return true;
 }
 
+/**
+ * sv_cm_new_child - the id a request to a listener makes
+ * @rx: the request, as it came in (on rx->sdev, from rx->sgid)
+ * @lis: the listener
+ * @ps: the request's port space
+ * @src: the peer's address (the IP CM header's source)
+ * @sgid: ours, that the request was for
+ *
+ * The id has a communication ID of its own and the request's; its
+ * answers go to where the request came from. -EADDRNOTAVAIL: @sgid is
+ * not the device's.
+ */
+struct sv_cm_id *sv_cm_new_child(struct sv_cm_rx *rx, struct sv_cm_id *lis,
+				 u16 ps, const struct sockaddr_storage *src,
+				 const u8 *sgid)
+{
+	int index = sv_gid_index(rx->sdev, sgid, SV_GID_TYPE_ROCE_V2);
+	struct sv_cm_id *id;
+	int ret;
+
+	if (index < 0)
+		return ERR_PTR(-EADDRNOTAVAIL);
+	id = sv_cm_id_new(lis->chan, ps, lis->qp_type, lis->uid);
+	if (IS_ERR(id))
+		return id;
+	sv_cm_set_dev(id, rx->sdev);
+	id->sgid_index = index;
+	memcpy(id->sgid, sgid, 16);
+	memcpy(id->dgid, rx->sgid, 16);
+	ret = sv_cm_comm_id_alloc(id);
+	if (ret) {
+		sv_cm_destroy(id);
+		return ERR_PTR(ret);
+	}
+	sv_cm_gid_to_addr(id->sgid, lis->port, &id->src);
+	memcpy(&id->dst, src, sizeof(*src));
+	id->tid = get_unaligned_be64(rx->mad + 8);
+	id->remote_comm_id = sv_cm_get32(rx->mad, 0);
+	return id;
+}
+
 static void sv_cm_req(struct sv_cm_rx *rx)
 {
 	const u8 *mad = rx->mad;
@@ -542,7 +577,6 @@ static void sv_cm_req(struct sv_cm_rx *rx)
 	struct sockaddr_storage src, dst;
 	struct sv_cm_id *lis, *id;
 	u16 ps = (sid >> 16) & 0xffff;
-	int index;
 
 	id = sv_cm_dup_req(rx);
 	if (id) {
@@ -557,15 +591,14 @@ static void sv_cm_req(struct sv_cm_rx *rx)
 		sv_cm_rej_req(rx, SV_REJ_INVALID_SERVICE);
 		return;
 	}
-	index = sv_gid_index(rx->sdev, mad + SV_MAD_HDR_LEN + REQ_REMOTE_GID,
-			     SV_GID_TYPE_ROCE_V2);
-	if (index < 0) {
+	/* Our answers go where the REQ came from (its path's local GID). */
+	if (memcmp(mad + SV_MAD_HDR_LEN + REQ_LOCAL_GID, rx->sgid, 16)) {
 		sv_cm_rej_req(rx, SV_REJ_INVALID_GID);
 		return;
 	}
 	lis = sv_cm_port_listener(read_pnet(&rx->sdev->net), ps, sid & 0xffff,
 				  &dst, rx->sdev);
-	if (!lis) {
+	if (!lis || lis->qp_type != SV_QPT_RC) {
 		sv_cm_rej_req(rx, SV_REJ_INVALID_SERVICE);
 		return;
 	}
@@ -573,27 +606,13 @@ static void sv_cm_req(struct sv_cm_rx *rx)
 		sv_cm_rej_req(rx, SV_REJ_CONSUMER);
 		return;
 	}
-	id = sv_cm_id_new(lis->chan, ps, SV_QPT_RC, lis->uid);
+	id = sv_cm_new_child(rx, lis, ps, &src,
+			     mad + SV_MAD_HDR_LEN + REQ_REMOTE_GID);
 	if (IS_ERR(id)) {
-		sv_cm_rej_req(rx, SV_REJ_CONSUMER);
+		sv_cm_rej_req(rx, PTR_ERR(id) == -EADDRNOTAVAIL ?
+			      SV_REJ_INVALID_GID : SV_REJ_CONSUMER);
 		return;
 	}
-	sv_cm_set_dev(id, rx->sdev);
-	id->sgid_index = index;
-	memcpy(id->sgid, mad + SV_MAD_HDR_LEN + REQ_REMOTE_GID, 16);
-	memcpy(id->dgid, mad + SV_MAD_HDR_LEN + REQ_LOCAL_GID, 16);
-	/* Our answers go where the REQ came from (its path's local GID). */
-	if (memcmp(id->dgid, rx->sgid, 16) ||
-	    sv_cm_comm_id_alloc(id)) {
-		sv_cm_id_kill(id);
-		sv_cm_id_put(id);
-		sv_cm_rej_req(rx, SV_REJ_INVALID_GID);
-		return;
-	}
-	sv_cm_gid_to_addr(id->sgid, lis->port, &id->src);
-	memcpy(&id->dst, &src, sizeof(src));
-	id->tid = get_unaligned_be64(mad + 8);
-	id->remote_comm_id = sv_cm_get32(mad, 0);
 	memcpy(&id->remote_guid, mad + SV_MAD_HDR_LEN + REQ_CA_GUID, 8);
 	id->remote_qpn = sv_cm_get_hi(mad, REQ_QPN, 24);
 	id->remote_psn = sv_cm_get_hi(mad, REQ_PSN, 24);
@@ -797,8 +816,14 @@ void sv_cm_handle(struct sv_cm_rx *rx)
 	case SV_CM_ATTR_DREP:
 		sv_cm_drep(rx);
 		break;
+	case SV_CM_ATTR_SIDR_REQ:
+		sv_cm_sidr_req(rx);
+		break;
+	case SV_CM_ATTR_SIDR_REP:
+		sv_cm_sidr_rep(rx);
+		break;
 	default:
-		break;		/* SIDR, LAP, APR: not spoken */
+		break;		/* LAP, APR: not spoken */
 	}
 }
 
@@ -810,7 +835,7 @@ void sv_cm_timeout(struct work_struct *work)
 
 	mutex_lock(&sv_cm_lock);
 	if (id->state != SV_CM_REQ_SENT && id->state != SV_CM_REP_SENT &&
-	    id->state != SV_CM_DREQ_SENT)
+	    id->state != SV_CM_DREQ_SENT && id->state != SV_CM_SIDR_REQ_SENT)
 		goto out;
 	if (id->retries++ < id->max_cm_retries) {
 		sv_cm_send(id, id->mad);
@@ -818,6 +843,9 @@ void sv_cm_timeout(struct work_struct *work)
 		goto out;
 	}
 	switch (id->state) {
+	case SV_CM_SIDR_REQ_SENT:
+		sv_cm_sidr_timeout(id);
+		break;
 	case SV_CM_REQ_SENT:
 		sv_cm_send_rej(id, 0, SV_REJ_TIMEOUT, NULL, 0);
 		id->state = SV_CM_DISCONNECTED;

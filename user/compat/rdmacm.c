@@ -8,8 +8,10 @@
  * the connection is accepted or its response comes (the kernel says
  * which attributes), ERR on a disconnect or a rejection.
  *
- * Not here yet (EOPNOTSUPP): UD ids' SIDR (rdma_connect on a UD id),
- * multicast joins, rdma_migrate_id, the synchronous ids of
+ * UD ids resolve their service with SIDR (rdma_connect, rdma_accept);
+ * multicast joins are rdmacm_mcast.c's.
+ *
+ * Not here yet (EOPNOTSUPP): rdma_migrate_id, the synchronous ids of
  * rdma_create_ep and rdma_get_request, ECE, rsockets.
  */
 #include <errno.h>
@@ -22,29 +24,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
 
-#include "../../uapi/softverbs-cm.h"
-
-#define SV_EXPORT __attribute__((visibility("default")))
-
-struct sv_cm_idp {
-	struct rdma_cm_id id;
-	uint32_t handle;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint32_t events_completed;
-	struct ibv_sa_path_rec path;
-	uint8_t req_resp_res, req_init_depth;	/* a request's, for accept */
-	bool own_cqs;
-};
-
-struct sv_cm_evp {
-	struct rdma_cm_event ev;
-	struct sv_cm_idp *owner;
-	uint8_t private_data[SV_CM_PRIVATE_MAX];
-};
+#include "rdmacm.h"
 
 /* Opened device contexts and their default PDs, for the library's life */
 static pthread_mutex_t sv_dev_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -117,14 +98,9 @@ static struct ibv_pd *sv_default_pd(struct ibv_context *ctx)
 	return pd;
 }
 
-static int sv_cm_ioctl(int fd, unsigned long cmd, void *arg)
+int sv_cm_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -1 : 0;
-}
-
-static struct sv_cm_idp *sv_idp(struct rdma_cm_id *id)
-{
-	return (struct sv_cm_idp *)id;
 }
 
 SV_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
@@ -214,6 +190,7 @@ SV_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 	struct sv_cm_idp *p = sv_idp(id);
 	struct sv_cm_destroy_id c = { .size = sizeof(c), .id = p->handle };
 
+	sv_mc_leave_all(p);
 	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_DESTROY_ID, &c))
 		return -1;
 	/* Its events handed out must all be acked first. */
@@ -251,7 +228,7 @@ static int sv_copy_addr(struct __kernel_sockaddr_storage *to,
 }
 
 /* The kernel's view of the id: addresses, device, path. */
-static int sv_query(struct sv_cm_idp *p)
+static int sv_query_k(struct sv_cm_idp *p, struct sv_cm_query *out)
 {
 	struct sv_cm_query q = { .size = sizeof(q), .id = p->handle };
 	struct rdma_cm_id *id = &p->id;
@@ -259,6 +236,8 @@ static int sv_query(struct sv_cm_idp *p)
 
 	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_QUERY, &q))
 		return -1;
+	if (out)
+		*out = q;
 	memcpy(&id->route.addr.src_storage, &q.src, sizeof(q.src));
 	memcpy(&id->route.addr.dst_storage, &q.dst, sizeof(q.dst));
 	memcpy(id->route.addr.addr.ibaddr.sgid.raw, q.sgid, 16);
@@ -292,6 +271,11 @@ static int sv_query(struct sv_cm_idp *p)
 		id->route.num_paths = 1;
 	}
 	return 0;
+}
+
+static int sv_query(struct sv_cm_idp *p)
+{
+	return sv_query_k(p, NULL);
 }
 
 SV_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
@@ -403,14 +387,22 @@ static int sv_qp_connect(struct rdma_cm_id *id, int resp_res, int init_depth)
 	return 0;
 }
 
+/* INIT; a UD QP on to RTS at once (its peers are in its sends). */
 static int sv_qp_init(struct rdma_cm_id *id)
 {
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+
 	if (sv_modify(id, IBV_QPS_INIT, -1))
 		return -1;
-	if (id->qp_type == IBV_QPT_UD &&
-	    (sv_modify(id, IBV_QPS_RTR, -1) || sv_modify(id, IBV_QPS_RTS, -1)))
+	if (id->qp_type != IBV_QPT_UD)
+		return 0;
+	errno = ibv_modify_qp(id->qp, &a, IBV_QP_STATE);
+	if (errno)
 		return -1;
-	return 0;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	errno = ibv_modify_qp(id->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	return errno ? -1 : 0;
 }
 
 SV_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
@@ -540,11 +532,8 @@ SV_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		.rnr_retry_count = 7,
 	};
 
-	if (id->qp_type == IBV_QPT_UD) {
-		errno = EOPNOTSUPP;	/* SIDR: not yet */
-		return -1;
-	}
-	if (!sv_param_ok(conn_param, SV_CM_REQ_PRIVATE_MAX)) {
+	if (!sv_param_ok(conn_param, id->qp_type == IBV_QPT_UD ?
+			 SV_CM_SIDR_REQ_PRIVATE_MAX : SV_CM_REQ_PRIVATE_MAX)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -573,6 +562,32 @@ SV_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 	return sv_query(sv_idp(id));
 }
 
+/* A UD id's SIDR REP: its QP number, the Q_Key of its port space. */
+static int sv_accept_ud(struct sv_cm_idp *p,
+			const struct rdma_conn_param *conn_param)
+{
+	struct sv_cm_accept c = {
+		.size = sizeof(c),
+		.id = p->handle,
+		.uid = (uintptr_t)p,
+	};
+
+	if (!sv_param_ok(conn_param, SV_CM_SIDR_REP_PRIVATE_MAX)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (conn_param) {
+		c.param.private_data_len = conn_param->private_data_len;
+		if (conn_param->private_data_len)
+			memcpy(c.param.private_data, conn_param->private_data,
+			       conn_param->private_data_len);
+		c.param.qp_num = conn_param->qp_num;
+	}
+	if (p->id.qp)
+		c.param.qp_num = p->id.qp->qp_num;
+	return sv_cm_ioctl(p->id.channel->fd, SV_CM_IOC_ACCEPT, &c);
+}
+
 SV_EXPORT int rdma_accept(struct rdma_cm_id *id,
 			  struct rdma_conn_param *conn_param)
 {
@@ -588,10 +603,8 @@ SV_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		.rnr_retry_count = 7,
 	};
 
-	if (id->qp_type == IBV_QPT_UD) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
+	if (id->qp_type == IBV_QPT_UD)
+		return sv_accept_ud(p, conn_param);
 	if (!sv_param_ok(conn_param, SV_CM_REP_PRIVATE_MAX)) {
 		errno = EINVAL;
 		return -1;
@@ -653,7 +666,8 @@ SV_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 	struct sv_cm_disconnect c = { .size = sizeof(c),
 				      .id = sv_idp(id)->handle };
 
-	sv_qp_err(id);
+	if (id->qp_type != IBV_QPT_UD)
+		sv_qp_err(id);
 	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_DISCONNECT, &c);
 }
 
@@ -719,6 +733,29 @@ static void sv_param_out(struct sv_cm_evp *e, const struct sv_cm_conn_param *k)
 	c->qp_num = k->qp_num;
 }
 
+/* A UD id's event: the peer's (or a group's) address, QP and Q_Key. */
+static void sv_param_out_ud(struct sv_cm_evp *e, struct sv_cm_idp *p,
+			    const struct sv_cm_conn_param *k)
+{
+	struct rdma_ud_param *u = &e->ev.param.ud;
+	struct sv_cm_query q;
+
+	memset(u, 0, sizeof(*u));
+	memcpy(e->private_data, k->private_data, sizeof(e->private_data));
+	u->private_data = k->private_data_len ? e->private_data : NULL;
+	u->private_data_len = k->private_data_len;
+	u->qp_num = k->qp_num;
+	u->qkey = k->qkey;
+	if (e->ev.event != RDMA_CM_EVENT_ESTABLISHED || sv_query_k(p, &q))
+		return;
+	memcpy(u->ah_attr.grh.dgid.raw, q.dgid, 16);
+	u->ah_attr.grh.sgid_index = q.sgid_index;
+	u->ah_attr.grh.hop_limit = q.hop_limit;
+	u->ah_attr.grh.traffic_class = q.traffic_class;
+	u->ah_attr.is_global = 1;
+	u->ah_attr.port_num = q.port_num;
+}
+
 /* A CONNECT_REQUEST's new id, in the listener's image. */
 static struct sv_cm_idp *sv_conn_req(struct sv_cm_idp *lis,
 				     const struct sv_cm_get_event *k)
@@ -762,12 +799,21 @@ retry:
 		free(e);
 		return -1;
 	}
+	if (k.event == SV_CM_EVENT_MULTICAST_JOIN ||
+	    k.event == SV_CM_EVENT_MULTICAST_ERROR) {
+		sv_mc_event(e, &k);
+		*event = &e->ev;
+		return 0;
+	}
 	p = (struct sv_cm_idp *)(uintptr_t)k.uid;
 	e->owner = p;
 	e->ev.id = &p->id;
 	e->ev.event = k.event;
 	e->ev.status = k.status;
-	sv_param_out(e, &k.param);
+	if (p->id.qp_type == IBV_QPT_UD)
+		sv_param_out_ud(e, p, &k.param);
+	else
+		sv_param_out(e, &k.param);
 	switch (k.event) {
 	case SV_CM_EVENT_ADDR_RESOLVED:
 	case SV_CM_EVENT_ROUTE_RESOLVED:
@@ -820,7 +866,8 @@ retry:
 	case SV_CM_EVENT_REJECTED:
 	case SV_CM_EVENT_UNREACHABLE:
 	case SV_CM_EVENT_CONNECT_ERROR:
-		sv_qp_err(&p->id);
+		if (p->id.qp_type != IBV_QPT_UD)
+			sv_qp_err(&p->id);
 		break;
 	default:
 		break;
@@ -832,15 +879,19 @@ retry:
 SV_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
 {
 	struct sv_cm_evp *e = (struct sv_cm_evp *)event;
-	struct sv_cm_idp *p = e->owner;
+	struct sv_cm_idp *p;
 
 	if (!event) {
 		errno = EINVAL;
 		return -1;
 	}
+	p = e->owner;
 	pthread_mutex_lock(&p->lock);
-	p->events_completed++;
-	pthread_cond_signal(&p->cond);
+	if (e->mc)
+		e->mc->events_completed++;
+	else
+		p->events_completed++;
+	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	free(e);
 	return 0;
@@ -1083,12 +1134,6 @@ SV_NOT_YET(int, rdma_get_request, struct rdma_cm_id *listen,
 SV_NOT_YET(int, rdma_migrate_id, struct rdma_cm_id *id,
 	   struct rdma_event_channel *channel)
 SV_NOT_YET(int, rdma_notify, struct rdma_cm_id *id, enum ibv_event_type event)
-SV_NOT_YET(int, rdma_join_multicast, struct rdma_cm_id *id,
-	   struct sockaddr *addr, void *context)
-SV_NOT_YET(int, rdma_join_multicast_ex, struct rdma_cm_id *id,
-	   struct rdma_cm_join_mc_attr_ex *mc_join_attr, void *context)
-SV_NOT_YET(int, rdma_leave_multicast, struct rdma_cm_id *id,
-	   struct sockaddr *addr)
 SV_NOT_YET(int, rdma_set_local_ece, struct rdma_cm_id *id, struct ibv_ece *ece)
 SV_NOT_YET(int, rdma_get_remote_ece, struct rdma_cm_id *id,
 	   struct ibv_ece *ece)
