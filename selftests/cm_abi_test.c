@@ -478,4 +478,186 @@ TEST_F(chan, death)
 	ASSERT_EQ(0, system(svctl));
 }
 
+/* A SIDR REQ of UD id @id (routed) for qpn, with 3 bytes of data. */
+static int cm_sidr(int fd, __u32 id, __u32 qpn)
+{
+	struct sv_cm_connect c = { .size = sizeof(c), .id = id };
+
+	c.param.qp_num = qpn;
+	c.param.private_data_len = 3;
+	memcpy(c.param.private_data, "udp", 3);
+	return ioctl(fd, SV_CM_IOC_CONNECT, &c) ? -errno : 0;
+}
+
+/*
+ * UD ids: SIDR to no listener (status 1, invalid service), to an RC
+ * listener of the port (1 too), rejected (2, with the private data),
+ * accepted (ESTABLISHED: the QP number and RDMA_UDP_QKEY); what an
+ * accepted UD id does not do.
+ */
+TEST_F(chan, sidr)
+{
+	struct sv_cm_accept acc = { .size = sizeof(acc) };
+	struct sv_cm_reject rej = { .size = sizeof(rej) };
+	struct sv_cm_init_qp_attr a;
+	struct sv_cm_get_event e;
+	int lis, rc_lis, cl, child;
+
+	/* Nobody listens on 7400: UNREACHABLE, SIDR status 1. */
+	cl = cm_create(self->c, SV_CM_PS_UDP, SV_QPT_UD, 1);
+	ASSERT_LT(0, cl);
+	ASSERT_EQ(0, cm_route(self->c, cl, 7400));
+	ASSERT_EQ(0, cm_qp_attr(self->c, cl, SV_QPS_INIT, &a));
+	EXPECT_EQ(SV_CM_UDP_QKEY, a.attr.qkey);
+	EXPECT_EQ(-EINVAL, cm_qp_attr(self->c, cl, SV_QPS_RTR, &a));
+	EXPECT_EQ(0, cm_sidr(self->c, cl, 0x123));
+	EXPECT_EQ(-EINVAL, cm_sidr(self->c, cl, 0x123));
+	ASSERT_EQ(0, cm_event(self->c, &e));
+	EXPECT_EQ(SV_CM_EVENT_UNREACHABLE, e.event);
+	EXPECT_EQ(1, e.status);
+
+	/* A TCP (RC) listener is no UD service, even on the port. */
+	rc_lis = cm_create(self->s, SV_CM_PS_TCP, SV_QPT_RC, 2);
+	ASSERT_EQ(0, cm_listen(self->s, rc_lis, 7401));
+	lis = cm_create(self->s, SV_CM_PS_UDP, SV_QPT_UD, 3);
+	ASSERT_EQ(0, cm_listen(self->s, lis, 7402));
+	cl = cm_create(self->c, SV_CM_PS_UDP, SV_QPT_UD, 4);
+	ASSERT_EQ(0, cm_route(self->c, cl, 7401));
+	EXPECT_EQ(0, cm_sidr(self->c, cl, 0x123));
+	ASSERT_EQ(0, cm_event(self->c, &e));
+	EXPECT_EQ(SV_CM_EVENT_UNREACHABLE, e.event);
+	EXPECT_EQ(1, e.status);
+
+	/* Rejected, with private data: status 2. */
+	cl = cm_create(self->c, SV_CM_PS_UDP, SV_QPT_UD, 5);
+	ASSERT_EQ(0, cm_route(self->c, cl, 7402));
+	EXPECT_EQ(0, cm_sidr(self->c, cl, 0x123));
+	ASSERT_EQ(0, cm_event(self->s, &e));
+	ASSERT_EQ(SV_CM_EVENT_CONNECT_REQUEST, e.event);
+	EXPECT_EQ(3ull, e.listen_uid);
+	EXPECT_EQ(0, memcmp(e.param.private_data, "udp", 3));
+	child = e.id;
+	rej.id = child;
+	rej.private_data_len = SV_CM_SIDR_REP_PRIVATE_MAX + 1;
+	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_REJECT, &rej));
+	EXPECT_EQ(EINVAL, errno);
+	rej.private_data_len = 2;
+	memcpy(rej.private_data, "no", 2);
+	EXPECT_EQ(0, ioctl(self->s, SV_CM_IOC_REJECT, &rej));
+	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_REJECT, &rej));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, cm_event(self->c, &e));
+	EXPECT_EQ(SV_CM_EVENT_UNREACHABLE, e.event);
+	EXPECT_EQ(2, e.status);
+	EXPECT_EQ(0, memcmp(e.param.private_data, "no", 2));
+
+	/* Accepted: the QP number and the Q_Key come back. */
+	cl = cm_create(self->c, SV_CM_PS_UDP, SV_QPT_UD, 6);
+	ASSERT_EQ(0, cm_route(self->c, cl, 7402));
+	EXPECT_EQ(0, cm_sidr(self->c, cl, 0x123));
+	ASSERT_EQ(0, cm_event(self->s, &e));
+	ASSERT_EQ(SV_CM_EVENT_CONNECT_REQUEST, e.event);
+	child = e.id;
+	acc.id = child;
+	acc.uid = 7;
+	acc.param.qp_num = 0x456;
+	/* Its QP in INIT has the Q_Key: another one cannot be asked for. */
+	ASSERT_EQ(0, cm_qp_attr(self->s, child, SV_QPS_INIT, &a));
+	EXPECT_EQ(SV_CM_UDP_QKEY, a.attr.qkey);
+	acc.param.qkey = 0x1111;
+	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_ACCEPT, &acc));
+	EXPECT_EQ(EINVAL, errno);
+	acc.param.qkey = 0;
+	EXPECT_EQ(0, ioctl(self->s, SV_CM_IOC_ACCEPT, &acc));
+	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_ACCEPT, &acc));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, cm_event(self->c, &e));
+	EXPECT_EQ(SV_CM_EVENT_ESTABLISHED, e.event);
+	EXPECT_EQ(0, e.status);
+	EXPECT_EQ(0x456u, e.param.qp_num);
+	EXPECT_EQ(SV_CM_UDP_QKEY, e.param.qkey);
+	/* No connection to end, no RTR attributes: UD has neither. */
+	EXPECT_EQ(0, ioctl(self->c, SV_CM_IOC_DISCONNECT,
+			   &(struct sv_cm_disconnect){ sizeof(struct sv_cm_disconnect), cl }));
+	EXPECT_EQ(-EINVAL, cm_qp_attr(self->s, child, SV_QPS_RTS, &a));
+}
+
+static int cm_join(int fd, __u32 id, __u64 uid, const char *ip,
+		   struct sv_cm_join_mcast *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->size = sizeof(*j);
+	j->id = id;
+	j->uid = uid;
+	in4(&j->addr, ip, 0);
+	return ioctl(fd, SV_CM_IOC_JOIN_MCAST, j) ? -errno : 0;
+}
+
+/*
+ * Multicast joins: which ids may join what, the event (the join's uid,
+ * the group QPN and the Q_Key), leaving (its unread event goes with it),
+ * and the bound of joins per id.
+ */
+TEST_F(chan, mcast)
+{
+	static const __u8 mgid[16] = { [10] = 0xff, [11] = 0xff,
+				       239, 1, 2, 3 };
+	struct sv_cm_leave_mcast l = { .size = sizeof(l) };
+	struct sv_cm_join_mcast j;
+	struct sv_cm_get_event e;
+	int rc, ud, idle, i, n;
+
+	rc = cm_create(self->s, SV_CM_PS_TCP, SV_QPT_RC, 1);
+	ud = cm_create(self->s, SV_CM_PS_UDP, SV_QPT_UD, 2);
+	idle = cm_create(self->s, SV_CM_PS_UDP, SV_QPT_UD, 3);
+	ASSERT_EQ(0, cm_bind(self->s, rc, CM_IP, 0));
+	ASSERT_EQ(0, cm_bind(self->s, ud, CM_IP, 0));
+	EXPECT_EQ(-EINVAL, cm_join(self->s, rc, 10, "239.1.2.3", &j));
+	EXPECT_EQ(-EINVAL, cm_join(self->s, idle, 10, "239.1.2.3", &j));
+	EXPECT_EQ(-EINVAL, cm_join(self->s, ud, 10, "10.77.0.9", &j));
+	EXPECT_EQ(-ENOENT, cm_join(self->c, ud, 10, "239.1.2.3", &j));
+	j.flags = 2;
+	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_JOIN_MCAST, &j));
+	EXPECT_EQ(EINVAL, errno);
+	j.flags = 0;
+	j.addr.ss_family = AF_UNIX;
+	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_JOIN_MCAST, &j));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+
+	ASSERT_EQ(0, cm_join(self->s, ud, 10, "239.1.2.3", &j));
+	EXPECT_EQ(0, memcmp(j.mgid, mgid, 16));
+	EXPECT_EQ(64, j.hop_limit);
+	EXPECT_EQ(-EEXIST, cm_join(self->s, ud, 10, "239.1.2.4", &j));
+	ASSERT_EQ(0, cm_event(self->s, &e));
+	EXPECT_EQ(SV_CM_EVENT_MULTICAST_JOIN, e.event);
+	EXPECT_EQ(10ull, e.uid);
+	EXPECT_EQ((__u32)SV_CM_MC_QPN, e.param.qp_num);
+	EXPECT_EQ(SV_CM_UDP_QKEY, e.param.qkey);
+	/* Left: the one event read is reported; left again, no such join. */
+	l.id = ud;
+	l.uid = 10;
+	EXPECT_EQ(0, ioctl(self->s, SV_CM_IOC_LEAVE_MCAST, &l));
+	EXPECT_EQ(1u, l.events_reported);
+	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_LEAVE_MCAST, &l));
+	EXPECT_EQ(ENOENT, errno);
+	/* A join left before its event was read: the event is gone. */
+	ASSERT_EQ(0, cm_join(self->s, ud, 11, "239.1.2.5", &j));
+	l.uid = 11;
+	EXPECT_EQ(0, ioctl(self->s, SV_CM_IOC_LEAVE_MCAST, &l));
+	EXPECT_EQ(0u, l.events_reported);
+	EXPECT_EQ(-ETIMEDOUT, ({ struct pollfd p = { self->s, POLLIN, 0 };
+				  poll(&p, 1, 0) == 1 ? 0 : -ETIMEDOUT; }));
+	/* At most SV_CM_MAX_MCS joins an id; destroying it drops them. */
+	for (i = 0, n = 0; i < 300; i++) {
+		int r = cm_join(self->s, ud, 100 + i, "239.9.9.9", &j);
+
+		if (r) {
+			EXPECT_EQ(-ENOSPC, r);
+			break;
+		}
+		n++;
+	}
+	EXPECT_EQ(256, n);
+}
+
 TEST_HARNESS_MAIN

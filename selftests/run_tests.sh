@@ -15,10 +15,10 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${BUILD:-$top/build}/selftests
 export SV_KO=${SV_KO:-$top/kernel/softverbs.ko}
-timeout=$(sed -n 's/^timeout=//p' "$top/selftests/settings")
-# A slow kernel (the debug kernel: scripts/test-debug) scales every
-# timeout, the harness's per-test ones too (sv_harness.h).
-timeout=$((timeout * ${SV_SLOW:-1}))
+# Each program's time limit: selftests/settings' timeout=, or its own
+# timeout.PROGRAM=. A slow kernel (the debug kernel: scripts/test-debug)
+# scales every timeout, the harness's per-test ones too (sv_harness.h).
+timeout_base=$(sed -n 's/^timeout=//p' "$top/selftests/settings")
 kver=$(uname -r)
 
 if [ $# -gt 0 ]; then
@@ -57,7 +57,9 @@ for t in "${tests[@]}"; do
 		fail=$((fail + 1))
 		continue
 	fi
-	timeout "$timeout" "$out/$prog" >"$log" 2>&1
+	t_prog=$(sed -n "s/^timeout\.$prog=//p" "$top/selftests/settings")
+	t_prog=$((${t_prog:-$timeout_base} * ${SV_SLOW:-1}))
+	timeout "$t_prog" "$out/$prog" >"$log" 2>&1
 	rc=$?
 	[ -z "$idle" ] || "$svctl" dev set softverbs0 idle_us \
 		"$(cat /sys/module/softverbs/parameters/idle_us)" || rc=1
