@@ -523,6 +523,63 @@ TEST_F(dp, ud_multicast)
 	ibv_destroy_ah(ah);
 }
 
+/* BLOCK_SELF_MCAST_LB on a UD QP: its sends to a group skip itself. */
+TEST_F(dp, ud_multicast_block_self)
+{
+	union ibv_gid mgid = { .raw = { 0xff, 0x0e, [15] = 0x43 } };
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = mgid, .sgid_index = 1, .hop_limit = 1 },
+	};
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = self->scq, .recv_cq = self->rcq,
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = self->pd,
+		.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
+	};
+	struct ibv_sge sg = { (uintptr_t)self->sbuf, 64, self->smr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	struct ibv_qp *c;
+
+	ASSERT_EQ(0, pair(self, IBV_QPT_UD, 0, 0));
+	c = ibv_create_qp_ex(self->ctx, &ia);
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, qp_init(c, 0));
+	ASSERT_EQ(0, qp_rtr_rts(c, 0, &self->gid, 0, 0, 0));
+	ah = ibv_create_ah(self->pd, &aa);
+	ASSERT_NE(NULL, ah);
+	ASSERT_EQ(0, ibv_attach_mcast(self->b, &mgid, 0));
+	ASSERT_EQ(0, ibv_attach_mcast(c, &mgid, 0));
+	ASSERT_EQ(0, post_recv(self->b, self->rmr, self->rbuf, 200, 3));
+	ASSERT_EQ(0, post_recv(c, self->rmr, self->rbuf + 512, 200, 4));
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0xffffff;
+	wr.wr.ud.remote_qkey = 0x1234;
+	ASSERT_EQ(0, ibv_post_send(c, &wr, &bad));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	ASSERT_EQ(1, poll1(self->rcq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(3, wc.wr_id);
+	EXPECT_EQ(self->b->qp_num, wc.qp_num);
+	EXPECT_EQ(c->qp_num, wc.src_qp);
+	/* and nothing for c itself */
+	usleep(100000);
+	EXPECT_EQ(0, ibv_poll_cq(self->rcq, 1, &wc));
+	ASSERT_EQ(0, ibv_detach_mcast(c, &mgid, 0));
+	ASSERT_EQ(0, ibv_detach_mcast(self->b, &mgid, 0));
+	ASSERT_EQ(0, ibv_destroy_qp(c));
+	ibv_destroy_ah(ah);
+}
+
 TEST_F(dp, modify_to_err_flushes_and_reset_drops)
 {
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };

@@ -1265,7 +1265,8 @@ struct sv_qp_rate_limit {
  * namespace (EPERM). Both CQs are required (they may be the same
  * CQ); srq_handle 0 means no SRQ. With an SRQ, max_recv_wr and
  * max_recv_sge are ignored and returned as 0. create_flags are
- * IBV_QP_CREATE_* bits: BLOCK_SELF_MCAST_LB, SCATTER_FCS and
+ * IBV_QP_CREATE_* bits: BLOCK_SELF_MCAST_LB on RAW_PACKET and UD QPs (a
+ * UD QP's multicast sends do not come back to it), SCATTER_FCS and
  * CVLAN_STRIPPING on RAW_PACKET QPs only (EOPNOTSUPP on others, as mlx5);
  * PCI_WRITE_END_PADDING on every QP (accepted, no effect);
  * IBV_QP_CREATE_SOURCE_QPN on UD QPs only, with CAP_NET_RAW in the
