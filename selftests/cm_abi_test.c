@@ -603,6 +603,7 @@ TEST_F(chan, mcast)
 	static const __u8 mgid[16] = { [10] = 0xff, [11] = 0xff,
 				       239, 1, 2, 3 };
 	struct sv_cm_leave_mcast l = { .size = sizeof(l) };
+	struct sv_cm_query q = { .size = sizeof(q) };
 	struct sv_cm_join_mcast j;
 	struct sv_cm_get_event e;
 	int rc, ud, idle, i, n;
@@ -624,7 +625,12 @@ TEST_F(chan, mcast)
 	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_JOIN_MCAST, &j));
 	EXPECT_EQ(EAFNOSUPPORT, errno);
 
+	/* A bound id's source GID is its address's, as a resolved id's. */
+	q.id = cm_create(self->c, SV_CM_PS_UDP, SV_QPT_UD, 4);
+	ASSERT_EQ(0, cm_route(self->c, q.id, 7500));
+	ASSERT_EQ(0, ioctl(self->c, SV_CM_IOC_QUERY, &q));
 	ASSERT_EQ(0, cm_join(self->s, ud, 10, "239.1.2.3", &j));
+	EXPECT_EQ(q.sgid_index, j.sgid_index);
 	EXPECT_EQ(0, memcmp(j.mgid, mgid, 16));
 	EXPECT_EQ(64, j.hop_limit);
 	EXPECT_EQ(-EEXIST, cm_join(self->s, ud, 10, "239.1.2.4", &j));

@@ -62,35 +62,37 @@ TEST_F_TIMEOUT(wire, rping, 300)
 	}
 }
 
-/* ucmatose: 4 connections, 50 messages of 1000 bytes each way on each. */
-TEST_F_TIMEOUT(wire, ucmatose, 300)
+/*
+ * prog (ucmatose, udaddy: "-b" binds the server, "-s" names it) with
+ * the server's address and more args on both ends, until "test complete".
+ */
+static int cm_bs(FIXTURE_DATA(wire) *self,
+		 const FIXTURE_VARIANT(wire) *variant, const char *prog,
+		 const char *args)
 {
 	char s_args[128], c_args[128];
 	const char *ip = S_IP(IP_A, IP_B);
 
-	snprintf(s_args, sizeof(s_args), "-b %s -p 18710 -c 4 -C 50 -S 1000",
-		 ip);
-	snprintf(c_args, sizeof(c_args), "-s %s -p 18710 -c 4 -C 50 -S 1000",
-		 ip);
-	EXPECT_EQ(0, cm_pair(SERVER, CLIENT, "ucmatose", s_args, c_args,
-			     "test complete"));
+	snprintf(s_args, sizeof(s_args), "-b %s %s", ip, args);
+	snprintf(c_args, sizeof(c_args), "-s %s %s", ip, args);
+	return cm_pair(SERVER, CLIENT, prog, s_args, c_args, "test complete");
+}
+
+/* ucmatose: 4 connections, 50 messages of 1000 bytes each way on each. */
+TEST_F_TIMEOUT(wire, ucmatose, 300)
+{
+	EXPECT_EQ(0, cm_bs(self, variant, "ucmatose",
+			   "-p 18710 -c 4 -C 50 -S 1000"));
 }
 
 /*
  * udaddy: UD ids, their service resolved with SIDR; 2 ids of 10 messages
- * of 100 bytes each way (the server answers once it has them all).
+ * of 100 bytes each way (the server answers once it has them all). Its
+ * port is 7174 (-p is the port space).
  */
 TEST_F_TIMEOUT(wire, udaddy, 300)
 {
-	char s_args[128], c_args[128];
-	const char *ip = S_IP(IP_A, IP_B);
-
-	snprintf(s_args, sizeof(s_args), "-b %s -c 2 -C 10 -S 100",
-		 ip);
-	snprintf(c_args, sizeof(c_args), "-s %s -c 2 -C 10 -S 100",
-		 ip);
-	EXPECT_EQ(0, cm_pair(SERVER, CLIENT, "udaddy", s_args, c_args,
-			     "test complete"));
+	EXPECT_EQ(0, cm_bs(self, variant, "udaddy", "-c 2 -C 10 -S 100"));
 }
 
 /*

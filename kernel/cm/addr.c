@@ -221,9 +221,12 @@ int sv_cm_bind(struct sv_cm_id *id, const struct sockaddr_storage *a)
 			goto err;
 	}
 	if (sdev) {
+		int index = sv_gid_index(sdev, gid, SV_GID_TYPE_ROCE_V2);
+
 		sv_cm_set_dev(id, sdev);
 		put_device(&sdev->dev);
 		memcpy(id->sgid, gid, 16);
+		id->sgid_index = max(index, 0);
 	}
 	id->state = SV_CM_BOUND;
 	return 0;

@@ -266,6 +266,10 @@ bool sv_cm_get_hdr(const u8 *h, struct sockaddr_storage *src,
 bool sv_cm_param_ok(const struct sv_cm_conn_param *p, u32 max_private);
 struct sv_cm_id *sv_cm_mine(const struct sv_cm_rx *rx, u32 off);
 void sv_cm_conn_param(struct sv_cm_conn_param *p, const u8 *data, u32 len);
+struct sv_cm_id *sv_cm_req_listener(const struct sv_cm_rx *rx, u16 ps,
+				    u16 port,
+				    const struct sockaddr_storage *dst,
+				    u32 qp_type);
 struct sv_cm_id *sv_cm_new_child(struct sv_cm_rx *rx, struct sv_cm_id *lis,
 				 u16 ps, const struct sockaddr_storage *src,
 				 const u8 *sgid);

@@ -529,6 +529,32 @@ bool sv_cm_get_hdr(const u8 *h, struct sockaddr_storage *src,
 }
 
 /**
+ * sv_cm_req_listener - the listener of a request that came in as rx
+ * @rx: the request
+ * @ps: the port space and port of its service ID
+ * @port: the port
+ * @dst: the address it was sent to (the IP CM header's)
+ * @qp_type: of the ids the request is for: a listener of another is none
+ *
+ * -ENOENT: no one listens; -ENOSPC: the listener's backlog is full.
+ */
+struct sv_cm_id *sv_cm_req_listener(const struct sv_cm_rx *rx, u16 ps,
+				    u16 port,
+				    const struct sockaddr_storage *dst,
+				    u32 qp_type)
+{
+	struct sv_cm_id *lis;
+
+	lis = sv_cm_port_listener(read_pnet(&rx->sdev->net), ps, port, dst,
+				  rx->sdev);
+	if (!lis || lis->qp_type != qp_type)
+		return ERR_PTR(-ENOENT);
+	if (lis->pending >= lis->backlog)
+		return ERR_PTR(-ENOSPC);
+	return lis;
+}
+
+/**
  * sv_cm_new_child - the id a request to a listener makes
  * @rx: the request, as it came in (on rx->sdev, from rx->sgid)
  * @lis: the listener
@@ -596,14 +622,10 @@ static void sv_cm_req(struct sv_cm_rx *rx)
 		sv_cm_rej_req(rx, SV_REJ_INVALID_GID);
 		return;
 	}
-	lis = sv_cm_port_listener(read_pnet(&rx->sdev->net), ps, sid & 0xffff,
-				  &dst, rx->sdev);
-	if (!lis || lis->qp_type != SV_QPT_RC) {
-		sv_cm_rej_req(rx, SV_REJ_INVALID_SERVICE);
-		return;
-	}
-	if (lis->pending >= lis->backlog) {
-		sv_cm_rej_req(rx, SV_REJ_CONSUMER);
+	lis = sv_cm_req_listener(rx, ps, sid & 0xffff, &dst, SV_QPT_RC);
+	if (IS_ERR(lis)) {
+		sv_cm_rej_req(rx, PTR_ERR(lis) == -ENOSPC ? SV_REJ_CONSUMER :
+			      SV_REJ_INVALID_SERVICE);
 		return;
 	}
 	id = sv_cm_new_child(rx, lis, ps, &src,

@@ -198,14 +198,10 @@ void sv_cm_sidr_req(struct sv_cm_rx *rx)
 		sv_cm_sidr_refuse(rx, SV_SIDR_UNSUPPORTED);
 		return;
 	}
-	lis = sv_cm_port_listener(read_pnet(&rx->sdev->net), ps, sid & 0xffff,
-				  &dst, rx->sdev);
-	if (!lis || lis->qp_type != SV_QPT_UD) {
-		sv_cm_sidr_refuse(rx, SV_SIDR_UNSUPPORTED);
-		return;
-	}
-	if (lis->pending >= lis->backlog) {
-		sv_cm_sidr_refuse(rx, SV_SIDR_REJECT);
+	lis = sv_cm_req_listener(rx, ps, sid & 0xffff, &dst, SV_QPT_UD);
+	if (IS_ERR(lis)) {
+		sv_cm_sidr_refuse(rx, PTR_ERR(lis) == -ENOSPC ? SV_SIDR_REJECT :
+				  SV_SIDR_UNSUPPORTED);
 		return;
 	}
 	id = sv_cm_new_child(rx, lis, ps, &src, rx->dgid);
