@@ -300,15 +300,27 @@ TEST_F(dev, create_caps_limits)
 
 TEST_F(dev, create_flags_and_reserved)
 {
-	/* RAW_PACKET only (steer_test, rxmeta_test). */
+	/*
+	 * RAW_PACKET only (steer_test, rxmeta_test), but for
+	 * BLOCK_SELF_MCAST_LB (1 << 1), which UD QPs take too.
+	 */
 	static const uint32_t known[] = { 1 << 1, 1 << 8, 1 << 9 };
 	struct sv_create_qp c;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		sv_qp_req(&c, SV_QPT_UD, self->pd, self->cq, self->cq, 0);
+		sv_qp_req(&c, SV_QPT_RC, self->pd, self->cq, self->cq, 0);
 		c.create_flags = known[i];
 		EXPECT_EQ(EOPNOTSUPP, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+		sv_qp_req(&c, SV_QPT_UD, self->pd, self->cq, self->cq, 0);
+		c.create_flags = known[i];
+		if (i) {
+			EXPECT_EQ(EOPNOTSUPP,
+				  sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+			continue;
+		}
+		ASSERT_EQ(0, sv_ioc(self->fd, SV_IOC_CREATE_QP, &c));
+		EXPECT_EQ(0, sv_destroy_qp(self->fd, c.handle));
 	}
 	/* PCI_WRITE_END_PADDING: any QP, as on mlx5 (it changes nothing). */
 	sv_qp_req(&c, SV_QPT_UD, self->pd, self->cq, self->cq, 0);
