@@ -11,34 +11,19 @@
 #include "sv_wire_test.h"
 
 /*
- * prog's server on s (listening on s_ip) and client on c, with args for
- * both: 0 if both exit 0 and the client's output has @want; else both
- * are shown. The client tries again while the server does not listen yet
- * (rejected: perftest says "Unexpected CM event bl blka 8").
+ * prog's server on s and client on c, with args for both: 0 if both exit
+ * 0 and the client's output has @want. The client tries again while the
+ * server does not listen yet (rejected).
  */
 static int cm_pair(const struct end *s, const struct end *c, const char *prog,
 		   const char *s_args, const char *c_args, const char *want)
 {
-	char sp[PATH_MAX + 64], cp[PATH_MAX + 64];
+	char s_cmd[512], c_cmd[512];
 
-	end_prefix(s, sp, sizeof(sp));
-	end_prefix(c, cp, sizeof(cp));
-	snprintf(cmd, sizeof(cmd),
-		 "o=/tmp/svcm.$$; "
-		 "%s timeout %d stdbuf -oL %s %s > $o.s 2>&1 & "
-		 "for i in $(seq 25); do sleep 0.4; "
-		 "%s timeout %d stdbuf -oL %s %s > $o.c 2>&1; r=$?; "
-		 "[ $r = 0 ] && break; "
-		 "grep -q 'REJECTED\\|UNREACHABLE\\|rejected\\|CM event bl blka 8' "
-		 "$o.c || break; "
-		 "done; wait $!; q=$?; "
-		 "grep -q '%s' $o.c; w=$?; "
-		 "[ $r = 0 -a $q = 0 -a $w = 0 ] || { echo \"server: exit $q\"; "
-		 "cat $o.s; echo \"client: exit $r\"; cat $o.c; }; "
-		 "rm -f $o.s $o.c; [ $r = 0 -a $q = 0 -a $w = 0 ]",
-		 sp, 60 * sv_slow(), prog, s_args,
-		 cp, 30 * sv_slow(), prog, c_args, want);
-	return sh(cmd);
+	snprintf(s_cmd, sizeof(s_cmd), "%s %s", prog, s_args);
+	snprintf(c_cmd, sizeof(c_cmd), "%s %s", prog, c_args);
+	return pair(s, s_cmd, c, c_cmd, "REJECTED\\|UNREACHABLE", 25, false,
+		    want);
 }
 
 /* rping -v -V: 10 pings, each verified by both ends, IPv4 and IPv6. */

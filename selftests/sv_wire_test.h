@@ -133,41 +133,66 @@ static inline long long stat_of(const struct end *e, const char *name)
 }
 
 /*
+ * The server command s_cmd on the end s, then the client command c_cmd
+ * on c, each line-buffered under timeout (a program killed, 124, keeps
+ * its lines). While the client fails with output matching @again (a
+ * grep -i pattern: the server did not listen yet), it runs again, up to
+ * @tries times; with @restart the server is killed and started again
+ * first (one that cannot take a second client). 0 if both exit 0 and
+ * the client's output has @want (NULL: anything); else both exit
+ * statuses and outputs are shown.
+ */
+static inline int pair(const struct end *s, const char *s_cmd,
+		       const struct end *c, const char *c_cmd,
+		       const char *again, int tries, bool restart,
+		       const char *want)
+{
+	char sp[PATH_MAX + 64], cp[PATH_MAX + 64];
+
+	end_prefix(s, sp, sizeof(sp));
+	end_prefix(c, cp, sizeof(cp));
+	snprintf(cmd, sizeof(cmd),
+		 "o=/tmp/svpair.$$; "
+		 "start() { %s timeout %d stdbuf -oL %s > $o.s 2>&1 & s=$!; }; "
+		 "start; for i in $(seq %d); do sleep 0.3; "
+		 "%s timeout %d stdbuf -oL %s > $o.c 2>&1; r=$?; "
+		 "[ $r = 0 ] && break; grep -qi '%s' $o.c || break; "
+		 "%s done; wait $s; q=$?; w=0; "
+		 "%s%s%s"
+		 "[ $r = 0 -a $q = 0 -a $w = 0 ] || { echo \"server: exit $q\"; "
+		 "cat $o.s; echo \"client: exit $r\"; cat $o.c; }; "
+		 "rm -f $o.s $o.c; [ $r = 0 -a $q = 0 -a $w = 0 ]",
+		 sp, 60 * sv_slow(), s_cmd, tries, cp, 30 * sv_slow(), c_cmd,
+		 again, restart ? "kill $s 2>/dev/null; wait $s; start; " : "",
+		 want ? "grep -q '" : "", want ? want : "",
+		 want ? "' $o.c || w=1; " : "");
+	return sh(cmd);
+}
+
+/*
  * prog (an ibv_*_pingpong or perftest program) with args between the
  * server end s and the client end c, over their IPv4 or IPv6 GIDs; they
  * meet over TCP at tcp_addr (the pingpongs' server listens on IPv4
  * only), the client trying again only while the server does not listen
- * yet. 0 if both exit 0; else both exit statuses and outputs are shown
- * (line-buffered: a program killed by timeout, 124, keeps its lines).
+ * yet. 0 if both exit 0.
  */
 static inline int pingpong(const struct end *s, const struct end *c, bool v6,
-		    const char *tcp_addr, const char *prog,
-		    const char *args, int port)
+			   const char *tcp_addr, const char *prog,
+			   const char *args, int port)
 {
 	/* perftest names the GID index -x, rdma-core's pingpongs -g */
 	const char *gopt = strncmp(prog, "ib_", 3) ? "-g" : "-x";
-	char sp[PATH_MAX + 64], cp[PATH_MAX + 64];
 	int sg = v6 ? s->g6 : s->g4, cg = v6 ? c->g6 : c->g4;
+	char s_cmd[512], c_cmd[512];
 
 	if (sg < 0 || cg < 0)
 		return 100;
-	end_prefix(s, sp, sizeof(sp));
-	end_prefix(c, cp, sizeof(cp));
-	snprintf(cmd, sizeof(cmd),
-		 "o=/tmp/svwire.$$; "
-		 "%s timeout %d stdbuf -oL %s -d %s %s %d -p %d %s > $o.s 2>&1 & "
-		 "for i in $(seq 50); do sleep 0.2; "
-		 "%s timeout %d stdbuf -oL %s -d %s %s %d -p %d %s %s > $o.c 2>&1; "
-		 "r=$?; [ $r = 0 ] && break; "
-		 "grep -qi \"couldn't connect\\|unable to connect\" $o.c "
-		 "|| break; done; wait $!; q=$?; "
-		 "[ $r = 0 -a $q = 0 ] || { echo \"server: exit $q\"; cat $o.s; "
-		 "echo \"client: exit $r\"; cat $o.c; }; rm -f $o.s $o.c; "
-		 "[ $r = 0 -a $q = 0 ]",
-		 sp, 60 * sv_slow(), prog, s->dev, gopt, sg, port, args,
-		 cp, 30 * sv_slow(), prog, c->dev, gopt, cg, port, args,
-		 tcp_addr);
-	return sh(cmd);
+	snprintf(s_cmd, sizeof(s_cmd), "%s -d %s %s %d -p %d %s", prog,
+		 s->dev, gopt, sg, port, args);
+	snprintf(c_cmd, sizeof(c_cmd), "%s -d %s %s %d -p %d %s %s", prog,
+		 c->dev, gopt, cg, port, args, tcp_addr);
+	return pair(s, s_cmd, c, c_cmd, "couldn.t connect\\|unable to connect",
+		    50, false, NULL);
 }
 
 FIXTURE(wire) {
@@ -192,7 +217,7 @@ static inline void wire_down(void)
 
 	snprintf(svctl, sizeof(svctl), "%s/../bin/svctl", sv_compat_dir());
 	snprintf(cmd, sizeof(cmd),
-		 "pkill -KILL -x 'ibv_(ud|rc|uc)_pingpong|rping|ucmatose|udaddy|mckey' "
+		 "pkill -KILL -x 'ibv_(ud|rc|uc)_pingpong|rping|ucmatose|udaddy|mckey|ib_.*' "
 		 "2>/dev/null; sleep 0.2; "
 		 "rdma link del " RXE " 2>/dev/null; "
 		 "ip netns exec " NS_A " %s link del " SV_A " 2>/dev/null; "

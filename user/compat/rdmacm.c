@@ -103,10 +103,19 @@ int sv_cm_ioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? -1 : 0;
 }
 
+/*
+ * A channel; the devices are opened here, once, as rdma-core's library
+ * finds its devices when its first channel is made, so that binding and
+ * listening later take no more than their ioctls (perftest -R's server
+ * races its client's connect to listen).
+ */
 SV_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
 {
-	struct rdma_event_channel *ch = calloc(1, sizeof(*ch));
+	struct rdma_event_channel *ch;
 
+	if (sv_open_all())
+		return NULL;
+	ch = calloc(1, sizeof(*ch));
 	if (!ch) {
 		errno = ENOMEM;
 		return NULL;
@@ -1085,11 +1094,14 @@ SV_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 		return -1;
 	}
 	if (hints) {
+		/* As rdma-core's: the hints' family (AF_IB is not here). */
 		h.ai_flags = (passive ? AI_PASSIVE : 0) |
 			     (hints->ai_flags & RAI_NUMERICHOST ?
 			      AI_NUMERICHOST : 0);
-		if (hints->ai_flags & RAI_FAMILY)
+		if (hints->ai_family != AF_IB)
 			h.ai_family = hints->ai_family;
+		if (hints->ai_qp_type == IBV_QPT_UD)
+			h.ai_socktype = SOCK_DGRAM;
 	}
 	ret = getaddrinfo(node, service, &h, &ai);
 	if (ret) {
