@@ -259,6 +259,7 @@ void sv_cm_disarm(struct sv_cm_id *id);
 unsigned long sv_cm_retry_delay(const struct sv_cm_id *id);
 int sv_cm_comm_id_alloc(struct sv_cm_id *id);
 void sv_cm_send(struct sv_cm_id *id, const u8 *mad);
+void sv_cm_request(struct sv_cm_id *id, enum sv_cm_state state);
 void sv_cm_unpend(struct sv_cm_id *id);
 void sv_cm_put_hdr(struct sv_cm_id *id, u8 *p);
 bool sv_cm_get_hdr(const u8 *h, struct sockaddr_storage *src,

@@ -124,6 +124,18 @@ void sv_cm_send(struct sv_cm_id *id, const u8 *mad)
 	sv_cm_mad_send(id->sdev, id->sgid_index, id->dgid, id->tos, mad);
 }
 
+/*
+ * Send the request in id->mad and wait for its answer in @state: the
+ * timer sends it again (sv_cm_timeout()) until it comes.
+ */
+void sv_cm_request(struct sv_cm_id *id, enum sv_cm_state state)
+{
+	sv_cm_send(id, id->mad);
+	id->retries = 0;
+	id->state = state;
+	sv_cm_arm(id, sv_cm_retry_delay(id));
+}
+
 /* A new MAD of the connection, both communication IDs filled in. */
 static void sv_cm_msg(struct sv_cm_id *id, u8 *mad, u16 attr)
 {
@@ -145,20 +157,17 @@ static void sv_cm_send_rej(struct sv_cm_id *id, u8 msg, u16 reason,
 	sv_cm_send(id, mad);
 }
 
-/* A DREQ, kept in id->mad for its retries, sent. */
-static void sv_cm_dreq_out(struct sv_cm_id *id)
+/* A DREQ in id->mad (kept there for its retries). */
+static void sv_cm_dreq_make(struct sv_cm_id *id)
 {
 	sv_cm_msg(id, id->mad, SV_CM_ATTR_DREQ);
 	sv_cm_put_hi(id->mad, DREQ_QPN, 24, id->remote_qpn);
-	sv_cm_send(id, id->mad);
 }
 
 static void sv_cm_send_dreq(struct sv_cm_id *id)
 {
-	sv_cm_dreq_out(id);
-	id->retries = 0;
-	id->state = SV_CM_DREQ_SENT;
-	sv_cm_arm(id, sv_cm_retry_delay(id));
+	sv_cm_dreq_make(id);
+	sv_cm_request(id, SV_CM_DREQ_SENT);
 }
 
 /* A pending child is no longer its listener's to count. */
@@ -192,7 +201,8 @@ void sv_cm_id_kill(struct sv_cm_id *id)
 		sv_cm_send_rej(id, 1, SV_REJ_CONSUMER, NULL, 0);
 		break;
 	case SV_CM_ESTABLISHED:
-		sv_cm_dreq_out(id);
+		sv_cm_dreq_make(id);	/* once: the id is going */
+		sv_cm_send(id, id->mad);
 		break;
 	case SV_CM_SIDR_REQ_RCVD:
 		sv_cm_sidr_kill(id);
@@ -311,10 +321,7 @@ int sv_cm_connect(struct sv_cm_id *id, const struct sv_cm_conn_param *p)
 	sv_cm_put_hdr(id, sv_cm_at(mad, REQ_PRIVATE));
 	memcpy(sv_cm_at(mad, REQ_PRIVATE + SV_CM_HDR_LEN), p->private_data,
 	       p->private_data_len);
-	sv_cm_send(id, mad);
-	id->retries = 0;
-	id->state = SV_CM_REQ_SENT;
-	sv_cm_arm(id, sv_cm_retry_delay(id));
+	sv_cm_request(id, SV_CM_REQ_SENT);
 	return 0;
 }
 
@@ -345,10 +352,7 @@ int sv_cm_accept(struct sv_cm_id *id, const struct sv_cm_conn_param *p)
 	memcpy(sv_cm_at(mad, REP_CA_GUID), &id->sdev->node_guid, 8);
 	memcpy(sv_cm_at(mad, REP_PRIVATE), p->private_data,
 	       p->private_data_len);
-	sv_cm_send(id, mad);
-	id->retries = 0;
-	id->state = SV_CM_REP_SENT;
-	sv_cm_arm(id, sv_cm_retry_delay(id));
+	sv_cm_request(id, SV_CM_REP_SENT);
 	return 0;
 }
 

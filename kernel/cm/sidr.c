@@ -83,10 +83,7 @@ int sv_cm_sidr_connect(struct sv_cm_id *id, const struct sv_cm_conn_param *p)
 	sv_cm_put_hdr(id, sv_cm_at(mad, SREQ_PRIVATE));
 	memcpy(sv_cm_at(mad, SREQ_PRIVATE + SV_CM_HDR_LEN), p->private_data,
 	       p->private_data_len);
-	sv_cm_send(id, mad);
-	id->retries = 0;
-	id->state = SV_CM_SIDR_REQ_SENT;
-	sv_cm_arm(id, sv_cm_retry_delay(id));
+	sv_cm_request(id, SV_CM_SIDR_REQ_SENT);
 	return 0;
 }
 
