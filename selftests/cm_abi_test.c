@@ -11,6 +11,7 @@
  * tells the other end.
  */
 #include <poll.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -65,14 +66,14 @@ static int cm_event(int fd, struct sv_cm_get_event *e)
 	return ioctl(fd, SV_CM_IOC_GET_EVENT, e) ? -errno : 0;
 }
 
-/* Resolve and route id to CM_IP:port; 0 once ROUTE_RESOLVED came. */
-static int cm_route(int fd, __u32 id, int port)
+/* Resolve and route id to ip:port; 0 once ROUTE_RESOLVED came. */
+static int cm_route_to(int fd, __u32 id, const char *ip, int port)
 {
 	struct sv_cm_resolve_addr ra = { .size = sizeof(ra), .id = id };
 	struct sv_cm_resolve_route rr = { .size = sizeof(rr), .id = id };
 	struct sv_cm_get_event e;
 
-	in4(&ra.dst, CM_IP, port);
+	in4(&ra.dst, ip, port);
 	if (ioctl(fd, SV_CM_IOC_RESOLVE_ADDR, &ra) || cm_event(fd, &e) ||
 	    e.event != SV_CM_EVENT_ADDR_RESOLVED)
 		return -1;
@@ -80,6 +81,11 @@ static int cm_route(int fd, __u32 id, int port)
 	    e.event != SV_CM_EVENT_ROUTE_RESOLVED)
 		return -1;
 	return 0;
+}
+
+static int cm_route(int fd, __u32 id, int port)
+{
+	return cm_route_to(fd, id, CM_IP, port);
 }
 
 static int cm_connect(int fd, __u32 id, __u32 qpn)
@@ -582,6 +588,73 @@ TEST_F(chan, sidr)
 	EXPECT_EQ(-EINVAL, cm_qp_attr(self->s, child, SV_QPS_RTS, &a));
 }
 
+/*
+ * rdma_migrate_id: an id and its unread events move to another channel
+ * under a new number; what may not move, and bad arguments.
+ */
+TEST_F(chan, migrate)
+{
+	struct sv_cm_resolve_addr ra = { .size = sizeof(ra) };
+	struct sv_cm_migrate_id m = { .size = sizeof(m) };
+	struct sv_cm_get_event e;
+	int id, l, a, null;
+
+	id = cm_create(self->c, SV_CM_PS_TCP, SV_QPT_RC, 5);
+	ASSERT_LT(0, id);
+	ra.id = id;
+	in4(&ra.dst, CM_IP, 7600);
+	ASSERT_EQ(0, ioctl(self->c, SV_CM_IOC_RESOLVE_ADDR, &ra));
+	/* Its ADDR_RESOLVED, unread, goes along. */
+	m.id = id;
+	m.fd = self->c;
+	ASSERT_EQ(0, ioctl(self->s, SV_CM_IOC_MIGRATE_ID, &m));
+	EXPECT_EQ(0u, m.events_reported);
+	EXPECT_EQ(-ETIMEDOUT, ({ struct pollfd p = { self->c, POLLIN, 0 };
+				  poll(&p, 1, 0) == 1 ? 0 : -ETIMEDOUT; }));
+	EXPECT_EQ(-ENOENT, cm_bind(self->c, id, CM_IP, 0));
+	ASSERT_EQ(0, cm_event(self->s, &e));
+	EXPECT_EQ(SV_CM_EVENT_ADDR_RESOLVED, e.event);
+	EXPECT_EQ(5u, e.uid);
+	EXPECT_EQ(m.id, e.id);
+	/* To the channel it is on: nothing moves; its count of read events. */
+	id = m.id;
+	m.fd = self->s;
+	ASSERT_EQ(0, ioctl(self->s, SV_CM_IOC_MIGRATE_ID, &m));
+	EXPECT_EQ((__u32)id, m.id);
+	EXPECT_EQ(1u, m.events_reported);
+
+	/* Not a channel, no file, no such id. */
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, null);
+	m.fd = null;
+	EXPECT_EQ(-1, ioctl(self->c, SV_CM_IOC_MIGRATE_ID, &m));
+	EXPECT_EQ(EINVAL, errno);
+	close(null);
+	m.fd = -1;
+	EXPECT_EQ(-1, ioctl(self->c, SV_CM_IOC_MIGRATE_ID, &m));
+	EXPECT_EQ(EBADF, errno);
+	m.fd = self->s;
+	m.id = 999;
+	EXPECT_EQ(-1, ioctl(self->c, SV_CM_IOC_MIGRATE_ID, &m));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* A listener with a request unread stays where it is. */
+	l = cm_create(self->s, SV_CM_PS_TCP, SV_QPT_RC, 6);
+	a = cm_create(self->c, SV_CM_PS_TCP, SV_QPT_RC, 7);
+	ASSERT_EQ(0, cm_listen(self->s, l, 7601));
+	ASSERT_EQ(0, cm_route(self->c, a, 7601));
+	ASSERT_EQ(0, cm_connect(self->c, a, 0x10));
+	usleep(200000);
+	m.id = l;
+	m.fd = self->s;
+	EXPECT_EQ(-1, ioctl(self->c, SV_CM_IOC_MIGRATE_ID, &m));
+	EXPECT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, cm_event(self->s, &e));
+	ASSERT_EQ(SV_CM_EVENT_CONNECT_REQUEST, e.event);
+	/* Read: it moves, and later requests come to its new channel. */
+	EXPECT_EQ(0, ioctl(self->c, SV_CM_IOC_MIGRATE_ID, &m));
+}
+
 static int cm_join(int fd, __u32 id, __u64 uid, const char *ip,
 		   struct sv_cm_join_mcast *j)
 {
@@ -664,6 +737,114 @@ TEST_F(chan, mcast)
 		n++;
 	}
 	EXPECT_EQ(256, n);
+}
+
+/*
+ * Two devices on the two ends of a veth, the server's end in a namespace
+ * of its own (PEER_NS): the CM's MADs go over the wire.
+ */
+#define PEER_NS	"svcmpeer"
+
+FIXTURE(peer) {
+	int s, c;
+};
+
+FIXTURE_SETUP(peer)
+{
+	char sh[3 * PATH_MAX];
+	int cur, ns;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	snprintf(sh, sizeof(sh),
+		 "set -e; ip netns del " PEER_NS " 2>/dev/null || true; "
+		 "ip link set lo up; ip netns add " PEER_NS "; "
+		 "ip link add p0 type veth peer name p1 netns " PEER_NS "; "
+		 "ip addr add 10.78.0.1/24 dev p0; ip link set p0 up; "
+		 "ip -n " PEER_NS " link set lo up; "
+		 "ip -n " PEER_NS " addr add 10.78.0.2/24 dev p1; "
+		 "ip -n " PEER_NS " link set p1 up; "
+		 "%s/../bin/svctl link add svcmp0 netdev p0; "
+		 "ip netns exec " PEER_NS " %s/../bin/svctl link add svcmp1 "
+		 "netdev p1", sv_compat_dir(), sv_compat_dir());
+	ASSERT_EQ(0, system(sh));
+	self->c = cm_open();
+	ASSERT_LE(0, self->c);
+	/* The server's channel is of the peer's namespace: opened there. */
+	cur = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	ns = open("/run/netns/" PEER_NS, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, cur);
+	ASSERT_LE(0, ns);
+	ASSERT_EQ(0, setns(ns, CLONE_NEWNET));
+	self->s = cm_open();
+	ASSERT_EQ(0, setns(cur, CLONE_NEWNET));
+	close(ns);
+	close(cur);
+	ASSERT_LE(0, self->s);
+}
+
+FIXTURE_TEARDOWN(peer)
+{
+	char sh[3 * PATH_MAX];
+
+	close(self->s);
+	close(self->c);
+	snprintf(sh, sizeof(sh),
+		 "%s/../bin/svctl link del svcmp0; "
+		 "ip netns exec " PEER_NS " %s/../bin/svctl link del svcmp1; "
+		 "ip netns del " PEER_NS, sv_compat_dir(), sv_compat_dir());
+	if (system(sh))
+		TH_LOG("teardown failed");
+}
+
+/*
+ * A connection over the wire whose peer disappears (its link goes
+ * down): a disconnect is retried until the DREQ's retries run out, and
+ * then DISCONNECTED is reported all the same.
+ */
+TEST_F_TIMEOUT(peer, gone, 120)
+{
+	int l = cm_create(self->s, SV_CM_PS_TCP, SV_QPT_RC, 1);
+	int a = cm_create(self->c, SV_CM_PS_TCP, SV_QPT_RC, 2);
+	struct sv_cm_accept acc = { .size = sizeof(acc), .uid = 9 };
+	struct sv_cm_establish est = { .size = sizeof(est), .id = a };
+	struct sv_cm_disconnect dis = { .size = sizeof(dis), .id = a };
+	struct timespec t0, t1;
+	struct sv_cm_get_event e;
+	int i, ret;
+
+	ASSERT_LT(0, l);
+	ASSERT_LT(0, a);
+	ASSERT_EQ(0, cm_listen(self->s, l, 18950));
+	ASSERT_EQ(0, cm_route_to(self->c, a, "10.78.0.2", 18950));
+	ASSERT_EQ(0, cm_connect(self->c, a, 0x10));
+	ASSERT_EQ(0, cm_event(self->s, &e));
+	ASSERT_EQ(SV_CM_EVENT_CONNECT_REQUEST, e.event);
+	acc.id = e.id;
+	acc.param.qp_num = 0x20;
+	ASSERT_EQ(0, ioctl(self->s, SV_CM_IOC_ACCEPT, &acc));
+	ASSERT_EQ(0, cm_event(self->c, &e));
+	ASSERT_EQ(SV_CM_EVENT_CONNECT_RESPONSE, e.event);
+	ASSERT_EQ(0, ioctl(self->c, SV_CM_IOC_ESTABLISH, &est));
+	ASSERT_EQ(0, cm_event(self->s, &e));
+	ASSERT_EQ(SV_CM_EVENT_ESTABLISHED, e.event);
+
+	ASSERT_EQ(0, system("ip -n " PEER_NS " link set p1 down"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, ioctl(self->c, SV_CM_IOC_DISCONNECT, &dis));
+	for (i = 0; i < 6; i++) {
+		ret = cm_event(self->c, &e);
+		if (ret != -ETIMEDOUT)
+			break;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(SV_CM_EVENT_DISCONNECTED, e.event);
+	EXPECT_EQ(2u, e.uid);
+	/* 15 DREQs went unanswered first (about a second each). */
+	EXPECT_LE(10, t1.tv_sec - t0.tv_sec);
+	/* The server heard nothing. */
+	EXPECT_EQ(-ETIMEDOUT, ({ struct pollfd p = { self->s, POLLIN, 0 };
+				  poll(&p, 1, 0) == 1 ? 0 : -ETIMEDOUT; }));
 }
 
 TEST_HARNESS_MAIN

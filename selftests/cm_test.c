@@ -81,6 +81,23 @@ TEST_F_TIMEOUT(wire, udaddy, 300)
 }
 
 /*
+ * rdma_server and rdma_client: synchronous ids (rdma_create_ep,
+ * rdma_get_request, a blocking rdma_connect and rdma_accept) and the
+ * rdma_verbs.h helpers (rdma_reg_msgs, rdma_post_recv/send,
+ * rdma_get_recv_comp/send_comp): 16 bytes each way, inline.
+ */
+TEST_F_TIMEOUT(wire, rdma_server, 300)
+{
+	char s_cmd[128], c_cmd[128];
+	const char *ip = S_IP(IP_A, IP_B);
+
+	snprintf(s_cmd, sizeof(s_cmd), "rdma_server -s %s -p 18730", ip);
+	snprintf(c_cmd, sizeof(c_cmd), "rdma_client -s %s -p 18730", ip);
+	EXPECT_EQ(0, pair(SERVER, s_cmd, CLIENT, c_cmd, "refused", 25, false,
+			  "rdma_client: end 0"));
+}
+
+/*
  * mckey: the server end joins 239.1.2.3 and waits for 3 messages of 100
  * bytes to the group; the client end joins send-only and sends 3. mckey's
  * sender leaves and destroys its QP right after posting, unsignaled, so

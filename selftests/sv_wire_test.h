@@ -217,7 +217,7 @@ static inline void wire_down(void)
 
 	snprintf(svctl, sizeof(svctl), "%s/../bin/svctl", sv_compat_dir());
 	snprintf(cmd, sizeof(cmd),
-		 "pkill -KILL -x 'ibv_(ud|rc|uc)_pingpong|rping|ucmatose|udaddy|mckey|ib_.*' "
+		 "pkill -KILL -x 'ibv_(ud|rc|uc)_pingpong|rping|ucmatose|udaddy|mckey|ib_.*|rdma_server|rdma_client' "
 		 "2>/dev/null; sleep 0.2; "
 		 "rdma link del " RXE " 2>/dev/null; "
 		 "ip netns exec " NS_A " %s link del " SV_A " 2>/dev/null; "

@@ -95,6 +95,7 @@ enum sv_cm_nr {
 	SV_CM_NR_SET_OPTION = 0x0e,
 	SV_CM_NR_JOIN_MCAST = 0x0f,
 	SV_CM_NR_LEAVE_MCAST = 0x10,
+	SV_CM_NR_MIGRATE_ID = 0x11,
 	SV_CM_NR_MAX
 };
 
@@ -280,6 +281,19 @@ struct sv_cm_leave_mcast {
 	__u32 reserved;
 };
 
+/*
+ * SV_CM_IOC_MIGRATE_ID, on the channel the id moves to: the id of the
+ * channel file fd (of the same network namespace) comes here with its
+ * unread events, under a new number. An id is not moved while an unread
+ * CONNECT_REQUEST names it, or one of its own (EBUSY).
+ */
+struct sv_cm_migrate_id {
+	__u32 size;
+	__u32 id;		/* in: its number on fd; out: here */
+	__s32 fd;		/* the channel it is on */
+	__u32 events_reported;	/* out: its events read from fd */
+};
+
 #define SV_CM_IOC(nr, type)	_IOWR(SV_IOC_MAGIC, nr, type)
 #define SV_CM_IOC_CREATE_ID	SV_CM_IOC(SV_CM_NR_CREATE_ID, struct sv_cm_create_id)
 #define SV_CM_IOC_DESTROY_ID	SV_CM_IOC(SV_CM_NR_DESTROY_ID, struct sv_cm_destroy_id)
@@ -298,5 +312,6 @@ struct sv_cm_leave_mcast {
 #define SV_CM_IOC_SET_OPTION	SV_CM_IOC(SV_CM_NR_SET_OPTION, struct sv_cm_set_option)
 #define SV_CM_IOC_JOIN_MCAST	SV_CM_IOC(SV_CM_NR_JOIN_MCAST, struct sv_cm_join_mcast)
 #define SV_CM_IOC_LEAVE_MCAST	SV_CM_IOC(SV_CM_NR_LEAVE_MCAST, struct sv_cm_leave_mcast)
+#define SV_CM_IOC_MIGRATE_ID	SV_CM_IOC(SV_CM_NR_MIGRATE_ID, struct sv_cm_migrate_id)
 
 #endif /* _UAPI_SOFTVERBS_CM_H */

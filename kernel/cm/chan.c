@@ -457,6 +457,110 @@ static int sv_cm_do_leave_mcast(struct sv_cm_chan *chan, void *arg)
 	return sv_cm_leave(id, c);
 }
 
+static const struct file_operations sv_cm_fops;
+
+/* May @id move from @from to @to? Under sv_cm_lock. */
+static int sv_cm_may_move(struct sv_cm_id *id, struct sv_cm_chan *from,
+			  struct sv_cm_chan *to)
+{
+	struct sv_cm_ev *e;
+	int ret = 0;
+
+	if (to->net != from->net)
+		return -EINVAL;
+	if (to->nids >= SV_CM_MAX_IDS)
+		return -ENOSPC;
+	/* A request that names it, or one of its own, is read first. */
+	spin_lock_bh(&from->ev_lock);
+	list_for_each_entry(e, &from->events, node)
+		if (e->ev.event == SV_CM_EVENT_CONNECT_REQUEST &&
+		    (e->ev.id == id->handle || e->owner == id->handle))
+			ret = -EBUSY;
+	spin_unlock_bh(&from->ev_lock);
+	return ret;
+}
+
+/* Move @id and its unread events from @from to @to. Under sv_cm_lock. */
+static int sv_cm_move(struct sv_cm_id *id, struct sv_cm_chan *from,
+		      struct sv_cm_chan *to)
+{
+	struct sv_cm_ev *e, *tmp;
+	LIST_HEAD(moving);
+	u32 handle;
+	int ret;
+
+	ret = sv_cm_may_move(id, from, to);
+	if (ret)
+		return ret;
+	ret = xa_alloc_cyclic(&to->ids, &handle, id, XA_LIMIT(1, INT_MAX),
+			      &to->next_id, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	spin_lock_bh(&from->ev_lock);
+	list_for_each_entry_safe(e, tmp, &from->events, node) {
+		if (e->owner != id->handle)
+			continue;
+		list_move_tail(&e->node, &moving);
+		from->nevents--;
+		e->owner = handle;
+		if (e->ev.id == id->handle)
+			e->ev.id = handle;
+	}
+	spin_unlock_bh(&from->ev_lock);
+	xa_erase(&from->ids, id->handle);
+	from->nids--;
+	to->nids++;
+	kref_get(&to->ref);
+	id->chan = to;
+	id->handle = handle;
+	kref_put(&from->ref, sv_cm_chan_free);	/* the file holds it still */
+	if (list_empty(&moving))
+		return 0;
+	spin_lock_bh(&to->ev_lock);
+	list_for_each_entry_safe(e, tmp, &moving, node) {
+		/* Beyond the bound (a full channel): dropped, as sv_cm_event(). */
+		if (to->nevents >= SV_CM_MAX_EVENTS) {
+			list_del(&e->node);
+			kfree(e);
+			continue;
+		}
+		list_move_tail(&e->node, &to->events);
+		to->nevents++;
+	}
+	spin_unlock_bh(&to->ev_lock);
+	wake_up_interruptible(&to->wait);
+	return 0;
+}
+
+static int sv_cm_do_migrate_id(struct sv_cm_chan *chan, void *arg)
+{
+	struct sv_cm_migrate_id *c = arg;
+	struct sv_cm_chan *from;
+	struct sv_cm_id *id;
+	struct file *f;
+	int ret;
+
+	f = fget(c->fd);
+	if (!f)
+		return -EBADF;
+	ret = -EINVAL;
+	if (f->f_op != &sv_cm_fops)
+		goto out;
+	from = f->private_data;
+	ret = -ENOENT;
+	id = sv_cm_id_get(from, c->id);
+	if (!id)
+		goto out;
+	c->events_reported = id->events_reported;
+	ret = from == chan ? 0 : sv_cm_move(id, from, chan);
+	if (!ret)
+		c->id = id->handle;
+out:
+	/* The last reference of a file is put on the way out (task work). */
+	fput(f);
+	return ret;
+}
+
 static int sv_cm_do_init_qp_attr(struct sv_cm_chan *chan, void *arg)
 {
 	struct sv_cm_init_qp_attr *c = arg;
@@ -526,6 +630,7 @@ static const struct sv_cm_ioctl sv_cm_ioctls[SV_CM_NR_MAX] = {
 	SV_CM_CMD(SET_OPTION, sv_cm_do_set_option, sv_cm_set_option),
 	SV_CM_CMD(JOIN_MCAST, sv_cm_do_join_mcast, sv_cm_join_mcast),
 	SV_CM_CMD(LEAVE_MCAST, sv_cm_do_leave_mcast, sv_cm_leave_mcast),
+	SV_CM_CMD(MIGRATE_ID, sv_cm_do_migrate_id, sv_cm_migrate_id),
 };
 
 /* The count of read events that @e is one of: its join's or its id's. */

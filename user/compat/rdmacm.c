@@ -11,8 +11,10 @@
  * UD ids resolve their service with SIDR (rdma_connect, rdma_accept);
  * multicast joins are rdmacm_mcast.c's.
  *
- * Not here yet (EOPNOTSUPP): rdma_migrate_id, the synchronous ids of
- * rdma_create_ep and rdma_get_request, ECE, rsockets.
+ * Synchronous ids (no channel: rdma_create_ep, rdma_get_request) and
+ * rdma_migrate_id are rdmacm_sync.c's.
+ *
+ * Not here yet (EOPNOTSUPP): ECE, rsockets.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -167,31 +169,48 @@ static void sv_idp_free(struct sv_cm_idp *p)
 	free(p);
 }
 
-SV_EXPORT int rdma_create_id(struct rdma_event_channel *ch,
-			     struct rdma_cm_id **id, void *context,
-			     enum rdma_port_space ps)
+/* An id of qp type qpt; no channel: a synchronous id, with its own. */
+int sv_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id,
+		 void *context, enum rdma_port_space ps, enum ibv_qp_type qpt)
 {
-	enum ibv_qp_type qpt = ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB ?
-			       IBV_QPT_UD : IBV_QPT_RC;
 	struct sv_cm_create_id c = { .size = sizeof(c), .ps = ps };
+	bool sync = !ch;
 	struct sv_cm_idp *p;
+	int save;
 
-	if (!ch) {
-		errno = EOPNOTSUPP;	/* synchronous ids: not yet */
-		return -1;
+	if (sync) {
+		ch = rdma_create_event_channel();
+		if (!ch)
+			return -1;
 	}
 	p = sv_idp_new(ch, context, ps, qpt);
 	if (!p)
-		return -1;
+		goto err;
 	c.uid = (uintptr_t)p;
 	c.qp_type = sv_qpt(qpt);
 	if (sv_cm_ioctl(ch->fd, SV_CM_IOC_CREATE_ID, &c)) {
 		sv_idp_free(p);
-		return -1;
+		goto err;
 	}
 	p->handle = c.id;
+	p->sync = sync;
 	*id = &p->id;
 	return 0;
+err:
+	save = errno;
+	if (sync)
+		rdma_destroy_event_channel(ch);
+	errno = save;
+	return -1;
+}
+
+SV_EXPORT int rdma_create_id(struct rdma_event_channel *ch,
+			     struct rdma_cm_id **id, void *context,
+			     enum rdma_port_space ps)
+{
+	return sv_create_id(ch, id, context, ps,
+			    ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB ?
+			    IBV_QPT_UD : IBV_QPT_RC);
 }
 
 SV_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
@@ -202,11 +221,16 @@ SV_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 	sv_mc_leave_all(p);
 	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_DESTROY_ID, &c))
 		return -1;
+	if (id->event)		/* a synchronous id's last one */
+		rdma_ack_cm_event(id->event);
 	/* Its events handed out must all be acked first. */
 	pthread_mutex_lock(&p->lock);
 	while (p->events_completed < c.events_reported)
 		pthread_cond_wait(&p->cond, &p->lock);
 	pthread_mutex_unlock(&p->lock);
+	if (p->sync)
+		rdma_destroy_event_channel(id->channel);
+	free(p->qp_init_attr);
 	sv_idp_free(p);
 	return 0;
 }
@@ -306,9 +330,10 @@ SV_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src,
 		.timeout_ms = timeout_ms,
 	};
 
-	if ((src && sv_copy_addr(&c.src, src)) || sv_copy_addr(&c.dst, dst))
+	if ((src && sv_copy_addr(&c.src, src)) || sv_copy_addr(&c.dst, dst) ||
+	    sv_cm_ioctl(id->channel->fd, SV_CM_IOC_RESOLVE_ADDR, &c))
 		return -1;
-	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_RESOLVE_ADDR, &c);
+	return sv_complete(id);
 }
 
 SV_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
@@ -319,7 +344,9 @@ SV_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 		.timeout_ms = timeout_ms,
 	};
 
-	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_RESOLVE_ROUTE, &c);
+	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_RESOLVE_ROUTE, &c))
+		return -1;
+	return sv_complete(id);
 }
 
 SV_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,
@@ -414,10 +441,58 @@ static int sv_qp_init(struct rdma_cm_id *id)
 	return errno ? -1 : 0;
 }
 
+/* The library's CQs of an id, and their completion channels, go. */
+static void sv_destroy_cqs(struct rdma_cm_id *id)
+{
+	if (id->qp_type == IBV_QPT_XRC_RECV && id->srq)
+		return;
+	if (id->recv_cq)
+		ibv_destroy_cq(id->recv_cq);
+	if (id->send_cq && id->send_cq != id->recv_cq)
+		ibv_destroy_cq(id->send_cq);
+	id->recv_cq = id->send_cq = NULL;
+	if (id->recv_cq_channel)
+		ibv_destroy_comp_channel(id->recv_cq_channel);
+	if (id->send_cq_channel && id->send_cq_channel != id->recv_cq_channel)
+		ibv_destroy_comp_channel(id->send_cq_channel);
+	id->recv_cq_channel = id->send_cq_channel = NULL;
+}
+
+/*
+ * As rdma-core's library: a CQ (with a completion channel, for
+ * rdma_get_send_comp() and rdma_get_recv_comp()) for each side whose
+ * size is not 0.
+ */
+static int sv_create_cqs(struct rdma_cm_id *id, uint32_t send_size,
+			 uint32_t recv_size)
+{
+	if (recv_size) {
+		id->recv_cq_channel = ibv_create_comp_channel(id->verbs);
+		if (!id->recv_cq_channel)
+			goto err;
+		id->recv_cq = ibv_create_cq(id->verbs, recv_size, id,
+					    id->recv_cq_channel, 0);
+		if (!id->recv_cq)
+			goto err;
+	}
+	if (send_size) {
+		id->send_cq_channel = ibv_create_comp_channel(id->verbs);
+		if (!id->send_cq_channel)
+			goto err;
+		id->send_cq = ibv_create_cq(id->verbs, send_size, id,
+					    id->send_cq_channel, 0);
+		if (!id->send_cq)
+			goto err;
+	}
+	return 0;
+err:
+	sv_destroy_cqs(id);
+	return -1;
+}
+
 SV_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 				struct ibv_qp_init_attr_ex *attr)
 {
-	struct sv_cm_idp *p = sv_idp(id);
 	struct ibv_qp *qp;
 	int save;
 
@@ -431,20 +506,15 @@ SV_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 		if (!attr->pd)
 			return -1;
 	}
-	p->own_cqs = false;
-	if (!attr->send_cq && !attr->recv_cq) {
-		id->send_cq = ibv_create_cq(id->verbs,
-					    attr->cap.max_send_wr ?: 1, id,
-					    NULL, 0);
-		id->recv_cq = ibv_create_cq(id->verbs,
-					    attr->cap.max_recv_wr ?: 1, id,
-					    NULL, 0);
-		if (!id->send_cq || !id->recv_cq)
-			goto err_cq;
+	if (sv_create_cqs(id, attr->send_cq || id->send_cq ? 0 :
+			  attr->cap.max_send_wr,
+			  attr->recv_cq || id->recv_cq ? 0 :
+			  attr->cap.max_recv_wr))
+		return -1;
+	if (!attr->send_cq)
 		attr->send_cq = id->send_cq;
+	if (!attr->recv_cq)
 		attr->recv_cq = id->recv_cq;
-		p->own_cqs = true;
-	}
 	if (id->srq && !attr->srq)
 		attr->srq = id->srq;
 	qp = ibv_create_qp_ex(id->verbs, attr);
@@ -459,21 +529,10 @@ SV_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 		goto err_cq;
 	}
 	id->pd = attr->pd;
-	if (!p->own_cqs) {
-		id->send_cq = attr->send_cq;
-		id->recv_cq = attr->recv_cq;
-	}
 	return 0;
 err_cq:
 	save = errno;
-	if (p->own_cqs || !attr->send_cq) {
-		if (id->send_cq)
-			ibv_destroy_cq(id->send_cq);
-		if (id->recv_cq)
-			ibv_destroy_cq(id->recv_cq);
-		id->send_cq = id->recv_cq = NULL;
-		p->own_cqs = false;
-	}
+	sv_destroy_cqs(id);
 	errno = save;
 	return -1;
 }
@@ -496,17 +555,10 @@ SV_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 
 SV_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
 {
-	struct sv_cm_idp *p = sv_idp(id);
-
 	if (id->qp)
 		ibv_destroy_qp(id->qp);
 	id->qp = NULL;
-	if (p->own_cqs) {
-		ibv_destroy_cq(id->send_cq);
-		ibv_destroy_cq(id->recv_cq);
-		id->send_cq = id->recv_cq = NULL;
-		p->own_cqs = false;
-	}
+	sv_destroy_cqs(id);
 }
 
 static void sv_param_in(struct sv_cm_conn_param *k,
@@ -555,7 +607,9 @@ SV_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		c.param.qp_num = id->qp->qp_num;
 		c.param.srq = id->qp->srq != NULL;
 	}
-	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_CONNECT, &c);
+	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_CONNECT, &c))
+		return -1;
+	return sv_complete(id);
 }
 
 SV_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
@@ -645,7 +699,7 @@ SV_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		errno = save;
 		return -1;
 	}
-	return 0;
+	return sv_complete(id);
 }
 
 SV_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
@@ -677,7 +731,9 @@ SV_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 
 	if (id->qp_type != IBV_QPT_UD)
 		sv_qp_err(id);
-	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_DISCONNECT, &c);
+	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_DISCONNECT, &c))
+		return -1;
+	return sv_complete(id);
 }
 
 SV_EXPORT int rdma_establish(struct rdma_cm_id *id)
@@ -777,7 +833,8 @@ static struct sv_cm_idp *sv_conn_req(struct sv_cm_idp *lis,
 	p->handle = k->id;
 	p->req_resp_res = k->param.initiator_depth;
 	p->req_init_depth = k->param.responder_resources;
-	if (sv_query(p)) {
+	/* A synchronous listener's requests are synchronous ids too. */
+	if (sv_query(p) || (lis->sync && rdma_migrate_id(&p->id, NULL))) {
 		sv_idp_free(p);
 		return NULL;
 	}
@@ -1138,21 +1195,8 @@ SV_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 		return (ret)-1;				\
 	}
 
-SV_NOT_YET(int, rdma_create_ep, struct rdma_cm_id **id,
-	   struct rdma_addrinfo *res, struct ibv_pd *pd,
-	   struct ibv_qp_init_attr *qp_init_attr)
-SV_NOT_YET(int, rdma_get_request, struct rdma_cm_id *listen,
-	   struct rdma_cm_id **id)
-SV_NOT_YET(int, rdma_migrate_id, struct rdma_cm_id *id,
-	   struct rdma_event_channel *channel)
 SV_NOT_YET(int, rdma_notify, struct rdma_cm_id *id, enum ibv_event_type event)
 SV_NOT_YET(int, rdma_set_local_ece, struct rdma_cm_id *id, struct ibv_ece *ece)
 SV_NOT_YET(int, rdma_get_remote_ece, struct rdma_cm_id *id,
 	   struct ibv_ece *ece)
 
-SV_EXPORT void rdma_destroy_ep(struct rdma_cm_id *id)
-{
-	rdma_destroy_qp(id);
-	rdma_destroy_srq(id);
-	rdma_destroy_id(id);
-}

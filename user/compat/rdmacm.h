@@ -27,8 +27,9 @@ struct sv_cm_idp {
 	uint32_t events_completed;
 	struct ibv_sa_path_rec path;
 	uint8_t req_resp_res, req_init_depth;	/* a request's, for accept */
-	bool own_cqs;
 	struct sv_cm_mcp *mcs;		/* its joins (rdmacm_mcast.c) */
+	bool sync;			/* a channel of its own (rdmacm_sync.c) */
+	struct ibv_qp_init_attr *qp_init_attr;	/* a passive endpoint's */
 };
 
 /* A multicast join of an id. */
@@ -57,6 +58,9 @@ static inline struct sv_cm_idp *sv_idp(struct rdma_cm_id *id)
 }
 
 int sv_cm_ioctl(int fd, unsigned long cmd, void *arg);
+int sv_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id,
+		 void *context, enum rdma_port_space ps, enum ibv_qp_type qpt);
+int sv_complete(struct rdma_cm_id *id);
 void sv_mc_event(struct sv_cm_evp *e, const struct sv_cm_get_event *k);
 void sv_mc_leave_all(struct sv_cm_idp *p);
 

@@ -53,7 +53,7 @@ static int sv_join(struct rdma_cm_id *id, const struct sockaddr *addr,
 	mc->next = p->mcs;
 	p->mcs = mc;
 	pthread_mutex_unlock(&p->lock);
-	return 0;
+	return sv_complete(id);
 }
 
 SV_EXPORT int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
