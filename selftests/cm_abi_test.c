@@ -102,6 +102,31 @@ static int cm_connect(int fd, __u32 id, __u32 qpn)
 	return ioctl(fd, SV_CM_IOC_CONNECT, &c) ? -errno : 0;
 }
 
+/*
+ * Connect the routed id a of channel c to the listener of channel s: the
+ * request accepted (uid 9, QPN 0x20), established on both ends. 0, or
+ * the step that failed.
+ */
+static int cm_establish(int s, int c, __u32 a)
+{
+	struct sv_cm_accept acc = { .size = sizeof(acc), .uid = 9 };
+	struct sv_cm_establish est = { .size = sizeof(est), .id = a };
+	struct sv_cm_get_event e;
+
+	if (cm_connect(c, a, 0x10) || cm_event(s, &e) ||
+	    e.event != SV_CM_EVENT_CONNECT_REQUEST)
+		return -1;
+	acc.id = e.id;
+	acc.param.qp_num = 0x20;
+	if (ioctl(s, SV_CM_IOC_ACCEPT, &acc) || cm_event(c, &e) ||
+	    e.event != SV_CM_EVENT_CONNECT_RESPONSE)
+		return -2;
+	if (ioctl(c, SV_CM_IOC_ESTABLISH, &est) || cm_event(s, &e) ||
+	    e.event != SV_CM_EVENT_ESTABLISHED)
+		return -3;
+	return 0;
+}
+
 static int cm_listen(int fd, __u32 id, int port)
 {
 	struct sv_cm_listen l = { .size = sizeof(l), .id = id, .backlog = 4 };
@@ -426,8 +451,6 @@ TEST_F(chan, death)
 	int l = cm_create(self->s, SV_CM_PS_TCP, SV_QPT_RC, 1);
 	int a = cm_create(self->c, SV_CM_PS_TCP, SV_QPT_RC, 2);
 	int b = cm_create(self->c, SV_CM_PS_TCP, SV_QPT_RC, 3);
-	struct sv_cm_accept acc = { .size = sizeof(acc), .uid = 9 };
-	struct sv_cm_establish est = { .size = sizeof(est), .id = a };
 	char svctl[PATH_MAX + 256];
 	struct sv_cm_get_event e;
 	int i, seen = 0;
@@ -438,17 +461,7 @@ TEST_F(chan, death)
 	ASSERT_EQ(0, cm_listen(self->s, l, 18901));
 	ASSERT_EQ(0, cm_route(self->c, a, 18901));
 	ASSERT_EQ(0, cm_route(self->c, b, 18901));
-	ASSERT_EQ(0, cm_connect(self->c, a, 0x10));
-	ASSERT_EQ(0, cm_event(self->s, &e));
-	ASSERT_EQ(SV_CM_EVENT_CONNECT_REQUEST, e.event);
-	acc.id = e.id;
-	acc.param.qp_num = 0x20;
-	ASSERT_EQ(0, ioctl(self->s, SV_CM_IOC_ACCEPT, &acc));
-	ASSERT_EQ(0, cm_event(self->c, &e));
-	ASSERT_EQ(SV_CM_EVENT_CONNECT_RESPONSE, e.event);
-	ASSERT_EQ(0, ioctl(self->c, SV_CM_IOC_ESTABLISH, &est));
-	ASSERT_EQ(0, cm_event(self->s, &e));
-	ASSERT_EQ(SV_CM_EVENT_ESTABLISHED, e.event);
+	ASSERT_EQ(0, cm_establish(self->s, self->c, a));
 	/* b's request stays unread by the server. */
 	ASSERT_EQ(0, cm_connect(self->c, b, 0x11));
 	usleep(200000);
@@ -805,8 +818,6 @@ TEST_F_TIMEOUT(peer, gone, 120)
 {
 	int l = cm_create(self->s, SV_CM_PS_TCP, SV_QPT_RC, 1);
 	int a = cm_create(self->c, SV_CM_PS_TCP, SV_QPT_RC, 2);
-	struct sv_cm_accept acc = { .size = sizeof(acc), .uid = 9 };
-	struct sv_cm_establish est = { .size = sizeof(est), .id = a };
 	struct sv_cm_disconnect dis = { .size = sizeof(dis), .id = a };
 	struct timespec t0, t1;
 	struct sv_cm_get_event e;
@@ -816,17 +827,7 @@ TEST_F_TIMEOUT(peer, gone, 120)
 	ASSERT_LT(0, a);
 	ASSERT_EQ(0, cm_listen(self->s, l, 18950));
 	ASSERT_EQ(0, cm_route_to(self->c, a, "10.78.0.2", 18950));
-	ASSERT_EQ(0, cm_connect(self->c, a, 0x10));
-	ASSERT_EQ(0, cm_event(self->s, &e));
-	ASSERT_EQ(SV_CM_EVENT_CONNECT_REQUEST, e.event);
-	acc.id = e.id;
-	acc.param.qp_num = 0x20;
-	ASSERT_EQ(0, ioctl(self->s, SV_CM_IOC_ACCEPT, &acc));
-	ASSERT_EQ(0, cm_event(self->c, &e));
-	ASSERT_EQ(SV_CM_EVENT_CONNECT_RESPONSE, e.event);
-	ASSERT_EQ(0, ioctl(self->c, SV_CM_IOC_ESTABLISH, &est));
-	ASSERT_EQ(0, cm_event(self->s, &e));
-	ASSERT_EQ(SV_CM_EVENT_ESTABLISHED, e.event);
+	ASSERT_EQ(0, cm_establish(self->s, self->c, a));
 
 	ASSERT_EQ(0, system("ip -n " PEER_NS " link set p1 down"));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
