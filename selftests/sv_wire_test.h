@@ -138,7 +138,8 @@ static inline long long stat_of(const struct end *e, const char *name)
  * its lines). While the client fails with output matching @again (a
  * grep -i pattern: the server did not listen yet), it runs again, up to
  * @tries times; with @restart the server is killed and started again
- * first (one that cannot take a second client). 0 if both exit 0 and
+ * first (one that cannot take a second client), and given a second more
+ * each time to get ready (a slow start lost the race). 0 if both exit 0 and
  * the client's output has @want (NULL: anything); else both exit
  * statuses and outputs are shown.
  */
@@ -154,7 +155,7 @@ static inline int pair(const struct end *s, const char *s_cmd,
 	snprintf(cmd, sizeof(cmd),
 		 "o=/tmp/svpair.$$; "
 		 "start() { %s timeout %d stdbuf -oL %s > $o.s 2>&1 & s=$!; }; "
-		 "start; for i in $(seq %d); do sleep 0.3; "
+		 "d=0; start; for i in $(seq %d); do sleep $d.3; "
 		 "%s timeout %d stdbuf -oL %s > $o.c 2>&1; r=$?; "
 		 "[ $r = 0 ] && break; grep -qi '%s' $o.c || break; "
 		 "%s done; wait $s; q=$?; w=0; "
@@ -163,7 +164,8 @@ static inline int pair(const struct end *s, const char *s_cmd,
 		 "cat $o.s; echo \"client: exit $r\"; cat $o.c; }; "
 		 "rm -f $o.s $o.c; [ $r = 0 -a $q = 0 -a $w = 0 ]",
 		 sp, 60 * sv_slow(), s_cmd, tries, cp, 30 * sv_slow(), c_cmd,
-		 again, restart ? "kill $s 2>/dev/null; wait $s; start; " : "",
+		 again, restart ? "kill $s 2>/dev/null; wait $s; d=$i; start; " :
+		 "",
 		 want ? "grep -q '" : "", want ? want : "",
 		 want ? "' $o.c || w=1; " : "");
 	return sh(cmd);
