@@ -463,31 +463,27 @@ static void sv_destroy_cqs(struct rdma_cm_id *id)
  * rdma_get_send_comp() and rdma_get_recv_comp()) for each side whose
  * size is not 0.
  */
+static int sv_create_cq(struct rdma_cm_id *id, uint32_t size,
+			struct ibv_cq **cq, struct ibv_comp_channel **ch)
+{
+	if (!size)
+		return 0;
+	*ch = ibv_create_comp_channel(id->verbs);
+	if (!*ch)
+		return -1;
+	*cq = ibv_create_cq(id->verbs, size, id, *ch, 0);
+	return *cq ? 0 : -1;
+}
+
 static int sv_create_cqs(struct rdma_cm_id *id, uint32_t send_size,
 			 uint32_t recv_size)
 {
-	if (recv_size) {
-		id->recv_cq_channel = ibv_create_comp_channel(id->verbs);
-		if (!id->recv_cq_channel)
-			goto err;
-		id->recv_cq = ibv_create_cq(id->verbs, recv_size, id,
-					    id->recv_cq_channel, 0);
-		if (!id->recv_cq)
-			goto err;
-	}
-	if (send_size) {
-		id->send_cq_channel = ibv_create_comp_channel(id->verbs);
-		if (!id->send_cq_channel)
-			goto err;
-		id->send_cq = ibv_create_cq(id->verbs, send_size, id,
-					    id->send_cq_channel, 0);
-		if (!id->send_cq)
-			goto err;
+	if (sv_create_cq(id, recv_size, &id->recv_cq, &id->recv_cq_channel) ||
+	    sv_create_cq(id, send_size, &id->send_cq, &id->send_cq_channel)) {
+		sv_destroy_cqs(id);
+		return -1;
 	}
 	return 0;
-err:
-	sv_destroy_cqs(id);
-	return -1;
 }
 
 SV_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,

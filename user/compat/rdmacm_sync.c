@@ -20,10 +20,17 @@
 
 #include "rdmacm.h"
 
+/* An event's failure as errno (a rejection: ECONNREFUSED); 0: none. */
+static int sv_event_errno(const struct rdma_cm_event *ev)
+{
+	if (ev->event == RDMA_CM_EVENT_REJECTED)
+		return ECONNREFUSED;
+	return ev->status < 0 ? -ev->status : ev->status;
+}
+
 int sv_complete(struct rdma_cm_id *id)
 {
 	struct sv_cm_idp *p = sv_idp(id);
-	int status;
 
 	if (!p->sync)
 		return 0;
@@ -33,13 +40,9 @@ int sv_complete(struct rdma_cm_id *id)
 	}
 	if (rdma_get_cm_event(id->channel, &id->event))
 		return -1;
-	status = id->event->status;
-	if (!status)
+	if (!id->event->status)
 		return 0;
-	if (id->event->event == RDMA_CM_EVENT_REJECTED)
-		errno = ECONNREFUSED;
-	else
-		errno = status < 0 ? -status : status;
+	errno = sv_event_errno(id->event);
 	return -1;
 }
 
@@ -106,12 +109,8 @@ SV_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 	}
 	if (rdma_get_cm_event(listen->channel, &event))
 		return -1;
-	if (event->event == RDMA_CM_EVENT_REJECTED) {
-		errno = ECONNREFUSED;
-		goto err;
-	}
-	if (event->status) {
-		errno = event->status < 0 ? -event->status : event->status;
+	if (event->event == RDMA_CM_EVENT_REJECTED || event->status) {
+		errno = sv_event_errno(event);
 		goto err;
 	}
 	if (event->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
