@@ -566,6 +566,8 @@ static bool sv_engine_flush(struct sv_qp *qp)
 {
 	bool did;
 
+	/* The WQEs in flight on the wire are flushed with the rest. */
+	sv_wire_rc_forget(qp);
 	did = sv_wq_flush(&qp->sq, qp->send_cq, qp->qpn, true);
 	WRITE_ONCE(qp->tm_fin_pending, false);	/* in ERR: no FIN */
 	if (sv_steer_qp_pending(qp)) {
@@ -621,6 +623,47 @@ static u32 sv_wc_byte_len(const struct sv_send_wqe *w, u32 size)
 	}
 }
 
+/**
+ * sv_sq_complete - the head WQE of qp's send queue is done
+ * @qp: its engine holds qp->sq.lock
+ * @w: the WQE, copied out of its slot
+ * @size: the bytes of it copied
+ * @status: its completion's status
+ * @always: a completion even if it is not signaled (an error, a flush)
+ * @qp_err: the QP goes to ERR with it
+ *
+ * Its slot is the library's again, then its completion goes out.
+ */
+void sv_sq_complete(struct sv_qp *qp, const struct sv_send_wqe *w, u32 size,
+		    u32 status, bool always, bool qp_err)
+{
+	struct sv_wq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	/*
+	 * The slot is free before its completion is visible: an
+	 * application that saw the CQE may reuse the slot at once.
+	 */
+	sq->cons++;
+	/* Pairs with the library's acquire load of cons. */
+	smp_store_release(&sq->ring->cons, sq->cons);
+	/*
+	 * In ERR before the error completion shows: an application that
+	 * reacts to it with a modify to RESET must not find its new state
+	 * overwritten by this error afterwards.
+	 */
+	if (qp_err)
+		sv_qp_to_err(qp);
+	if (always || (w->send_flags & SV_SEND_SIGNALED) ||
+	    (qp->flags & SV_CREATE_QP_SQ_SIG_ALL))
+		sv_dp_push(qp->send_cq, w->wr_id, status,
+			   sv_wc_opcode(w->opcode),
+			   status ? 0 : sv_wc_byte_len(w, size), qp->qpn,
+			   false);
+	if (qp->retried)
+		sv_qp_reset_retries(qp);
+}
+
 /*
  * Execute qp's send queue: at most *wqes WQEs (and SV_ENGINE_BUDGET or
  * qbudget) and about *bytes bytes (and SV_ENGINE_BYTES); both are charged
@@ -634,7 +677,7 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 	u64 len = 0, max_len = min_t(u64, *bytes, SV_ENGINE_BYTES);
 	u32 budget = min(qbudget, *wqes);
 	enum sv_exec_result res;
-	bool did = false, sig, flushed, qp_err;
+	bool did = false, flushed, qp_err;
 	u32 prod, state, status, n;
 
 	lockdep_assert_held(&ef->run_lock);
@@ -654,6 +697,12 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 		did = sv_steer_qp_drain(qp, ef->exec_buf, budget);
 	if (state != SV_QPS_RTS)
 		goto out;
+	/* RC on the wire: WQEs in flight, completed as answers come. */
+	if (sv_wire_rc_on(qp)) {
+		did |= sv_wire_rc_run(qp, w, ef->scratch_size, ef->exec_buf,
+				      budget, wqes, bytes, wake);
+		goto out;
+	}
 	for (n = 0; n < budget; n++) {
 		if (qp->waiting) {
 			if (ktime_get_ns() < qp->wait_until) {
@@ -715,31 +764,9 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 			*wake = min(*wake, qp->wait_until);
 			break;
 		}
-		/*
-		 * The slot is free before its completion is visible: an
-		 * application that saw the CQE may reuse the slot at once.
-		 */
-		sq->cons++;
-		/* Pairs with the library's acquire load of cons. */
-		smp_store_release(&sq->ring->cons, sq->cons);
-		sig = (w->send_flags & SV_SEND_SIGNALED) ||
-		      (qp->flags & SV_CREATE_QP_SQ_SIG_ALL);
-		/*
-		 * In ERR before the error completion shows: an application
-		 * that reacts to it with a modify to RESET must not find
-		 * its new state overwritten by this error afterwards.
-		 */
 		qp_err = res == SV_EXEC_FATAL && sv_dci_stream_failed(qp, w);
-		if (qp_err)
-			sv_qp_to_err(qp);
-		if (res == SV_EXEC_FATAL || flushed || sig)
-			sv_dp_push(qp->send_cq, w->wr_id, status,
-				   sv_wc_opcode(w->opcode),
-				   status ? 0 : sv_wc_byte_len(w,
-							       ef->scratch_size),
-				   qp->qpn, false);
-		if (qp->retried)
-			sv_qp_reset_retries(qp);
+		sv_sq_complete(qp, w, ef->scratch_size, status,
+			       res == SV_EXEC_FATAL || flushed, qp_err);
 		if (qp_err) {
 			n++;
 			break;

@@ -948,6 +948,83 @@ enum sv_exec_result sv_exec_tm_fin(struct sv_qp *qp, void *buf, u32 *status)
 }
 
 /**
+ * sv_req_local - the local side of a send WQE, in @buf's scratch
+ * @r: the request: its qp and w (a private copy) set; the rest is filled
+ * @buf: sv_exec_buf_size() bytes of scratch memory
+ * @status: the requester's status when the result is SV_EXEC_FATAL
+ *
+ * Its inline data, or its local SGEs resolved (r->lsg, held until
+ * sv_req_release()), and its length checked: SV_EXEC_DONE, or
+ * SV_EXEC_FATAL with nothing held.
+ */
+enum sv_exec_result sv_req_local(struct sv_req *r, void *buf, u32 *status)
+{
+	struct sv_exec_buf *b = buf;
+	struct sv_send_wqe *w = r->w;
+	struct sv_qp *qp = r->qp;
+	struct sv_sge *sges = (struct sv_sge *)(w + 1);
+	u32 access = 0;
+
+	*status = SV_WC_SUCCESS;
+	r->rsg = &b->sg[0];
+	r->tsg = &b->sg[2];
+	r->rw = &b->rw;
+	if (w->opcode == SV_WR_FLUSH) {
+		/* No data: its range and kind travel in the WQE. */
+		if (!sv_flush_wqe_ok(w))
+			goto op_err;
+	} else if (w->opcode == SV_WR_ATOMIC_WRITE) {
+		/* Its 8 bytes travel in the WQE: no SGE, no inline data. */
+		if (w->num_sge || (w->send_flags & SV_SEND_INLINE))
+			goto op_err;
+		r->len = 8;
+	} else if (w->send_flags & SV_SEND_INLINE) {
+		if (w->inline_len > qp->cap.max_inline_data ||
+		    w->opcode == SV_WR_RDMA_READ ||
+		    w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
+		    w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
+			goto op_err;
+		r->inl = sges;
+		r->len = w->inline_len;
+	} else {
+		if (w->num_sge > qp->cap.max_send_sge)
+			goto op_err;
+		if (w->opcode == SV_WR_RDMA_READ ||
+		    w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
+		    w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
+			access = SV_ACCESS_LOCAL_WRITE;
+		if (sv_sg_resolve(&b->sg[1], qp->sdev, sv_qp_pd(qp), access,
+				  sges, w->num_sge)) {
+			*status = SV_WC_LOC_PROT_ERR;
+			return SV_EXEC_FATAL;
+		}
+		r->lsg = &b->sg[1];
+		r->len = r->lsg->len;
+	}
+	if (r->len > SV_MAX_MSG_SZ ||
+	    ((w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
+	      w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD) && r->len != 8) ||
+	    (qp->qp_type == SV_QPT_UD &&
+	     r->len > sv_mtu_bytes(SV_PORT_MAX_MTU))) {
+		sv_req_release(r);
+		*status = SV_WC_LOC_LEN_ERR;
+		return SV_EXEC_FATAL;
+	}
+	return SV_EXEC_DONE;
+op_err:
+	*status = SV_WC_LOC_QP_OP_ERR;
+	return SV_EXEC_FATAL;
+}
+
+/* What sv_req_local() holds. */
+void sv_req_release(struct sv_req *r)
+{
+	if (r->lsg)
+		sv_sg_release(r->lsg);
+	r->lsg = NULL;
+}
+
+/**
  * sv_exec_send - execute the send WQE w (a private copy) of qp
  * @qp: an RTS (or SQD finishing) QP; its engine holds qp->sq.lock
  * @w: the WQE, copied out of the ring; the SGEs or inline data follow it
@@ -958,12 +1035,8 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 				 void *buf, u32 *status)
 {
 	struct sv_exec_buf *b = buf;
-	struct sv_sge *sges = (struct sv_sge *)(w + 1);
-	enum sv_exec_result res = SV_EXEC_DONE;
-	struct sv_sg *lsg = NULL, *rsg;
+	enum sv_exec_result res;
 	struct sv_req r = { .qp = qp, .w = w };
-	u32 access = 0;
-	int ret;
 
 	/* A raw QP sends frames: steer/tx.c. */
 	if (qp->qp_type == SV_QPT_RAW_PACKET)
@@ -982,66 +1055,9 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 		*status = sv_mkey_exec(qp, w);
 		return *status ? SV_EXEC_FATAL : SV_EXEC_DONE;
 	}
-	rsg = &b->sg[0];
-	r.rsg = rsg;
-	r.tsg = &b->sg[2];
-	r.rw = &b->rw;
-	if (w->opcode == SV_WR_FLUSH) {
-		/* No data: its range and kind travel in the WQE. */
-		if (!sv_flush_wqe_ok(w)) {
-			*status = SV_WC_LOC_QP_OP_ERR;
-			res = SV_EXEC_FATAL;
-			goto out;
-		}
-	} else if (w->opcode == SV_WR_ATOMIC_WRITE) {
-		/* Its 8 bytes travel in the WQE: no SGE, no inline data. */
-		if (w->num_sge || (w->send_flags & SV_SEND_INLINE)) {
-			*status = SV_WC_LOC_QP_OP_ERR;
-			res = SV_EXEC_FATAL;
-			goto out;
-		}
-		r.len = 8;
-	} else if (w->send_flags & SV_SEND_INLINE) {
-		if (w->inline_len > qp->cap.max_inline_data ||
-		    w->opcode == SV_WR_RDMA_READ ||
-		    w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
-		    w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD) {
-			*status = SV_WC_LOC_QP_OP_ERR;
-			res = SV_EXEC_FATAL;
-			goto out;
-		}
-		r.inl = sges;
-		r.len = w->inline_len;
-	} else {
-		if (w->num_sge > qp->cap.max_send_sge) {
-			*status = SV_WC_LOC_QP_OP_ERR;
-			res = SV_EXEC_FATAL;
-			goto out;
-		}
-		lsg = &b->sg[1];
-		if (w->opcode == SV_WR_RDMA_READ ||
-		    w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
-		    w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD)
-			access = SV_ACCESS_LOCAL_WRITE;
-		ret = sv_sg_resolve(lsg, qp->sdev, sv_qp_pd(qp), access, sges,
-				    w->num_sge);
-		if (ret) {
-			*status = SV_WC_LOC_PROT_ERR;
-			res = SV_EXEC_FATAL;
-			goto out;
-		}
-		r.lsg = lsg;
-		r.len = lsg->len;
-	}
-	if (r.len > SV_MAX_MSG_SZ ||
-	    ((w->opcode == SV_WR_ATOMIC_CMP_AND_SWP ||
-	      w->opcode == SV_WR_ATOMIC_FETCH_AND_ADD) && r.len != 8) ||
-	    (qp->qp_type == SV_QPT_UD &&
-	     r.len > sv_mtu_bytes(SV_PORT_MAX_MTU))) {
-		*status = SV_WC_LOC_LEN_ERR;
-		res = SV_EXEC_FATAL;
-		goto out_lsg;
-	}
+	res = sv_req_local(&r, buf, status);
+	if (res != SV_EXEC_DONE)
+		return res;
 
 	r.dqp = sv_dest_qp(&r);
 	if (IS_ERR(r.dqp)) {
@@ -1056,12 +1072,15 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 	 */
 	if (!r.dqp && r.wire &&
 	    (qp->qp_type == SV_QPT_UD || (qp->wire && qp->wire->on))) {
-		if (qp->qp_type == SV_QPT_UD)
+		if (qp->qp_type == SV_QPT_UD) {
 			res = sv_wire_ud_send(&r, status);
-		else if (qp->qp_type == SV_QPT_UC)
+		} else if (qp->qp_type == SV_QPT_UC) {
 			res = sv_wire_uc_send(&r, status);
-		else
-			res = sv_wire_rc_send(&r, status);
+		} else {
+			/* RC: what rc_req.c does not put on the wire, yet */
+			*status = SV_WC_LOC_QP_OP_ERR;
+			res = SV_EXEC_FATAL;
+		}
 		goto out_lsg;
 	}
 	if (!r.dqp) {
@@ -1116,9 +1135,7 @@ enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 out_dqp:
 	sv_qp_put(r.dqp);
 out_lsg:
-	if (lsg)
-		sv_sg_release(lsg);
-out:
+	sv_req_release(&r);
 	return res;
 }
 

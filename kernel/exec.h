@@ -102,6 +102,8 @@ int sv_sg_copy_at(struct sv_sg *dst, u64 doff, struct sv_sg *src, u64 soff,
 int sv_sg_write(struct sv_sg *dst, u64 doff, const void *buf, u64 len);
 int sv_sg_remote(struct sv_sg *sg, struct sv_qp *dqp, struct sv_pd *pd,
 		 u32 access, u32 rkey, u64 addr, u64 len);
+enum sv_exec_result sv_req_local(struct sv_req *r, void *buf, u32 *status);
+void sv_req_release(struct sv_req *r);
 int sv_req_read(struct sv_req *r, u64 off, void *buf, u64 len);
 int sv_req_payload_at(struct sv_req *r, u64 soff, struct sv_sg *dst,
 		      u64 len);

@@ -822,6 +822,8 @@ size_t sv_exec_buf_size(void);
 enum sv_exec_result sv_exec_tm_fin(struct sv_qp *qp, void *buf, u32 *status);
 enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 				 void *buf, u32 *status);
+void sv_sq_complete(struct sv_qp *qp, const struct sv_send_wqe *w, u32 size,
+		    u32 status, bool always, bool qp_err);
 void sv_qp_to_err(struct sv_qp *qp);
 void sv_qp_fatal(struct sv_qp *qp);
 void sv_dp_push(struct sv_uobj *cq, u64 wr_id, u32 status, u32 opcode,

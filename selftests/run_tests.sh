@@ -35,6 +35,25 @@ else
 fi
 svctl=${BUILD:-$top/build}/bin/svctl
 
+# guard PID SECS PROG: if timeout(1)'s PID still runs after SECS, print
+# the stacks of the tasks stuck in the kernel (and every blocked task's
+# to dmesg), and kill PID so that the run goes on.
+guard() {
+	local pid=$1 secs=$2 prog=$3 i p
+	for ((i = 0; i < secs; i += 5)); do
+		sleep 5
+		kill -0 "$pid" 2>/dev/null || return 0
+	done
+	echo "# $prog did not end ${secs}s after it started: stuck tasks"
+	for p in /proc/[0-9]*; do
+		[ "$(awk '{print $3}' "$p/stat" 2>/dev/null)" = D ] || continue
+		echo "# ${p#/proc/} $(cat "$p/comm" 2>/dev/null):"
+		sed 's/^/#   /' "$p/stack" 2>/dev/null
+	done
+	echo w >/proc/sysrq-trigger 2>/dev/null
+	kill -9 "$pid" 2>/dev/null
+}
+
 pass=0 fail=0 skip=0
 echo "TAP version 13"
 echo "1..${#tests[@]}"
@@ -59,11 +78,21 @@ for t in "${tests[@]}"; do
 	fi
 	t_prog=$(sed -n "s/^timeout\.$prog=//p" "$top/selftests/settings")
 	t_prog=$((${t_prog:-$timeout_base} * ${SV_SLOW:-1}))
-	timeout "$t_prog" "$out/$prog" >"$log" 2>&1
+	# timeout(1) waits for its program however long it takes to die: one
+	# stuck in the kernel (D state) would hold the whole run. guard()
+	# gives it 30 s past its time, then reports the stuck tasks and lets
+	# the run go on without it.
+	timeout -k 10 "$t_prog" "$out/$prog" >"$log" 2>&1 &
+	tpid=$!
+	guard "$tpid" $((t_prog + 30)) "$prog" >"$log.hung" 2>&1 &
+	wait "$tpid"
 	rc=$?
 	[ -z "$idle" ] || "$svctl" dev set softverbs0 idle_us \
 		"$(cat /sys/module/softverbs/parameters/idle_us)" || rc=1
 	sed 's/^/# /' "$log"
+	# What guard() saw, if it had to (it ends within 5 s of the program)
+	cat "$log.hung" 2>/dev/null
+	rm -f "$log.hung"
 	totals=$(sed -n 's/^# Totals: pass:\([0-9]*\) fail:\([0-9]*\) xfail:[0-9]* xpass:[0-9]* skip:\([0-9]*\) error:\([0-9]*\).*/\1 \2 \3 \4/p' "$log" | tail -n 1)
 	rm -f "$log"
 	if [ -z "$totals" ]; then

@@ -9,7 +9,9 @@
  * atomics with their results, SEND and WRITE with immediate and their exact
  * completions, an RNR NAK that waits for the receive and one whose
  * retries run out, a bad rkey (IBV_WC_REM_ACCESS_ERR, the responder in
- * ERR), a SEND too long for its receive (IBV_WC_REM_INV_REQ_ERR and
+ * ERR), a full send queue of mixed WQEs in flight at once (in order, data
+ * verified, atomics once each), IBV_SEND_FENCE after a READ, a failure
+ * among WQEs in flight (those after it flushed), a SEND too long for its receive (IBV_WC_REM_INV_REQ_ERR and
  * IBV_WC_LOC_LEN_ERR), UC WRITE with immediate, UD multicast with the
  * groups joined on the netdev.
  */
@@ -303,6 +305,187 @@ TEST_F_TIMEOUT(wire, rc_recv_too_short, 120)
 	ASSERT_EQ(IBV_WC_REM_INV_REQ_ERR, wait1(&a, &wc));
 	ASSERT_EQ(IBV_WC_LOC_LEN_ERR, wait1(&b, &wc));
 	EXPECT_EQ(23, wc.wr_id);
+	vend_close(&a);
+	vend_close(&b);
+}
+
+/* wr as one of a chain: op, local and remote address, signaled. */
+static void chain_wr(struct ibv_send_wr *wr, struct ibv_sge *sg,
+		     struct vend *a, struct vend *b, enum ibv_wr_opcode op,
+		     size_t loff, size_t roff, uint32_t len, uint64_t id)
+{
+	memset(wr, 0, sizeof(*wr));
+	sg->addr = (uintptr_t)a->buf + loff;
+	sg->length = len;
+	sg->lkey = a->mr->lkey;
+	wr->wr_id = id;
+	wr->sg_list = sg;
+	wr->num_sge = 1;
+	wr->opcode = op;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr->wr.atomic.remote_addr = (uintptr_t)b->buf + roff;
+		wr->wr.atomic.rkey = b->mr->rkey;
+		wr->wr.atomic.compare_add = 1;
+	} else {
+		wr->wr.rdma.remote_addr = (uintptr_t)b->buf + roff;
+		wr->wr.rdma.rkey = b->mr->rkey;
+	}
+}
+
+/*
+ * Many WQEs on the wire at once: rounds of 16 posted as one chain (a
+ * full send queue: WRITEs of 3 packets, READs, fetch-and-adds, SENDs;
+ * more READs and atomics than max_rd_atomic) complete in order with
+ * their data, the atomics carried out in order, once each.
+ */
+#define FAA_OFF	200000
+TEST_F_TIMEOUT(wire, rc_pipeline, 120)
+{
+	enum ibv_wr_opcode ops[4] = { IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ,
+				      IBV_WR_ATOMIC_FETCH_AND_ADD,
+				      IBV_WR_SEND };
+	enum ibv_wc_opcode wcs[4] = { IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ,
+				      IBV_WC_FETCH_ADD, IBV_WC_SEND };
+	struct ibv_send_wr wr[16], *bad;
+	struct ibv_sge sg[16];
+	struct vend a, b;
+	struct ibv_wc wc;
+	uint64_t *res;
+	int r, k;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 7));
+	for (r = 0; r < 20; r++) {
+		sv_fill(a.buf, 48000, r);
+		sv_fill(b.buf + 100000, 32000, 100 + r);
+		sv_fill(a.buf + 210000, 8000, 200 + r);
+		memset(a.buf + 100000, 0, 32000);
+		for (k = 0; k < 4; k++)
+			ASSERT_EQ(0, post_recv(b.qp, b.mr,
+					       b.buf + 300000 + k * 500, 500,
+					       1000 + k));
+		for (k = 0; k < 16; k++) {
+			switch (k % 4) {
+			case 0:
+				chain_wr(&wr[k], &sg[k], &a, &b, ops[0],
+					 k * 3000, k * 3000, 3000, k);
+				break;
+			case 1:
+				chain_wr(&wr[k], &sg[k], &a, &b, ops[1],
+					 100000 + k * 2000, 100000 + k * 2000,
+					 2000, k);
+				break;
+			case 2:
+				chain_wr(&wr[k], &sg[k], &a, &b, ops[2],
+					 FAA_OFF + 8 + k * 8, FAA_OFF, 8, k);
+				break;
+			default:
+				chain_wr(&wr[k], &sg[k], &a, &b, ops[3],
+					 210000 + k * 500, 0, 500, k);
+			}
+			wr[k].next = k < 15 ? &wr[k + 1] : NULL;
+		}
+		ASSERT_EQ(0, ibv_post_send(a.qp, wr, &bad));
+		for (k = 0; k < 16; k++) {
+			ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+			ASSERT_EQ(k, wc.wr_id);
+			ASSERT_EQ(wcs[k % 4], wc.opcode);
+		}
+		for (k = 0; k < 4; k++) {
+			ASSERT_EQ(IBV_WC_SUCCESS, wait1(&b, &wc));
+			ASSERT_EQ(1000 + k, wc.wr_id);
+			ASSERT_EQ(500, wc.byte_len);
+			ASSERT_EQ(0, memcmp(b.buf + 300000 + k * 500,
+					    a.buf + 210000 + (4 * k + 3) * 500,
+					    500));
+		}
+		for (k = 0; k < 16; k += 4)
+			ASSERT_EQ(0, memcmp(a.buf + k * 3000, b.buf + k * 3000,
+					    3000));
+		for (k = 1; k < 16; k += 4)
+			ASSERT_EQ(0, memcmp(a.buf + 100000 + k * 2000,
+					    b.buf + 100000 + k * 2000, 2000));
+		/* Each fetch-and-add once, in order: 0, 1, 2, ... */
+		for (k = 2; k < 16; k += 4) {
+			res = (uint64_t *)(a.buf + FAA_OFF + 8 + k * 8);
+			ASSERT_EQ(r * 4 + k / 4, *res);
+		}
+	}
+	EXPECT_EQ(80, *(uint64_t *)(b.buf + FAA_OFF));
+	vend_close(&a);
+	vend_close(&b);
+}
+
+/*
+ * IBV_SEND_FENCE: a SEND of what a READ before it brings waits for the
+ * READ's data (without the fence it may go before it comes: it does).
+ */
+TEST_F_TIMEOUT(wire, rc_fence, 120)
+{
+	struct ibv_send_wr wr[2], *bad;
+	struct ibv_sge sg[2];
+	struct vend a, b;
+	struct ibv_wc wc;
+	int r;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 7));
+	for (r = 0; r < 10; r++) {
+		sv_fill(b.buf, 8000, 50 + r);
+		memset(a.buf, 0, 8000);
+		ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf + LEN, 8000, 30));
+		chain_wr(&wr[0], &sg[0], &a, &b, IBV_WR_RDMA_READ, 0, 0, 8000,
+			 1);
+		chain_wr(&wr[1], &sg[1], &a, &b, IBV_WR_SEND, 0, 0, 8000, 2);
+		wr[1].send_flags |= IBV_SEND_FENCE;
+		wr[0].next = &wr[1];
+		ASSERT_EQ(0, ibv_post_send(a.qp, wr, &bad));
+		ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+		ASSERT_EQ(1, wc.wr_id);
+		ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+		ASSERT_EQ(2, wc.wr_id);
+		ASSERT_EQ(IBV_WC_SUCCESS, wait1(&b, &wc));
+		ASSERT_EQ(0, memcmp(b.buf, b.buf + LEN, 8000));
+	}
+	vend_close(&a);
+	vend_close(&b);
+}
+
+/*
+ * A failure among WQEs in flight: those before it complete, it fails,
+ * those after it are flushed, the QP is in ERR.
+ */
+TEST_F_TIMEOUT(wire, rc_pipeline_error, 120)
+{
+	struct ibv_send_wr wr[4], *bad;
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr qa;
+	struct ibv_sge sg[4];
+	struct vend a, b;
+	struct ibv_wc wc;
+	int k;
+
+	ASSERT_EQ(0, vpair(self, &a, &b, IBV_QPT_RC, 7));
+	ASSERT_EQ(0, post_recv(b.qp, b.mr, b.buf + LEN, 100, 40));
+	sv_fill(a.buf, 4000, 7);
+	for (k = 0; k < 4; k++) {
+		chain_wr(&wr[k], &sg[k], &a, &b,
+			 k == 3 ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, k * 1000,
+			 k * 1000, 1000, k);
+		wr[k].next = k < 3 ? &wr[k + 1] : NULL;
+	}
+	wr[1].wr.rdma.rkey ^= 0x100;
+	ASSERT_EQ(0, ibv_post_send(a.qp, wr, &bad));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait1(&a, &wc));
+	EXPECT_EQ(0, wc.wr_id);
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR, wait1(&a, &wc));
+	EXPECT_EQ(1, wc.wr_id);
+	ASSERT_EQ(IBV_WC_WR_FLUSH_ERR, wait1(&a, &wc));
+	EXPECT_EQ(2, wc.wr_id);
+	ASSERT_EQ(IBV_WC_WR_FLUSH_ERR, wait1(&a, &wc));
+	EXPECT_EQ(3, wc.wr_id);
+	EXPECT_EQ(0, memcmp(a.buf, b.buf, 1000));
+	ASSERT_EQ(0, ibv_query_qp(a.qp, &qa, IBV_QP_STATE, &ia));
+	EXPECT_EQ(IBV_QPS_ERR, qa.qp_state);
 	vend_close(&a);
 	vend_close(&b);
 }

@@ -107,8 +107,7 @@ void sv_wire_qp_reset(struct sv_qp *qp)
 	qp->wire->on = false;
 	qp->wire->resp = SV_RESP_IDLE;
 	qp->wire->have_wqe = false;
-	qp->wire->req_busy = false;
-	skb_queue_purge(&qp->wire->resps);
+	sv_wire_rc_forget(qp);
 }
 
 /* With the QP: the last reference is gone, nobody runs it. */

@@ -113,6 +113,16 @@ enum sv_wire_resp {
 
 #define SV_WIRE_MAX_RES		SV_MAX_QP_RD_ATOM
 
+/*
+ * The RC requester (rc_req.c): at most SV_RC_MAX_FL WQEs (a power of 2)
+ * and SV_RC_WINDOW packets past the first unacknowledged one on the wire
+ * (a READ asks for its responses in pieces of at most that many): a
+ * burst the peer's receive path and the veth or NIC queues between can
+ * take. More go out as the answers come back.
+ */
+#define SV_RC_MAX_FL		128
+#define SV_RC_WINDOW		128
+
 struct sv_wire_qp {
 	bool on;		/* RTR reached with a remote destination */
 	u32 epsn;		/* the responder's expected PSN */
@@ -134,15 +144,25 @@ struct sv_wire_qp {
 		bool valid;
 		u64 orig;
 	} res[SV_WIRE_MAX_RES];
-	/* RC requester: the head WQE on the wire, one at a time */
-	bool req_busy;
-	u32 req_psn;		/* its first PSN */
-	u32 req_npkts;		/* its packets (a READ: its responses) */
-	u32 req_acked;		/* of them acknowledged (or placed) */
-	u32 req_sent;		/* of them sent (a READ: asked for) */
-	u32 req_mtu;
-	bool req_resend;	/* go back to req_acked when the wait ends */
-	u64 req_deadline;	/* ktime_get_ns(): retransmit then */
+	/*
+	 * RC requester (rc_req.c): the WQEs in flight, at the SQ's slots
+	 * cons to cons + nfl - 1, fl[fl_head] the one at cons.
+	 */
+	u32 nfl;
+	u32 fl_head;
+	u32 nrd;		/* READs and atomics among them */
+	bool resend;		/* go back when the wait ends */
+	u64 deadline;		/* ktime_get_ns(): retransmit then */
+	struct sv_rc_fl {
+		u64 len;	/* its message length */
+		u32 psn;	/* its first PSN */
+		u32 npkts;	/* its packets (a READ: its responses) */
+		u32 acked;	/* of them acknowledged (or placed) */
+		u32 sent;	/* of them sent (a READ: asked for) */
+		u16 mtu;
+		u8 opcode;
+		u8 status;	/* failed: its completion's status */
+	} fl[SV_RC_MAX_FL];
 	struct sk_buff_head resps;	/* ACKs and responses, in order */
 };
 
@@ -233,11 +253,34 @@ void sv_wire_conn_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
 bool sv_wire_uc_recv(struct sv_qp *qp, struct sk_buff *skb,
 		     const struct sv_rx_meta *m, void *buf);
 
+/* PSNs: a - b in PSN space (24 bits, wrapping), and psn + n */
+static inline s32 sv_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+static inline u32 sv_psn_add(u32 psn, u32 n)
+{
+	return (psn + n) & SV_BTH_PSN_MASK;
+}
+
 /* rc.c */
-enum sv_exec_result sv_wire_rc_send(struct sv_req *r, u32 *status);
+void sv_wire_rc_bth(struct sv_bth *bth, u8 op, u32 dqpn, u32 psn,
+		    u32 paylen, bool se, bool ackreq);
+bool sv_wire_rc_route(struct sv_qp *qp, struct sv_wire_tx *t);
 bool sv_wire_rc_recv(struct sv_qp *qp, struct sk_buff *skb,
 		     const struct sv_rx_meta *m, void *buf);
 void sv_wire_qp_free(struct sv_qp *qp);
+
+/* rc_req.c */
+static inline bool sv_wire_rc_on(const struct sv_qp *qp)
+{
+	return qp->qp_type == SV_QPT_RC && qp->wire && qp->wire->on;
+}
+
+bool sv_wire_rc_run(struct sv_qp *qp, struct sv_send_wqe *w, u32 wsize,
+		    void *buf, u32 budget, u32 *wqes, u64 *bytes, u64 *wake);
+void sv_wire_rc_forget(struct sv_qp *qp);
 
 /* The destination address of a frame rx.c took, as a GID. */
 static inline void sv_wire_dgid(const struct sk_buff *skb, u8 *gid)
