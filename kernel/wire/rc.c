@@ -454,7 +454,7 @@ bool sv_wire_rc_recv(struct sv_qp *qp, struct sk_buff *skb,
 		 * packet that can be (and some): a flood is dropped.
 		 */
 		if (!wq->nfl ||
-		    skb_queue_len(&wq->resps) > SV_RC_WINDOW + 16) {
+		    skb_queue_len(&wq->resps) > 2 * SV_RC_WINDOW + 16) {
 			sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
 			return true;
 		}

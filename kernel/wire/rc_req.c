@@ -29,8 +29,11 @@
  * answer was lost. Go-back-N: a PSN sequence NAK, or the local ACK
  * timeout (the QP's timeout, restarted by progress), sends again from
  * the first packet not answered, each WQE in flight from where its
- * answers reached (a READ asks again for the rest), at most retry_cnt
- * times without progress, then the oldest WQE ends with
+ * answers reached (a READ asks again for the rest). Until an answer
+ * comes from past that point, the answers to what went before do not
+ * send anything again (nor a NAK for that point): a retry at a time, as
+ * rxe's. At most retry_cnt timeouts without progress, then the oldest
+ * WQE ends with
  * IBV_WC_RETRY_EXC_ERR; an RNR NAK waits the responder's RNR timer, at
  * most rnr_retry times (7: for ever), then IBV_WC_RNR_RETRY_EXC_ERR; a
  * NAK for an invalid request, a remote access or operational error ends
@@ -270,6 +273,17 @@ static bool sv_rc_push(struct sv_rc_run *x)
 		if (room <= 0)
 			break;
 		end = min_t(u32, e->npkts, e->sent + room);
+		/*
+		 * A READ asks in pieces of SV_RC_WINDOW responses (the last
+		 * may overshoot the window): asked again, a piece is asked
+		 * for from where its answers reached to its end, never more
+		 * than it was at first (a responder such as rxe answers a
+		 * duplicate READ only within the request it had).
+		 */
+		if (e->opcode == SV_WR_RDMA_READ)
+			end = min_t(u32, e->npkts,
+				    rounddown(e->sent, SV_RC_WINDOW) +
+				    SV_RC_WINDOW);
 		if (!sv_rc_resolve(x, i, &status)) {
 			sv_rc_fail(x, i, status);
 			e->sent = e->npkts;
@@ -329,10 +343,11 @@ static void sv_rc_before(struct sv_rc_run *x, u32 i)
 		e = sv_rc_fl(x->wq, j);
 		if (e->acked == e->npkts)
 			continue;
-		if (sv_rc_op_rd(e->opcode))
-			sv_rc_go_back(x->wq, 0);
-		else
+		/* (Not again for the answers to what went before a retry) */
+		if (!sv_rc_op_rd(e->opcode))
 			sv_rc_answered(x, e, e->npkts);
+		else if (!x->wq->retrying)
+			sv_rc_go_back(x->wq, 0);
 	}
 }
 
@@ -385,7 +400,10 @@ static void sv_rc_aeth(struct sv_rc_run *x, u32 i, u32 idx, u32 syn)
 		return;
 	}
 	if ((syn & 0x1f) == SV_NAK_PSN_SEQ) {
-		sv_rc_go_back(x->wq, 0);
+		/* Not again for where a retry went back to already */
+		if (!x->wq->retrying ||
+		    sv_psn_add(e->psn, idx) != x->wq->retry_psn)
+			sv_rc_go_back(x->wq, 0);
 		return;
 	}
 	sv_rc_fail(x, i, sv_rc_nak_status(syn & 0x1f));
@@ -518,6 +536,8 @@ static void sv_rc_timer(struct sv_rc_run *x, u64 now)
 		sv_stat_add(qp->sdev, SV_STAT_RETRIES, 1);
 	}
 	wq->resend = false;
+	wq->retrying = true;
+	wq->retry_psn = sv_rc_una(qp, wq);
 	sv_stat_add(qp->sdev, SV_STAT_WIRE_RETRANSMITS, 1);
 	for (i = 0; i < wq->nfl; i++) {
 		e = sv_rc_fl(wq, i);
@@ -544,6 +564,7 @@ static void sv_rc_start(struct sv_rc_run *x, u64 now)
 	if (!wq->nfl) {
 		wq->deadline = now + sv_timeout_ns(qp->attr.timeout);
 		wq->resend = false;
+		wq->retrying = false;
 	}
 	wq->nfl++;
 	if (sv_rc_op_rd(e->opcode))
@@ -638,14 +659,20 @@ bool sv_wire_rc_run(struct sv_qp *qp, struct sv_send_wqe *w, u32 wsize,
 	did = sv_rc_answers(&x);
 	now = ktime_get_ns();
 	/*
-	 * Progress (packets answered) restarts the timer and the retry
-	 * count, which counts timeouts without any.
+	 * Progress (packets answered) restarts the retry count, which
+	 * counts timeouts without any, and the timer (unless a go-back
+	 * waits); past where a retry went back to, the retry is over.
 	 */
-	if (x.progress && !wq->resend) {
-		wq->deadline = now + sv_timeout_ns(qp->attr.timeout);
+	if (x.progress) {
+		if (!wq->resend)
+			wq->deadline = now + sv_timeout_ns(qp->attr.timeout);
 		spin_lock_bh(&qp->lock);
 		qp->retry_left = qp->attr.retry_cnt;
 		spin_unlock_bh(&qp->lock);
+		if (wq->retrying &&
+		    (!wq->nfl ||
+		     sv_psn_diff(sv_rc_una(qp, wq), wq->retry_psn) > 0))
+			wq->retrying = false;
 	}
 	did |= sv_rc_complete(&x, &n);
 	if (READ_ONCE(qp->attr.qp_state) != SV_QPS_RTS)
@@ -710,5 +737,6 @@ void sv_wire_rc_forget(struct sv_qp *qp)
 	wq->nfl = 0;
 	wq->nrd = 0;
 	wq->resend = false;
+	wq->retrying = false;
 	skb_queue_purge(&wq->resps);
 }

@@ -116,9 +116,10 @@ enum sv_wire_resp {
 /*
  * The RC requester (rc_req.c): at most SV_RC_MAX_FL WQEs (a power of 2)
  * and SV_RC_WINDOW packets past the first unacknowledged one on the wire
- * (a READ asks for its responses in pieces of at most that many): a
- * burst the peer's receive path and the veth or NIC queues between can
- * take. More go out as the answers come back.
+ * (a READ asks for its responses in pieces of that many, the last of
+ * which may overshoot the window): a burst the peer's receive path and
+ * the veth or NIC queues between can take. More go out as the answers
+ * come back.
  */
 #define SV_RC_MAX_FL		128
 #define SV_RC_WINDOW		128
@@ -152,6 +153,8 @@ struct sv_wire_qp {
 	u32 fl_head;
 	u32 nrd;		/* READs and atomics among them */
 	bool resend;		/* go back when the wait ends */
+	bool retrying;		/* went back to retry_psn, no answer yet */
+	u32 retry_psn;
 	u64 deadline;		/* ktime_get_ns(): retransmit then */
 	struct sv_rc_fl {
 		u64 len;	/* its message length */
