@@ -695,14 +695,17 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 	if (state >= SV_QPS_RTR && state <= SV_QPS_SQE &&
 	    sv_steer_qp_pending(qp))
 		did = sv_steer_qp_drain(qp, ef->exec_buf, budget);
-	if (state != SV_QPS_RTS)
-		goto out;
-	/* RC on the wire: WQEs in flight, completed as answers come. */
-	if (sv_wire_rc_on(qp)) {
+	/*
+	 * RC on the wire: WQEs in flight, completed as answers come (in SQD
+	 * too, until none is left; no new one starts there).
+	 */
+	if ((state == SV_QPS_RTS || state == SV_QPS_SQD) && sv_wire_rc_on(qp)) {
 		did |= sv_wire_rc_run(qp, w, ef->scratch_size, ef->exec_buf,
 				      budget, wqes, bytes, wake);
 		goto out;
 	}
+	if (state != SV_QPS_RTS)
+		goto out;
 	for (n = 0; n < budget; n++) {
 		if (qp->waiting) {
 			if (ktime_get_ns() < qp->wait_until) {

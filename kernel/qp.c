@@ -536,8 +536,9 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 		sv_qp_apply_modify(qp, m->attr_mask, &m->attr);
 	notify = !ret && to_sqd && qp->attr.en_sqd_async_notify;
 	/*
-	 * Nothing is in flight yet, so the send queue is drained at once:
-	 * tell the owner if it asked to know (every handle of a TGT QP).
+	 * Nothing is in flight on a local QP, so the send queue is drained
+	 * at once: tell the owner if it asked to know (every handle of a
+	 * TGT QP).
 	 */
 	if (notify && tgt)
 		sv_xrc_qp_event(qp, SV_EVENT_SQ_DRAINED);
@@ -550,7 +551,8 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 	kfree(wire);
 	if (!ret && !tgt && (m->attr_mask & SV_QP_STATE))
 		sv_dp_qp_modified(qp, old_state);
-	if (notify && !tgt)
+	/* An RC QP on the wire drains when its WQEs in flight completed. */
+	if (notify && !tgt && !sv_wire_rc_drain_later(qp))
 		sv_async_event(f, SV_EVENT_SQ_DRAINED, qp->user_handle,
 			       &qp->events);
 	sv_qp_put(qp);

@@ -2,8 +2,8 @@
 /*
  * softverbs on the wire: what the UC and RC transports share about a
  * message's packets. Its opcodes in order (FIRST, MIDDLE... LAST, or
- * ONLY; with immediate data on the last), and a SEND packet's payload
- * placed in the receive WQE the message took.
+ * ONLY; with immediate data on the last), their RETH and immediate data,
+ * and a SEND packet's payload placed in the receive WQE the message took.
  */
 #include "wire.h"
 
@@ -19,6 +19,25 @@ u8 sv_wire_msg_op(bool write, bool imm, u32 i, u32 n)
 		return write ? SV_OP_WRITE_MIDDLE : SV_OP_SEND_MIDDLE;
 	return write ? (imm ? SV_OP_WRITE_LAST_IMM : SV_OP_WRITE_LAST) :
 		       (imm ? SV_OP_SEND_LAST_IMM : SV_OP_SEND_LAST);
+}
+
+/*
+ * After packet i's BTH at p (of n of a message of len bytes from w): the
+ * first packet's RETH for a WRITE, the last one's immediate data.
+ */
+void sv_wire_msg_ext(u8 *p, const struct sv_send_wqe *w, u64 len, bool write,
+		     bool imm, u32 i, u32 n)
+{
+	if (write && !i) {
+		struct sv_reth *reth = (struct sv_reth *)p;
+
+		reth->va = cpu_to_be64(w->remote_addr);
+		reth->rkey = htonl(w->rkey);
+		reth->len = htonl(len);
+		p += sizeof(*reth);
+	}
+	if (imm && i == n - 1)
+		memcpy(p, &w->imm_data, 4);
 }
 
 /*

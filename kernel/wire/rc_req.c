@@ -39,7 +39,9 @@
  * NAK for an invalid request, a remote access or operational error ends
  * its WQE with IBV_WC_REM_INV_REQ_ERR, _REM_ACCESS_ERR or _REM_OP_ERR
  * once those before it completed. The QP goes to ERR with a failed WQE;
- * the WQEs after it are flushed.
+ * the WQEs after it are flushed. In SQD the WQEs in flight go on to
+ * their completions and none starts; the SQ_DRAINED event the owner
+ * asked for comes after the last of them.
  */
 #include "../compat.h"
 #include "wire.h"
@@ -219,17 +221,8 @@ static void sv_rc_transmit(struct sv_rc_run *x, u32 i, u32 k, u32 end)
 			       sv_psn_add(e->psn, j), seg,
 			       last && (w->send_flags & SV_SEND_SOLICITED),
 			       j == end - 1 || !((j + 1) % SV_RC_ACK_EVERY));
-		p += sizeof(struct sv_bth);
-		if (reth) {
-			struct sv_reth *h = (struct sv_reth *)p;
-
-			h->va = cpu_to_be64(w->remote_addr);
-			h->rkey = htonl(w->rkey);
-			h->len = htonl(e->len);
-			p += sizeof(*h);
-		}
-		if (imm && last)
-			memcpy(p, &w->imm_data, 4);
+		sv_wire_msg_ext(p + sizeof(struct sv_bth), w, e->len, write, imm,
+				j, n);
 		sv_wire_xmit(qp->sdev, &x->t);
 	}
 }
@@ -651,7 +644,7 @@ bool sv_wire_rc_run(struct sv_qp *qp, struct sv_send_wqe *w, u32 wsize,
 			       .wsize = wsize, .buf = buf, .cur = -1 };
 	struct sv_wire_qp *wq = qp->wire;
 	struct sv_wq *sq = &qp->sq;
-	u32 n = 0, prod;
+	u32 n = 0, prod, state;
 	u64 len = 0, now;
 	bool did, ran;
 
@@ -675,11 +668,21 @@ bool sv_wire_rc_run(struct sv_qp *qp, struct sv_send_wqe *w, u32 wsize,
 			wq->retrying = false;
 	}
 	did |= sv_rc_complete(&x, &n);
-	if (READ_ONCE(qp->attr.qp_state) != SV_QPS_RTS)
+	state = READ_ONCE(qp->attr.qp_state);
+	if (state != SV_QPS_RTS && state != SV_QPS_SQD)
 		goto out;
 	sv_rc_timer(&x, now);
 	did |= sv_rc_complete(&x, &n);
 	did |= sv_rc_push(&x);
+	/* SQD: the ones in flight finish, then the owner may hear so. */
+	if (state == SV_QPS_SQD) {
+		if (!wq->nfl && wq->drain_notify) {
+			wq->drain_notify = false;
+			sv_async_event(qp->uobj.file, SV_EVENT_SQ_DRAINED,
+				       qp->user_handle, &qp->events);
+		}
+		goto out;
+	}
 	while (n < budget) {
 		/* Pairs with the library's release store of prod. */
 		prod = smp_load_acquire(&sq->ring->prod);
@@ -723,6 +726,26 @@ out:
 	return did;
 }
 
+/**
+ * sv_wire_rc_drain_later - a modify to SQD: is the SQ drained later?
+ * @qp: just moved from RTS to SQD, its owner asking for SQ_DRAINED
+ *
+ * True if WQEs are in flight on the wire: the event comes when the last
+ * of them completed (sv_wire_rc_run()). False if it is drained now.
+ */
+bool sv_wire_rc_drain_later(struct sv_qp *qp)
+{
+	bool later = false;
+
+	mutex_lock(&qp->sq.lock);
+	if (sv_wire_rc_on(qp) && qp->wire->nfl) {
+		qp->wire->drain_notify = true;
+		later = true;
+	}
+	mutex_unlock(&qp->sq.lock);
+	return later;
+}
+
 /*
  * The WQEs in flight are forgotten (the QP is reset, or in ERR: the SQ
  * is flushed from its consumer index), and their answers with them.
@@ -738,5 +761,6 @@ void sv_wire_rc_forget(struct sv_qp *qp)
 	wq->nrd = 0;
 	wq->resend = false;
 	wq->retrying = false;
+	wq->drain_notify = false;
 	skb_queue_purge(&wq->resps);
 }

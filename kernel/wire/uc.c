@@ -86,17 +86,7 @@ enum sv_exec_result sv_wire_uc_send(struct sv_req *r, u32 *status)
 		bth->qpn = htonl(qp->dest_qpn & SV_QPN_MASK);
 		bth->apsn = htonl(qp->tx_psn);
 		qp->tx_psn = (qp->tx_psn + 1) & SV_BTH_PSN_MASK;
-		p += sizeof(*bth);
-		if (write && !i) {
-			struct sv_reth *reth = (struct sv_reth *)p;
-
-			reth->va = cpu_to_be64(w->remote_addr);
-			reth->rkey = htonl(w->rkey);
-			reth->len = htonl(r->len);
-			p += sizeof(*reth);
-		}
-		if (imm && last)
-			memcpy(p, &w->imm_data, 4);
+		sv_wire_msg_ext(p + sizeof(*bth), w, r->len, write, imm, i, n);
 		sv_wire_xmit(qp->sdev, &t);
 	}
 	sv_wire_tx_release(&t);

@@ -154,6 +154,7 @@ struct sv_wire_qp {
 	u32 nrd;		/* READs and atomics among them */
 	bool resend;		/* go back when the wait ends */
 	bool retrying;		/* went back to retry_psn, no answer yet */
+	bool drain_notify;	/* SQD: SQ_DRAINED when none is in flight */
 	u32 retry_psn;
 	u64 deadline;		/* ktime_get_ns(): retransmit then */
 	struct sv_rc_fl {
@@ -246,6 +247,8 @@ static inline bool sv_wire_op_imm(u8 op)
 
 /* msg.c */
 u8 sv_wire_msg_op(bool write, bool imm, u32 i, u32 n);
+void sv_wire_msg_ext(u8 *p, const struct sv_send_wqe *w, u64 len, bool write,
+		     bool imm, u32 i, u32 n);
 int sv_wire_take(struct sv_qp *qp);
 u32 sv_wire_place(struct sv_qp *qp, const struct sv_wire_pkt *p, void *buf);
 
@@ -284,6 +287,7 @@ static inline bool sv_wire_rc_on(const struct sv_qp *qp)
 bool sv_wire_rc_run(struct sv_qp *qp, struct sv_send_wqe *w, u32 wsize,
 		    void *buf, u32 budget, u32 *wqes, u64 *bytes, u64 *wake);
 void sv_wire_rc_forget(struct sv_qp *qp);
+bool sv_wire_rc_drain_later(struct sv_qp *qp);
 
 /* The destination address of a frame rx.c took, as a GID. */
 static inline void sv_wire_dgid(const struct sk_buff *skb, u8 *gid)
