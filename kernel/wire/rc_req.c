@@ -64,7 +64,7 @@ struct sv_rc_run {
 	struct sv_wire_tx t;	/* the route, once one packet goes */
 	bool routed;
 	bool progress;		/* packets answered in this pass */
-	bool paced;		/* a paced QP in debt: wait_until */
+	bool wait;		/* a WQE waits for qp->wait_until */
 };
 
 static bool sv_rc_op_rd(u8 op)
@@ -597,8 +597,10 @@ static bool sv_rc_may_start(struct sv_rc_run *x, bool *ran)
 		if (wq->nfl)
 			return false;
 		res = sv_exec_send(qp, w, x->buf, &status);
-		if (res == SV_EXEC_RETRY)
+		if (res == SV_EXEC_RETRY) {
+			x->wait = true;
 			return false;
+		}
 		sv_sq_complete(qp, w, x->wsize, status, res == SV_EXEC_FATAL,
 			       res == SV_EXEC_FATAL);
 		*ran = true;
@@ -619,8 +621,8 @@ static bool sv_rc_may_start(struct sv_rc_run *x, bool *ran)
 			return false;
 	}
 	/* A paced QP in debt waits, its WR not started (pace.c). */
-	x->paced = sv_pace_held(qp, &qp->wait_until);
-	return !x->paced;
+	x->wait = sv_pace_held(qp, &qp->wait_until);
+	return !x->wait;
 }
 
 /**
@@ -695,7 +697,7 @@ bool sv_wire_rc_run(struct sv_qp *qp, struct sv_send_wqe *w, u32 wsize,
 		}
 		sv_rc_copy(&x, wq->nfl);
 		if (!sv_rc_may_start(&x, &ran)) {
-			if (x.paced)
+			if (x.wait)
 				*wake = min(*wake, qp->wait_until);
 			break;
 		}
