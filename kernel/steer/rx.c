@@ -586,6 +586,8 @@ bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 			}
 			consume_skb(skb);
 		}
+		/* One ACK for the batch's RC requests (wire/rc.c) */
+		sv_wire_rc_ack_flush(qp);
 	}
 	return n;
 }

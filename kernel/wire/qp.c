@@ -85,6 +85,7 @@ void sv_wire_qp_rtr(struct sv_qp *qp, struct sv_wire_qp **w, int remote)
 		wq->have_wqe = false;
 		wq->msn = 0;
 		wq->nak_sent = false;
+		wq->ack_pending = false;
 		memset(wq->res, 0, sizeof(wq->res));
 		wq->on = remote > 0;
 	}
@@ -107,6 +108,7 @@ void sv_wire_qp_reset(struct sv_qp *qp)
 	qp->wire->on = false;
 	qp->wire->resp = SV_RESP_IDLE;
 	qp->wire->have_wqe = false;
+	qp->wire->ack_pending = false;
 	sv_wire_rc_forget(qp);
 }
 

@@ -15,7 +15,10 @@
  * (the QP's PD, the rights, the range; an atomic's alignment); a
  * failure is a remote access NAK and the QP goes to ERR, as does a SEND
  * that does not fit (invalid request NAK), as on the direct path. ACKs
- * go out for the packets that ask (coalesced: the last of a message).
+ * go out for the packets that ask (the last of a message), coalesced: an
+ * ACK is held until the end of the receive batch (one ACK answers every
+ * packet up to its PSN), and goes before any other frame of the
+ * responder and before a completion.
  */
 #include "../compat.h"
 #include "wire.h"
@@ -46,8 +49,8 @@ bool sv_wire_rc_route(struct sv_qp *qp, struct sv_wire_tx *t)
 
 /* ---- responder ---- */
 
-/* An ACK, RNR NAK or NAK (syndrome) for psn. */
-static void sv_rc_ack(struct sv_qp *qp, u32 psn, u8 syndrome)
+/* An ACK, RNR NAK or NAK (syndrome) for psn, now. */
+static void sv_rc_aeth(struct sv_qp *qp, u32 psn, u8 syndrome)
 {
 	struct sv_wire_tx t = {};
 	u8 *p;
@@ -65,6 +68,31 @@ static void sv_rc_ack(struct sv_qp *qp, u32 psn, u8 syndrome)
 			sv_stat_add(qp->sdev, SV_STAT_WIRE_NAKS_SENT, 1);
 	}
 	sv_wire_tx_release(&t);
+}
+
+/**
+ * sv_wire_rc_ack_flush - the ACK held back goes now
+ * @qp: a UC or RC QP on the wire, its engine holding qp->sq.lock
+ *
+ * The ACK a request asked for is held until the end of the receive
+ * batch, or until the responder sends anything else (its frames keep
+ * their order), or a completion shows: ACKs coalesce, one for a batch.
+ */
+void sv_wire_rc_ack_flush(struct sv_qp *qp)
+{
+	struct sv_wire_qp *wq = qp->wire;
+
+	if (!wq || !wq->ack_pending)
+		return;
+	wq->ack_pending = false;
+	sv_rc_aeth(qp, wq->ack_psn, SV_AETH_NO_CREDITS);
+}
+
+/* An ACK, RNR NAK or NAK for psn, after the ACK held back. */
+static void sv_rc_ack(struct sv_qp *qp, u32 psn, u8 syndrome)
+{
+	sv_wire_rc_ack_flush(qp);
+	sv_rc_aeth(qp, psn, syndrome);
 }
 
 static void sv_rc_nak(struct sv_qp *qp, u32 psn, u8 code)
@@ -91,6 +119,8 @@ static bool sv_rc_read_resp(struct sv_qp *qp, u32 psn, u64 va, u32 rkey,
 	u32 mtu, n, i, seg, hdrs;
 	u64 off = 0;
 	u8 *p;
+
+	sv_wire_rc_ack_flush(qp);
 
 	if (!(READ_ONCE(qp->attr.qp_access_flags) & SV_ACCESS_REMOTE_READ))
 		return false;
@@ -133,6 +163,7 @@ static void sv_rc_atomic_resp(struct sv_qp *qp, u32 psn, u64 orig)
 	struct sv_wire_tx t = {};
 	u8 *p;
 
+	sv_wire_rc_ack_flush(qp);
 	if (!sv_wire_rc_route(qp, &t))
 		return;
 	p = sv_wire_frame(&t, sizeof(struct sv_bth) + 12, 0);
@@ -239,13 +270,15 @@ static void sv_rc_complete(struct sv_qp *qp, struct sv_cqe *cqe,
 	u32 rstatus;
 
 	/*
-	 * The ACK first: once the completion is seen its QP may be gone,
+	 * The ACKs first: once the completion is seen its QP may be gone,
 	 * and a requester whose last ACK never came retries for ever
 	 * (rxe with retry_cnt 7).
 	 */
 	if (!cqe->status && (ntohl(p->bth->apsn) & SV_BTH_ACKREQ)) {
 		sv_rc_ack(qp, psn, SV_AETH_NO_CREDITS);
 		qp->wire->acked = true;
+	} else {
+		sv_wire_rc_ack_flush(qp);
 	}
 	cqe->wr_id = qp->wire->rw.hdr.wr_id;
 	cqe->qp_num = qp->qpn;
@@ -418,8 +451,11 @@ static void sv_rc_request(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	if (!taken)
 		return;
 	wq->epsn = sv_psn_add(psn, 1);
-	if ((ntohl(p->bth->apsn) & SV_BTH_ACKREQ) && !wq->acked)
-		sv_rc_ack(qp, psn, SV_AETH_NO_CREDITS);
+	if ((ntohl(p->bth->apsn) & SV_BTH_ACKREQ) && !wq->acked) {
+		/* Held back: the batch's last one goes (coalesced). */
+		wq->ack_pending = true;
+		wq->ack_psn = psn;
+	}
 	wq->acked = false;
 }
 

@@ -138,6 +138,8 @@ struct sv_wire_qp {
 	u32 msn;		/* messages completed */
 	bool nak_sent;		/* a PSN sequence NAK not yet answered */
 	bool acked;		/* this packet's ACK went before its CQE */
+	bool ack_pending;	/* an ACK for ack_psn held back */
+	u32 ack_psn;
 	u32 nres;		/* atomic results kept: max_dest_rd_atomic */
 	u32 res_next;
 	struct sv_wire_res {
@@ -276,6 +278,7 @@ void sv_wire_rc_bth(struct sv_bth *bth, u8 op, u32 dqpn, u32 psn,
 bool sv_wire_rc_route(struct sv_qp *qp, struct sv_wire_tx *t);
 bool sv_wire_rc_recv(struct sv_qp *qp, struct sk_buff *skb,
 		     const struct sv_rx_meta *m, void *buf);
+void sv_wire_rc_ack_flush(struct sv_qp *qp);
 void sv_wire_qp_free(struct sv_qp *qp);
 
 /* rc_req.c */
