@@ -16,7 +16,9 @@
  * connected RC QP: a packet from a source that is not its peer, a PSN
  * ahead (one sequence NAK), the expected PSN (delivered, ACKed), the same
  * again (a duplicate, ACKed again, not delivered twice), an RDMA WRITE
- * with a bad rkey (remote access NAK). Last, thousands of mutated frames,
+ * with a bad rkey (remote access NAK). A burst of RDMA WRITEs to another
+ * RC QP: all land, answered by rising (coalesced) ACKs up to the last
+ * packet's PSN. Last, thousands of mutated frames,
  * half of them with the ICRC made right again, after which the device
  * still delivers a good frame (and the run's dmesg check finds no splat).
  */
@@ -604,6 +606,89 @@ TEST_F_TIMEOUT(wire, rc_bad_frames, 120)
 	ASSERT_EQ(1, poll1(b.v.cq, &wc));
 	EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
 	EXPECT_EQ(1001, wc.wr_id);
+	bside_close(&b);
+	close(c.tx);
+	close(c.rx);
+}
+
+/*
+ * A burst of RDMA WRITEs, each asking for an ACK, to an RC QP that grants
+ * remote write: every one lands, and what comes back is ACKs only, their
+ * PSNs rising, the last one for the burst's last packet, and nothing
+ * after it. The responder coalesces ACKs over a receive batch (one ACK
+ * answers every packet up to its PSN), so there may be fewer ACKs than
+ * packets but never more, and an ACK it held back must still go out.
+ */
+#define BURST	64
+
+TEST_F_TIMEOUT(wire, rc_burst_acked, 120)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	long long before[NNAMES], after[NNAMES];
+	uint32_t psn, last = RQ_PSN - 1;
+	uint8_t reth[16], syn;
+	char want[32], *mem;
+	union ibv_gid peer = {};
+	struct crafter c;
+	struct bside b = {};
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct frame f;
+	int acks = 0, i;
+
+	ASSERT_EQ(0, crafter_open(&c));
+	ASSERT_EQ(0, bside_open(self, &b));
+	mem = calloc(BURST, 32);
+	ASSERT_NE(NULL, mem);
+	mr = ibv_reg_mr(b.v.pd, mem, BURST * 32,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ASSERT_NE(NULL, mr);
+	ia.send_cq = ia.recv_cq = b.v.cq;
+	qp = ibv_create_qp(b.v.pd, &ia);
+	ASSERT_NE(NULL, qp);
+	peer.raw[10] = peer.raw[11] = 0xff;
+	inet_pton(AF_INET, IP_A, &peer.raw[12]);
+	ASSERT_EQ(0, rc_connect_gid(qp, PEER_QPN + 1, &peer, self->b.g4,
+				    IBV_ACCESS_REMOTE_WRITE, RQ_PSN, 0));
+	drain_answers(&c);
+	counters(self, before);
+
+	for (i = 0; i < BURST; i++) {
+		memcpy(reth, &(uint64_t){ htobe64((uintptr_t)mem + i * 32) }, 8);
+		sv_put32(reth + 8, mr->rkey);
+		sv_put32(reth + 12, 32);
+		craft(&f, &c, c.ip_a, OP_RC | OP_WRITE_ONLY, qp->qp_num,
+		      RQ_PSN + i, true, reth, sizeof(reth), 32, 10 + i);
+		ASSERT_EQ(0, xmit(&c, &f));
+	}
+	while (last != RQ_PSN + BURST - 1 && !answer(&c, 10000, &psn, &syn)) {
+		acks++;
+		EXPECT_EQ(0, syn & 0xe0);	/* an ACK, not a NAK */
+		EXPECT_LT(last, psn);		/* rising: cumulative */
+		EXPECT_GE(RQ_PSN + BURST - 1, psn);
+		last = psn;
+	}
+	TH_LOG("%d packets answered by %d ACKs", BURST, acks);
+	EXPECT_EQ(RQ_PSN + BURST - 1, last);
+	EXPECT_GE(BURST, acks);
+	EXPECT_LE(1, acks);
+	/* Nothing after the last one. */
+	EXPECT_EQ(-1, answer(&c, 300, &psn, &syn));
+	for (i = 0; i < BURST; i++) {
+		sv_fill(want, sizeof(want), 10 + i);
+		EXPECT_EQ(0, memcmp(mem + i * 32, want, sizeof(want)));
+	}
+	counters(self, after);
+	EXPECT_EQ(BURST, after[0] - before[0]);		/* wire_rx_frames */
+	for (i = 1; i < (int)NNAMES; i++)
+		EXPECT_EQ(0, after[i] - before[i]);	/* nothing else */
+	ibv_destroy_qp(qp);
+	ibv_dereg_mr(mr);
+	free(mem);
 	bside_close(&b);
 	close(c.tx);
 	close(c.rx);
