@@ -1036,6 +1036,31 @@ static bool sv_engine_move(struct sv_engine *e)
 }
 
 /*
+ * The doorbell pages ask for a ring unless the kthread has its CPU to
+ * itself. A kthread that shares its CPU is off it for whole time slices
+ * (and, under voluntary preemption, may leave it at any mutex or
+ * allocation in a pass): a post that did not ring would wait for it,
+ * unannounced, while its poster spins for the completion. With more busy
+ * processes than CPUs that is the normal case: then every post rings and
+ * runs its own file's share (sv_ring_doorbell()), and the kthread takes
+ * what is left.
+ */
+static void sv_engine_share(struct sv_engine *e)
+{
+	bool shared = need_resched() || !single_task_running();
+
+	/* Only the kthread writes e->asleep. */
+	if (shared != e->asleep)
+		sv_engine_set_asleep(e, shared);
+}
+
+static void sv_engine_yield(struct sv_engine *e)
+{
+	sv_engine_share(e);
+	cond_resched();
+}
+
+/*
  * Keep polling with nothing to do? Only within idle_us of the last work
  * and only while the CPU is the kthread's alone: a poller that shares its
  * CPU delays the other task and is itself off the CPU while the library
@@ -1047,12 +1072,12 @@ static bool sv_engine_keep_polling(struct sv_engine *e, u64 idle_start)
 {
 	if (ktime_get_ns() - idle_start >= READ_ONCE(e->idle_ns))
 		return false;
-	if (need_resched()) {
-		sv_engine_set_asleep(e, true);
-		cond_resched();
-		sv_engine_set_asleep(e, false);
-	}
-	return single_task_running() || sv_engine_move(e);
+	if (need_resched())
+		sv_engine_yield(e);
+	if (!single_task_running() && !sv_engine_move(e))
+		return false;
+	sv_engine_share(e);
+	return true;
 }
 
 /* Housekeeping CPUs only, unless that leaves none of the kthreadd's. */
@@ -1083,7 +1108,7 @@ static int sv_engine_thread(void *arg)
 			 */
 			if (sent || idle_start)
 				idle_start = ktime_get_ns();
-			cond_resched();
+			sv_engine_yield(e);
 			continue;
 		}
 		if (sv_engine_keep_polling(e, idle_start)) {
@@ -1112,7 +1137,7 @@ static int sv_engine_thread(void *arg)
 			 * back-off ending. Never spin past the scheduler.
 			 */
 			cond_resched();
-		sv_engine_set_asleep(e, false);
+		sv_engine_share(e);
 		spin_lock_bh(&e->lock);
 		e->kicked = false;
 		rx_only = e->rx_only;
