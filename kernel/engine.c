@@ -70,8 +70,9 @@
  *
  * This is how posts that find no engine CPU do a bounded share of the
  * work themselves (ARCHITECTURE.md, decision 10): an engine without a
- * CPU of its own does not poll (below) but sleeps with SV_DB_NEED_WAKEUP
- * set, so each post rings, and the ring runs the bounded pass above over
+ * CPU of its own does not poll (below) but sleeps, and while it sleeps or
+ * shares its CPU SV_DB_NEED_WAKEUP is set (sv_engine_share()), so each
+ * post rings, and the ring runs the bounded pass above over
  * the poster's file before it hands what is left to the kthread (woken
  * then, it takes its turns on a shared CPU from the scheduler). Only the
  * poster's own file: a post never runs another file's WRs, and a poll
