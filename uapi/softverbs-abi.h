@@ -1609,8 +1609,9 @@ struct sv_mcast {
  * idle_us microseconds after; before it sleeps it sets SV_DB_NEED_WAKEUP
  * in the flags of every file it serves, issues a full barrier (smp_mb) and
  * looks at every queue once more. It also sets the flag while it shares
- * its CPU (and may be off it), and clears it while it runs alone. After storing prod the library issues a full
- * barrier (__atomic_thread_fence(__ATOMIC_SEQ_CST)) and loads flags: only
+ * its CPU (and may be off it), and clears it while it runs alone. After
+ * storing prod the library issues a full barrier
+ * (__atomic_thread_fence(__ATOMIC_SEQ_CST)) and loads flags: only
  * if SV_DB_NEED_WAKEUP is set does it call SV_IOC_DOORBELL. Either the
  * engine sees the new prod, or the library sees the flag: no lost wakeup.
  * Posting a receive rings the doorbell only if the ring says
