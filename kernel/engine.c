@@ -75,10 +75,12 @@
  * post rings, and the ring runs the bounded pass above over
  * the poster's file before it hands what is left to the kthread (woken
  * then, it takes its turns on a shared CPU from the scheduler). Only the
- * poster's own file: a post never runs another file's WRs, and a poll
- * runs nothing (posted work is either done or with a woken kthread, which
- * sleeps only when every queue is empty or backing off, then with a timer
- * for the back-off).
+ * poster's own file: a post never runs another file's WRs (posted work
+ * is either done or with a woken kthread, which sleeps only when every
+ * queue is empty or backing off, then with a timer for the back-off).
+ * Polls do the same for frames queued for the file's QPs: while the
+ * kthread sleeps or shares its CPU they set the doorbell page's rx, and a
+ * poll that finds its CQ empty rings for them.
  *
  * Affinity: an engine runs on the CPUs it was given: at creation, those
  * of the kthreadd that are housekeeping CPUs for kthreads; later, whatever
@@ -209,6 +211,7 @@ struct sv_engine_file {
 	bool detached;			/* the file is gone; under run_lock */
 	u64 doorbell_wake_ns;		/* a doorbell wakes the kthread after */
 	u64 executed;			/* WQEs executed; under run_lock */
+	u64 frames;			/* queued frames taken; under run_lock */
 	struct sv_mbuf *db_buf;
 	struct sv_doorbell *db;
 	u64 db_offset;
@@ -694,8 +697,11 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 	}
 	/* Steered frames into the receive queue (steer/rx.c). */
 	if (state >= SV_QPS_RTR && state <= SV_QPS_SQE &&
-	    sv_steer_qp_pending(qp))
-		did = sv_steer_qp_drain(qp, ef->exec_buf, budget);
+	    sv_steer_qp_pending(qp)) {
+		n = sv_steer_qp_drain(qp, ef->exec_buf, budget);
+		ef->frames += n;
+		did = n;
+	}
 	/*
 	 * RC on the wire: WQEs in flight, completed as answers come (in SQD
 	 * too, until none is left; no new one starts there).
@@ -822,6 +828,14 @@ static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u32 *wqes,
 	return did;
 }
 
+/* Frames queued for qp that a pass would take (or flush) now */
+static bool sv_qp_frames_due(struct sv_qp *qp, u32 state)
+{
+	return (state == SV_QPS_ERR ||
+		(state >= SV_QPS_RTR && state <= SV_QPS_SQE)) &&
+	       sv_steer_qp_pending(qp);
+}
+
 /* Is there anything to do in the file right now? Under e->lock. */
 static bool sv_file_pending(struct sv_engine_file *ef)
 {
@@ -837,9 +851,7 @@ static bool sv_file_pending(struct sv_engine_file *ef)
 		if (state == SV_QPS_RTS && !qp->waiting &&
 		    (sv_wq_pending(&qp->sq) || READ_ONCE(qp->tm_fin_pending)))
 			return true;
-		if ((state == SV_QPS_ERR ||
-		     (state >= SV_QPS_RTR && state <= SV_QPS_SQE)) &&
-		    sv_steer_qp_pending(qp))
+		if (sv_qp_frames_due(qp, state))
 			return true;
 	}
 	return false;
@@ -851,6 +863,22 @@ static bool sv_file_has_work(struct sv_engine_file *ef)
 
 	spin_lock_bh(&ef->e->lock);
 	pending = sv_file_pending(ef);
+	spin_unlock_bh(&ef->e->lock);
+	return pending;
+}
+
+/* Frames due in one of the file's QPs? */
+static bool sv_file_has_frames(struct sv_engine_file *ef)
+{
+	struct sv_qp *qp;
+	bool pending = false;
+
+	spin_lock_bh(&ef->e->lock);
+	list_for_each_entry(qp, &ef->qps, engine_node)
+		if (sv_qp_frames_due(qp, READ_ONCE(qp->attr.qp_state))) {
+			pending = true;
+			break;
+		}
 	spin_unlock_bh(&ef->e->lock);
 	return pending;
 }
@@ -994,7 +1022,7 @@ static void sv_engine_set_asleep(struct sv_engine *e, bool asleep)
 	struct sv_engine_file *ef;
 
 	spin_lock_bh(&e->lock);
-	e->asleep = asleep;
+	WRITE_ONCE(e->asleep, asleep);
 	list_for_each_entry(u, &e->users, node)
 		list_for_each_entry(ef, &u->files, node)
 			WRITE_ONCE(ef->db->flags,
@@ -1310,14 +1338,21 @@ static void sv_engine_wake(struct sv_engine *e)
 	sv_engine_wake_poll(e, false);
 }
 
-/* The file's engine, if it has one yet: wake it (rx: for frames alone). */
+/*
+ * The file's engine, if it has one yet: wake it (rx: for frames alone).
+ * Frames for an engine without a CPU of its own also tell the file's
+ * pollers (the doorbell page's rx): one of them may take them first.
+ */
 static void sv_engine_kick_file(struct sv_file *f, bool rx)
 {
 	/* Pairs with the release store in sv_engine_file_get(). */
 	struct sv_engine_file *ef = smp_load_acquire(&f->ef);
 
-	if (ef)
-		sv_engine_wake_poll(ef->e, rx);
+	if (!ef)
+		return;
+	if (rx && READ_ONCE(ef->e->asleep))
+		WRITE_ONCE(ef->db->rx, 1);
+	sv_engine_wake_poll(ef->e, rx);
 }
 
 /*
@@ -1643,7 +1678,7 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_ring_doorbell *d = arg;
 	struct sv_engine_file *ef;
-	u64 wake = SV_NO_WAKE, bytes = SV_FILE_BYTES, now, executed;
+	u64 wake = SV_NO_WAKE, bytes = SV_FILE_BYTES, now, executed, frames;
 	u32 wqes = SV_FILE_BUDGET, idle;
 	bool more;
 
@@ -1660,11 +1695,22 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 		return 0;
 	}
 	executed = ef->executed;
+	frames = ef->frames;
+	/* Before the pass: what comes during it sets rx again. */
+	WRITE_ONCE(ef->db->rx, 0);
 	sv_file_pass(ef, SV_DOORBELL_BUDGET, &wqes, &bytes, &wake);
 	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, ef->executed - executed);
+	sv_stat_add(f->sdev, SV_STAT_DOORBELL_FRAMES, ef->frames - frames);
 	now = ktime_get_ns();
 	/* Left over (budget), or a QP backing off: the kthread's job. */
 	more = sv_file_has_work(ef) || wake != SV_NO_WAKE;
+	/*
+	 * Frames left are the pollers' too, while the kthread has no CPU of
+	 * its own (not WQEs: a WQE in flight on the wire waits for its
+	 * answer, which comes as a frame).
+	 */
+	if (READ_ONCE(ef->e->asleep) && sv_file_has_frames(ef))
+		WRITE_ONCE(ef->db->rx, 1);
 	/*
 	 * Offer the kthread the work at most once per idle time: if it
 	 * finds a CPU of its own it polls and the poster stops ringing; if

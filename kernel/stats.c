@@ -49,6 +49,7 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_WIRE_RETRANSMITS] = "wire_retransmits",
 	[SV_STAT_WIRE_NAKS_SENT] = "wire_naks_sent",
 	[SV_STAT_WIRE_NAKS_RECEIVED] = "wire_naks_received",
+	[SV_STAT_DOORBELL_FRAMES] = "doorbell_frames",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

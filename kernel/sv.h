@@ -906,6 +906,7 @@ enum sv_stat {
 	SV_STAT_WIRE_RETRANSMITS,	/* RC: sent again (timeout, NAK) */
 	SV_STAT_WIRE_NAKS_SENT,		/* RC: NAKs and RNR NAKs sent */
 	SV_STAT_WIRE_NAKS_RECEIVED,	/* RC: ... received */
+	SV_STAT_DOORBELL_FRAMES,	/* queued frames doorbells took */
 	SV_STAT_MAX
 };
 
@@ -941,7 +942,7 @@ enum sv_exec_result sv_tx_send(struct sv_qp *qp, struct sv_send_wqe *w,
 u64 sv_tx_wqe_bytes(const struct sv_send_wqe *w, u32 size);
 void sv_steer_qp_init(struct sv_qp *qp);
 bool sv_steer_qp_pending(struct sv_qp *qp);
-bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget);
+u32 sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget);
 void sv_steer_qp_purge(struct sv_qp *qp);
 int sv_create_flow(struct sv_file *f, void *arg);
 int sv_destroy_flow(struct sv_file *f, void *arg);

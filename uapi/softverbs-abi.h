@@ -1846,9 +1846,18 @@ struct sv_recv_wqe {
 	__u32 reserved;
 };
 
+/*
+ * rx: nonzero when frames wait in the receive queue of one of the file's
+ * QPs for an engine that sleeps or shares its CPU. The kernel sets it; a
+ * poll that finds its CQ empty and rx set rings SV_IOC_DOORBELL, whose
+ * pass takes them (bounded) in the poller's context; the doorbell clears
+ * rx before its pass and sets it again if frames are left. A library
+ * that ignores it loses nothing: the engine is woken for the same frames.
+ */
 struct sv_doorbell {
 	__u32 flags;		/* SV_DB_* (kernel writes) */
-	__u32 reserved[15];
+	__u32 rx;		/* kernel writes: see above */
+	__u32 reserved[14];
 };
 
 #define SV_DB_NEED_WAKEUP	0x1U

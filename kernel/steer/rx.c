@@ -553,7 +553,7 @@ void sv_steer_qp_purge(struct sv_qp *qp)
  */
 #define SV_RXQ_BATCH	32
 
-bool sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
+u32 sv_steer_qp_drain(struct sv_qp *qp, void *buf, u32 budget)
 {
 	struct sv_rx_meta m = { .flags = sv_rx_qp_flags(qp) };
 	struct sk_buff_head batch;

@@ -89,6 +89,12 @@ static int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	while (n < num_entries && sv_cq_next(cq, &e, NULL))
 		sv_cqe_to_wc(&e, &wc[n++]);
 	sv_cq_unlock(cq);
+	if (!n && sv_db_rx_ring(ibcq->context)) {
+		sv_cq_lock(cq);
+		while (n < num_entries && sv_cq_next(cq, &e, NULL))
+			sv_cqe_to_wc(&e, &wc[n++]);
+		sv_cq_unlock(cq);
+	}
 	return n;
 }
 
@@ -119,9 +125,14 @@ static int sv_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 		return EINVAL;
 	sv_cq_lock(cq);
 	if (!sv_cq_next(cq, &cq->cur, &cq->cur_wallclock)) {
-		/* ENOENT: the caller does not call end_poll. */
 		sv_cq_unlock(cq);
-		return ENOENT;
+		if (!sv_db_rx_ring(ibcq->context))
+			return ENOENT;	/* the caller does not call end_poll */
+		sv_cq_lock(cq);
+		if (!sv_cq_next(cq, &cq->cur, &cq->cur_wallclock)) {
+			sv_cq_unlock(cq);
+			return ENOENT;
+		}
 	}
 	sv_cq_ex_load(cq);
 	return 0;

@@ -64,6 +64,23 @@ static void sv_kick(struct ibv_context *ctx)
 		sv_cmd(ctx, SV_IOC_DOORBELL, &d);
 }
 
+/*
+ * A poll found its CQ empty: if the kernel says frames wait in a receive
+ * queue for an engine without a CPU of its own, ring, and the doorbell's
+ * pass takes them in this thread (uapi:
+ * struct sv_doorbell). True if it rang: the caller polls once more.
+ */
+bool sv_db_rx_ring(struct ibv_context *ctx)
+{
+	struct sv_context *c = to_svctx(ctx);
+	struct sv_ring_doorbell d = { .size = sizeof(d) };
+	struct sv_doorbell *db = __atomic_load_n(&c->db, __ATOMIC_ACQUIRE);
+
+	if (!db || !__atomic_load_n(&db->rx, __ATOMIC_RELAXED))
+		return false;
+	return !sv_cmd(ctx, SV_IOC_DOORBELL, &d);
+}
+
 /* wq's ring is at @ring bytes into a mapping at @base. */
 static void sv_uwq_point(struct sv_uwq *wq, void *base, uint32_t ring)
 {

@@ -325,6 +325,9 @@ void sv_ring_replace(struct ibv_context *ctx, struct sv_ring_map *m,
 		     void *addr, size_t len);
 void sv_ring_unmap(struct ibv_context *ctx, struct sv_ring_map *m);
 
+/* post.c: an empty poll takes work waiting for a busy engine (cq.c) */
+bool sv_db_rx_ring(struct ibv_context *ctx);
+
 /* post.c: a receive or send ring's mapping (QPs, SRQs, WQs) */
 int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
 	       size_t len, uint32_t ring, uint32_t max_sge);
