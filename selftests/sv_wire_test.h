@@ -199,7 +199,58 @@ static inline int pingpong(const struct end *s, const struct end *c, bool v6,
 
 FIXTURE(wire) {
 	struct end a, b;
+	int backlog;		/* netdev_max_backlog before, or -1 */
 };
+
+#define BACKLOG_PATH	"/proc/sys/net/core/netdev_max_backlog"
+/*
+ * A receive backlog that holds a whole message: a 1 MiB message is 1024
+ * frames at the pingpongs' 1024-byte MTU, past the default backlog of
+ * 1000 frames per CPU if the sender queues them faster than softirq
+ * takes them (rxe's requester may send them all from one tasklet run).
+ * UC and UD recover nothing, so a pingpong would hang on the drop.
+ */
+#define WIRE_BACKLOG	4096
+
+static inline int backlog_get(void)
+{
+	FILE *fp = fopen(BACKLOG_PATH, "r");
+	int v = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &v) != 1)
+			v = -1;
+		fclose(fp);
+	}
+	return v;
+}
+
+static inline void backlog_set(int v)
+{
+	FILE *fp = fopen(BACKLOG_PATH, "w");
+
+	if (fp) {
+		fprintf(fp, "%d\n", v);
+		fclose(fp);
+	}
+}
+
+/* Frames the backlogs of all CPUs dropped (/proc/net/softnet_stat). */
+static inline long long softnet_drops(void)
+{
+	FILE *fp = fopen("/proc/net/softnet_stat", "r");
+	unsigned int done, dropped;
+	long long sum = 0;
+	char line[512];
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%x %x", &done, &dropped) == 2)
+			sum += dropped;
+	fclose(fp);
+	return sum;
+}
 
 FIXTURE_VARIANT(wire) {
 	bool rxe;		/* rxe on END_A (init_net), else softverbs */
@@ -240,6 +291,9 @@ FIXTURE_SETUP(wire)
 	snprintf(a_exec, sizeof(a_exec), "%s%s", *a_ns ? "ip netns exec " :
 		 "", a_ns);
 	wire_down();
+	self->backlog = backlog_get();
+	if (self->backlog >= 0 && self->backlog < WIRE_BACKLOG)
+		backlog_set(WIRE_BACKLOG);
 	if (variant->rxe && sh("modprobe rdma_rxe 2>/dev/null"))
 		SKIP(return, "rdma_rxe cannot be loaded here");
 	/* Jumbo frames: a 4096-byte IB MTU. Addresses without DAD. */
@@ -295,6 +349,8 @@ FIXTURE_SETUP(wire)
 FIXTURE_TEARDOWN(wire)
 {
 	wire_down();
+	if (self->backlog >= 0 && self->backlog < WIRE_BACKLOG)
+		backlog_set(self->backlog);
 }
 
 /* The server's end and address, the client's end and address. */
