@@ -1680,7 +1680,7 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	struct sv_engine_file *ef;
 	u64 wake = SV_NO_WAKE, bytes = SV_FILE_BYTES, now, executed, frames;
 	u32 wqes = SV_FILE_BUDGET, idle;
-	bool more;
+	bool more, left;
 
 	if (d->reserved)
 		return -EINVAL;
@@ -1703,13 +1703,15 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	sv_stat_add(f->sdev, SV_STAT_DOORBELL_FRAMES, ef->frames - frames);
 	now = ktime_get_ns();
 	/* Left over (budget), or a QP backing off: the kthread's job. */
-	more = sv_file_has_work(ef) || wake != SV_NO_WAKE;
+	left = sv_file_has_work(ef);
+	more = left || wake != SV_NO_WAKE;
 	/*
 	 * Frames left are the pollers' too, while the kthread has no CPU of
 	 * its own (not WQEs: a WQE in flight on the wire waits for its
-	 * answer, which comes as a frame).
+	 * answer, which comes as a frame). Frames due count as work, so
+	 * with none left there is nothing to look for.
 	 */
-	if (READ_ONCE(ef->e->asleep) && sv_file_has_frames(ef))
+	if (left && READ_ONCE(ef->e->asleep) && sv_file_has_frames(ef))
 		WRITE_ONCE(ef->db->rx, 1);
 	/*
 	 * Offer the kthread the work at most once per idle time: if it

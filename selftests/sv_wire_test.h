@@ -214,15 +214,10 @@ FIXTURE(wire) {
 
 static inline int backlog_get(void)
 {
-	FILE *fp = fopen(BACKLOG_PATH, "r");
-	int v = -1;
+	char buf[32];
 
-	if (fp) {
-		if (fscanf(fp, "%d", &v) != 1)
-			v = -1;
-		fclose(fp);
-	}
-	return v;
+	return sv_read_attr(BACKLOG_PATH, buf, sizeof(buf)) > 0 ?
+	       atoi(buf) : -1;
 }
 
 static inline void backlog_set(int v)

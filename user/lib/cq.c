@@ -77,24 +77,30 @@ static void sv_cqe_to_wc(const struct sv_cqe *e, struct ibv_wc *wc)
 	wc->dlid_path_bits = e->dlid_path_bits;
 }
 
-static int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+/* Up to num_entries completions into wc, under the CQ's lock. */
+static int sv_cq_take(struct sv_cq *cq, int num_entries, struct ibv_wc *wc)
 {
-	struct sv_cq *cq = to_svcq(ibcq);
 	struct sv_cqe e;
 	int n = 0;
 
-	if (num_entries < 0)
-		return -1;
 	sv_cq_lock(cq);
 	while (n < num_entries && sv_cq_next(cq, &e, NULL))
 		sv_cqe_to_wc(&e, &wc[n++]);
 	sv_cq_unlock(cq);
-	if (!n && sv_db_rx_ring(ibcq->context)) {
-		sv_cq_lock(cq);
-		while (n < num_entries && sv_cq_next(cq, &e, NULL))
-			sv_cqe_to_wc(&e, &wc[n++]);
-		sv_cq_unlock(cq);
-	}
+	return n;
+}
+
+static int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct sv_cq *cq = to_svcq(ibcq);
+	int n;
+
+	if (num_entries < 0)
+		return -1;
+	n = sv_cq_take(cq, num_entries, wc);
+	/* Empty: take the frames waiting for a busy engine, then once more */
+	if (!n && sv_db_rx_ring(ibcq->context))
+		n = sv_cq_take(cq, num_entries, wc);
 	return n;
 }
 
