@@ -386,6 +386,9 @@ static void sv_wq_rebase(struct sv_wq *wq, struct sv_mbuf *nb)
  *
  * In RESET nothing but this file's ioctls (f->lock) touches the rings:
  * the engine only looks at a QP's rings in RTR and later states, or ERR.
+ * Only a QP that has never left RESET: the engine reads the state, then
+ * the ring, under its own lock only (sv_file_pending()), so a QP taken
+ * back to RESET may still have its old ring read for a moment.
  */
 int sv_wq_move(struct sv_file *f, struct sv_qp *qp, struct sv_mbuf *nb)
 {
@@ -394,8 +397,9 @@ int sv_wq_move(struct sv_file *f, struct sv_qp *qp, struct sv_mbuf *nb)
 	u64 offset = qp->sq.mmap_offset;
 
 	lockdep_assert_held(&f->lock);
-	if (READ_ONCE(qp->attr.qp_state) != SV_QPS_RESET || !old ||
-	    old->user || (rq && qp->rq.buf != old))
+	if (READ_ONCE(qp->attr.qp_state) != SV_QPS_RESET ||
+	    READ_ONCE(qp->left_reset) || !old || old->user ||
+	    (rq && qp->rq.buf != old))
 		return -EINVAL;
 	mutex_lock(&qp->sq.lock);
 	sv_wq_lock(&qp->rq);

@@ -421,6 +421,9 @@ void sv_qp_apply_modify(struct sv_qp *qp, u32 mask,
 	if (mask & SV_QP_STATE) {
 		q->qp_state = a->qp_state;
 		q->cur_qp_state = a->qp_state;
+		/* The engine may read its rings from now on (sv_wq_move()). */
+		if (a->qp_state != SV_QPS_RESET)
+			WRITE_ONCE(qp->left_reset, true);
 		/*
 		 * Nothing executes work requests yet, so a send queue is
 		 * drained the moment it enters SQD.

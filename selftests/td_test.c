@@ -483,6 +483,12 @@ TEST_F(td, move_ring_errors)
 	m.handle = qp->handle;
 	EXPECT_EQ(-1, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
 	EXPECT_EQ(EINVAL, errno);
+	/* Back in RESET, but it has been out of it: still EINVAL */
+	ASSERT_EQ(0, ibv_modify_qp(qp, &(struct ibv_qp_attr){
+					 .qp_state = IBV_QPS_RESET },
+				   IBV_QP_STATE));
+	EXPECT_EQ(-1, ioctl(self->ctx->cmd_fd, SV_IOC_MOVE_RING, &m));
+	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
 	/*
 	 * Once: unused again, the CQ's ring moves (this library's mapping

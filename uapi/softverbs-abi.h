@@ -1912,8 +1912,9 @@ struct sv_ring_doorbell {
 			      struct sv_ring_doorbell)
 
 /*
- * SV_IOC_MOVE_RING: put a new QP's rings (type SV_WQ_QP: in RESET, its
- * two rings in one buffer or no receive ring), a new SRQ's ring
+ * SV_IOC_MOVE_RING: put a new QP's rings (type SV_WQ_QP: in RESET and
+ * never out of it yet, its two rings in one buffer or no receive ring,
+ * else EINVAL), a new SRQ's ring
  * (SV_WQ_SRQ: no QP uses it yet, else EBUSY), a WQ's ring (SV_RING_WQ,
  * ibv_create_wq(3): in RESET, else EINVAL) or a new CQ's ring
  * (SV_RING_CQ: no QP, SRQ or WQ uses it yet, else EBUSY) in the
