@@ -580,7 +580,7 @@ struct sv_qp {
 	u8 dest_gid[16];
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised */
 	bool dead;			/* destroyed: no more execution */
-	bool left_reset;		/* has been in INIT: rings stay put */
+	bool left_reset;		/* has left RESET: rings stay put */
 	u32 tx_psn;			/* wire/: the next frame's PSN */
 	struct sv_wire_qp *wire;	/* RC, UC on the wire (wire/qp.c) */
 	/* steered frames for the engine to receive (steer/rx.c) */
