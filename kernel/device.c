@@ -206,6 +206,7 @@ struct sv_device *sv_device_create(const char *name, const u8 *mac,
 		cdev_device_del(&sdev->cdev, &sdev->dev);
 		goto err_put;
 	}
+	sv_route_changed();	/* its GIDs are reachable now */
 	sv_debugfs_add_device(sdev);
 	return sdev;
 
@@ -271,6 +272,7 @@ static void sv_device_kill(struct sv_device *sdev)
 	mutex_lock(&sdev->files_lock);
 	WRITE_ONCE(sdev->dead, true);
 	WRITE_ONCE(sdev->port_state, SV_PORT_DOWN);
+	sv_route_changed();
 	list_for_each_entry(f, &sdev->files, dev_node) {
 		/* Every ioctl that saw the device alive has finished. */
 		mutex_lock(&f->lock);

@@ -1565,13 +1565,18 @@ static void sv_wq_reset(struct sv_wq *wq)
 	WRITE_ONCE(wq->ring->flags, 0);
 }
 
-/* A modify set the destination: the engine's copy, under qp->sq.lock. */
+/*
+ * A modify set the destination: the engine's copy, under qp->sq.lock,
+ * and no route cached from the old one (the modify's new generation may
+ * have been read with the old copy).
+ */
 void sv_dp_qp_dest_changed(struct sv_qp *qp)
 {
 	mutex_lock(&qp->sq.lock);
 	spin_lock_bh(&qp->lock);
 	qp->dest_qpn = qp->attr.dest_qp_num;
 	memcpy(qp->dest_gid, qp->attr.ah_attr.dgid, sizeof(qp->dest_gid));
+	qp->dest_cache = NULL;
 	spin_unlock_bh(&qp->lock);
 	mutex_unlock(&qp->sq.lock);
 }

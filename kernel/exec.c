@@ -801,18 +801,30 @@ static bool sv_dest_is_peer(struct sv_qp *qp, struct sv_qp *dqp)
 	return ok;
 }
 
+/* The QP type that takes qp's messages */
+static u32 sv_dest_type(const struct sv_qp *qp)
+{
+	return qp->qp_type == SV_QPT_DCI ? SV_QPT_DCT :
+	       qp->qp_type == SV_QPT_XRC_SEND ? SV_QPT_XRC_RECV :
+	       qp->qp_type;
+}
+
+/* Is dqp, of the right type for qp, alive and in a state to receive? */
+static bool sv_dest_ready(const struct sv_qp *qp, struct sv_qp *dqp)
+{
+	return dqp->qp_type == sv_dest_type(qp) && !READ_ONCE(dqp->dead) &&
+	       sv_state_can_recv(sv_qp_state(dqp));
+}
+
 /* May dqp take r's message? (type, state, the peer, Q_Key or DC key) */
 static bool sv_dest_ok(struct sv_req *r, struct sv_qp *dqp)
 {
 	struct sv_qp *qp = r->qp;
-	u32 want = qp->qp_type == SV_QPT_DCI ? SV_QPT_DCT :
-		   qp->qp_type == SV_QPT_XRC_SEND ? SV_QPT_XRC_RECV :
-		   qp->qp_type;
+	u32 want = sv_dest_type(qp);
 	u32 qkey;
 	bool ok;
 
-	if (dqp->qp_type != want || READ_ONCE(dqp->dead) ||
-	    !sv_state_can_recv(sv_qp_state(dqp)))
+	if (!sv_dest_ready(qp, dqp))
 		return false;
 	if (want == SV_QPT_DCT)
 		return sv_dc_key_ok(r->w, dqp);
@@ -834,6 +846,30 @@ static bool sv_dest_ok(struct sv_req *r, struct sv_qp *dqp)
 }
 
 /*
+ * A connected QP's destination as the last message found it, if no route
+ * has changed since (sv_route_gen()): referenced, or NULL. *gen is the
+ * generation now, read before any lookup that would refill the cache.
+ * Only a peer that passed sv_dest_ok() is cached, and what that checked
+ * beyond sv_dest_ready() changes only with a modify or a GID, which bump
+ * the generation. The pointer holds no reference: a QP leaving its table
+ * bumps the generation before its memory goes after a grace period, so
+ * an unchanged generation read under RCU means it is still there.
+ * Under qp->sq.lock.
+ */
+static struct sv_qp *sv_dest_cached(struct sv_qp *qp, u64 *gen)
+{
+	struct sv_qp *dqp = NULL;
+
+	rcu_read_lock();
+	*gen = sv_route_gen();
+	if (qp->dest_cache && qp->dest_gen == *gen &&
+	    kref_get_unless_zero(&qp->dest_cache->uobj.ref))
+		dqp = qp->dest_cache;
+	rcu_read_unlock();
+	return dqp;
+}
+
+/*
  * Find the destination QP: referenced and ready to receive, NULL if there
  * is none that may take the message, ERR_PTR(-EINVAL) for a bad AH. A UD
  * send to the multicast QPN leaves the AH's GID in r->mgid.
@@ -844,6 +880,7 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 	struct sv_send_wqe *w = r->w;
 	struct sv_uobj *ah;
 	bool local;
+	u64 gen = 0;
 	u32 dqpn;
 
 	if (qp->qp_type == SV_QPT_UD || qp->qp_type == SV_QPT_DCI) {
@@ -865,6 +902,13 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 		/* The engine's copy, under qp->sq.lock like this. */
 		dqpn = qp->dest_qpn;
 		memcpy(r->mgid, qp->dest_gid, sizeof(r->mgid));
+		dqp = sv_dest_cached(qp, &gen);
+		if (dqp) {
+			if (sv_dest_ready(qp, dqp))
+				return dqp;
+			sv_qp_put(dqp);
+			return NULL;
+		}
 	}
 	dqp = sv_qp_route(qp->sdev, r->mgid, dqpn, &local);
 	r->wire = !local;
@@ -873,6 +917,10 @@ static struct sv_qp *sv_dest_qp(struct sv_req *r)
 	if (!sv_dest_ok(r, dqp)) {
 		sv_qp_put(dqp);
 		return NULL;
+	}
+	if (gen) {
+		qp->dest_cache = dqp;
+		qp->dest_gen = gen;
 	}
 	return dqp;
 }

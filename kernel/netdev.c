@@ -170,6 +170,7 @@ static void sv_gid_fill(struct sv_device *sdev, struct net_device *ndev)
 
 	spin_lock_bh(&sdev->gid_lock);
 	memset(sdev->gids, 0, sizeof(sdev->gids));
+	sv_route_changed();
 	spin_unlock_bh(&sdev->gid_lock);
 	sv_gid_from_mac(gid, sdev->mac);
 	sv_gid_claim(sdev, gid, ndev->ifindex);
@@ -288,6 +289,7 @@ void sv_netdev_unbind(struct sv_device *sdev)
 	sv_steer_unbind(sdev, ndev);
 	spin_lock_bh(&sdev->gid_lock);
 	memset(sdev->gids, 0, sizeof(sdev->gids));
+	sv_route_changed();
 	spin_unlock_bh(&sdev->gid_lock);
 	netdev_put(ndev, &sdev->ndev_tracker);
 }

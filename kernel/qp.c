@@ -41,6 +41,34 @@ static struct sv_qp *to_sv_qp(struct sv_uobj *u)
 	return container_of(u, struct sv_qp, uobj);
 }
 
+/*
+ * Bumped by everything that may change where a message of a connected QP
+ * goes, or whether its peer takes it: a QP leaving its device's table, a
+ * modify of any QP, a GID table change, a device coming or going. The
+ * engine's per-QP route cache (exec.c) is good while this is unchanged.
+ */
+static atomic64_t sv_route_generation = ATOMIC64_INIT(1);
+
+u64 sv_route_gen(void)
+{
+	return atomic64_read(&sv_route_generation);
+}
+
+void sv_route_changed(void)
+{
+	atomic64_inc(&sv_route_generation);
+}
+
+/*
+ * Take qp out of its device's table: no new lookup finds it, and no
+ * cached route reaches it (its memory lives on for RCU readers).
+ */
+void sv_qp_unpublish(struct sv_qp *qp)
+{
+	xa_erase(&qp->sdev->qps, qp->qpn);
+	sv_route_changed();
+}
+
 /* The QP with number qpn, referenced, or NULL. Any context. */
 struct sv_qp *sv_qp_get(struct sv_device *sdev, u32 qpn)
 {
@@ -134,7 +162,7 @@ static void sv_qp_destroy(struct sv_uobj *u)
 
 	sv_dp_qp_destroy(qp);
 	sv_rss_qp_destroy(qp);
-	xa_erase(&qp->sdev->qps, qp->qpn);
+	sv_qp_unpublish(qp);
 	sv_mcast_detach_all(qp);
 	sv_async_event_detach(u->file, &qp->events);
 	sv_parent_release(qp->pd);
@@ -534,6 +562,8 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 	ret = sv_qp_check_modify(qp, m->attr_mask, &m->attr);
 	if (!ret)
 		sv_qp_apply_modify(qp, m->attr_mask, &m->attr);
+	if (!ret)
+		sv_route_changed();
 	notify = !ret && to_sqd && qp->attr.en_sqd_async_notify;
 	/*
 	 * Nothing is in flight on a local QP, so the send queue is drained

@@ -174,6 +174,7 @@ int sv_gid_add(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
 		e->ifindex = ifindex;
 		e->valid = true;
 	}
+	sv_route_changed();
 out:
 	spin_unlock_bh(&sdev->gid_lock);
 	return ret;
@@ -192,6 +193,7 @@ void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
 		    e->ifindex == ifindex)
 			memset(e, 0, sizeof(*e));
 	}
+	sv_route_changed();
 	spin_unlock_bh(&sdev->gid_lock);
 }
 

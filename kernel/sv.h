@@ -578,6 +578,13 @@ struct sv_qp {
 	bool retried;			/* rnr_left or retry_left went down */
 	u32 dest_qpn;			/* RC, UC: attr's, for the engine */
 	u8 dest_gid[16];
+	/*
+	 * Connected QPs: the destination the last message found, while
+	 * sv_route_gen() is still dest_gen (exec.c); under sq.lock. No
+	 * reference: RCU and the generation say whether it still lives.
+	 */
+	struct sv_qp *dest_cache;
+	u64 dest_gen;
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised */
 	bool dead;			/* destroyed: no more execution */
 	bool left_reset;		/* has left RESET: rings stay put */
@@ -685,6 +692,9 @@ bool sv_gid_local(struct sv_device *own, const u8 dgid[16]);
 struct sv_qp *sv_qp_route(struct sv_device *own, const u8 dgid[16], u32 qpn,
 			  bool *local);
 void sv_qp_put(struct sv_qp *qp);
+void sv_qp_unpublish(struct sv_qp *qp);
+u64 sv_route_gen(void);
+void sv_route_changed(void);
 int sv_create_qp(struct sv_file *f, void *arg);
 int sv_modify_qp(struct sv_file *f, void *arg);
 int sv_query_qp(struct sv_file *f, void *arg);

@@ -235,7 +235,7 @@ static struct sv_xrc_qp *to_xrc_qp(struct sv_uobj *u)
 /* The last handle went: nobody reaches the QP any more. */
 static void sv_xrc_tgt_close(struct sv_qp *qp)
 {
-	xa_erase(&qp->sdev->qps, qp->qpn);
+	sv_qp_unpublish(qp);
 	sv_uncharge(&qp->uobj.charge);
 	sv_qp_put(qp);		/* the domain's reference */
 }

@@ -339,6 +339,101 @@ static int to_reset_rts(struct ibv_qp *qp, uint32_t dqpn, union ibv_gid *gid)
 	return qp_rtr_rts(qp, dqpn, gid, 7, 1, 7);
 }
 
+/* One signaled 64-byte RDMA WRITE from a to b's buffer: its status. */
+static int write_status(struct end *a, struct end *b, int fill)
+{
+	struct ibv_wc wc;
+
+	sv_fill(a->buf, 64, fill);
+	if (post_send(a->qp, IBV_WR_RDMA_WRITE, a->mr->lkey, a->buf, 64, 9,
+		      IBV_SEND_SIGNALED, (uintptr_t)b->buf, b->mr->rkey) ||
+	    poll1(a->cq, &wc) != 1)
+		return -1;
+	return wc.status;
+}
+
+/*
+ * The engine remembers where a connected QP's messages went: a peer that
+ * is connected elsewhere afterwards takes no more of them (the requester
+ * sees RETRY_EXC_ERR, the peer's memory is untouched).
+ */
+TEST(rc_peer_reconnected_elsewhere_is_dropped)
+{
+	struct end a, b, c;
+	union ibv_gid gid;
+
+	ASSERT_EQ(0, end_open(&a, IBV_QPT_RC));
+	ASSERT_EQ(0, end_open(&b, IBV_QPT_RC));
+	ASSERT_EQ(0, end_open(&c, IBV_QPT_RC));
+	ASSERT_EQ(0, ibv_query_gid(a.ctx, 1, 1, &gid));
+	ASSERT_EQ(0, qp_rtr_rts(a.qp, b.qp->qp_num, &gid, 0, 1, 1));
+	ASSERT_EQ(0, qp_rtr_rts(b.qp, a.qp->qp_num, &gid, 0, 1, 1));
+	ASSERT_EQ(IBV_WC_SUCCESS, write_status(&a, &b, 1));
+	ASSERT_EQ(0, memcmp(a.buf, b.buf, 64));
+	ASSERT_EQ(IBV_WC_SUCCESS, write_status(&a, &b, 2));
+	ASSERT_EQ(0, memcmp(a.buf, b.buf, 64));
+
+	/* b now names c: a is a stranger to it. */
+	ASSERT_EQ(0, to_reset_rts(b.qp, c.qp->qp_num, &gid));
+	memset(b.buf, 0, 64);
+	EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, write_status(&a, &b, 3));
+	EXPECT_EQ(0, b.buf[0]);
+	EXPECT_EQ(0, memcmp(b.buf, b.buf + 1, 63));
+	end_close(&a);
+	end_close(&b);
+	end_close(&c);
+}
+
+/*
+ * A peer destroyed: the requester's next message finds nobody (its QP
+ * memory is not read again: KASAN on the debug kernel would see it).
+ * A new QP given the same number and connected back: the requester's
+ * messages reach it.
+ */
+TEST(rc_peer_number_reused_reaches_new_qp)
+{
+	static const char knob[] =
+		"/sys/kernel/debug/softverbs/softverbs0/next_qpn";
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	union ibv_gid gid;
+	struct end a, b;
+	char num[16];
+	uint32_t bqpn;
+
+	ASSERT_EQ(0, end_open(&a, IBV_QPT_RC));
+	ASSERT_EQ(0, end_open(&b, IBV_QPT_RC));
+	ASSERT_EQ(0, ibv_query_gid(a.ctx, 1, 1, &gid));
+	bqpn = b.qp->qp_num;
+	ASSERT_EQ(0, qp_rtr_rts(a.qp, bqpn, &gid, 0, 1, 1));
+	ASSERT_EQ(0, qp_rtr_rts(b.qp, a.qp->qp_num, &gid, 0, 1, 1));
+	ASSERT_EQ(IBV_WC_SUCCESS, write_status(&a, &b, 1));
+	ASSERT_EQ(0, memcmp(a.buf, b.buf, 64));
+
+	ASSERT_EQ(0, ibv_destroy_qp(b.qp));
+	b.qp = NULL;
+	usleep(100 * 1000);	/* past a grace period: its memory is freed */
+	EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, write_status(&a, &b, 2));
+
+	snprintf(num, sizeof(num), "%u", bqpn);
+	ASSERT_EQ(0, write_file(knob, num));
+	ia.send_cq = b.cq;
+	ia.recv_cq = b.cq;
+	b.qp = ibv_create_qp(b.pd, &ia);
+	ASSERT_NE(NULL, b.qp);
+	ASSERT_EQ(bqpn, b.qp->qp_num);
+	ASSERT_EQ(0, qp_init(b.qp, ACCESS));
+	ASSERT_EQ(0, qp_rtr_rts(b.qp, a.qp->qp_num, &gid, 0, 1, 1));
+	ASSERT_EQ(0, to_reset_rts(a.qp, bqpn, &gid));
+	EXPECT_EQ(IBV_WC_SUCCESS, write_status(&a, &b, 3));
+	EXPECT_EQ(0, memcmp(a.buf, b.buf, 64));
+	end_close(&a);
+	end_close(&b);
+}
+
 /*
  * An RC pair fails with a remote operation error (the responder's receive
  * WQE names a bad lkey: REM_OP_ERR and LOC_PROT_ERR, both QPs in ERR).
