@@ -52,7 +52,7 @@ int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev, struct sv_pd *pd,
 			continue;
 		ret = sv_mr_span_get(sdev, sges[i].lkey, pd, access,
 				     sges[i].addr, sges[i].length,
-				     &sg->ent[sg->n]);
+				     &sg->ent[sg->n], &sg->cache);
 		if (ret) {
 			sv_sg_release(sg);
 			return ret;
@@ -77,7 +77,7 @@ int sv_sg_remote(struct sv_sg *sg, struct sv_qp *dqp, struct sv_pd *pd,
 	if (len > SV_MAX_MSG_SZ)
 		return -ERANGE;
 	ret = sv_mr_span_get_remote(dqp, pd, rkey, access, addr, len,
-				    &sg->ent[0]);
+				    &sg->ent[0], &sg->cache);
 	if (ret)
 		return ret;
 	sg->n = 1;

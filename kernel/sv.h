@@ -322,14 +322,26 @@ struct sv_mr_span {
 	bool nofault;
 };
 
+/*
+ * The MR that the last key looked up through it named (mr.c), good while
+ * no key index has been given back since; zeroed, it is empty. Used by
+ * one thread at a time (a list in the engine's scratch).
+ */
+struct sv_mr_cache {
+	struct sv_mr *mr;
+	u64 gen;
+	u32 index;
+};
+
 int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
-		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp);
+		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp,
+		   struct sv_mr_cache *cache);
 struct sv_qp;
 int sv_mr_flush(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey, u32 access,
 		u64 iova, u64 len, bool whole);
 int sv_mr_span_get_remote(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey,
 			  u32 access, u64 iova, u64 len,
-			  struct sv_mr_span *sp);
+			  struct sv_mr_span *sp, struct sv_mr_cache *cache);
 void sv_mr_span_put(struct sv_mr_span *sp);
 /*
  * The copies fail with -ERANGE outside a span; a page of an ODP MR that
@@ -370,6 +382,7 @@ struct sv_sg {
 	struct sv_mr_span ent[SV_MAX_SGE];
 	u32 n;
 	u64 len;
+	struct sv_mr_cache cache;	/* the last key it looked up */
 };
 
 int sv_sg_resolve(struct sv_sg *sg, struct sv_device *sdev, struct sv_pd *pd,

@@ -1037,6 +1037,64 @@ TEST_F(dp, qp_ex_builders)
  * stream: completions are successes until the rkey dies, then
  * REM_ACCESS_ERR (and flushes); nothing crashes or leaks.
  */
+/*
+ * The engine remembers the MR its last key named: after a dereg (and a
+ * grace period, which frees the MR's memory) the old key must be looked
+ * up again and found gone. One test for an rkey, one for an lkey.
+ */
+static void stale_key_case(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(dp) *self, bool remote)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	char *buf2 = aligned_alloc(4096, BUF);
+	struct ibv_mr *mr2;
+	struct ibv_wc wc;
+	uint32_t key;
+
+	ASSERT_NE(NULL, buf2);
+	mr2 = ibv_reg_mr(self->pd, buf2, BUF, access);
+	ASSERT_NE(NULL, mr2);
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	key = remote ? mr2->rkey : mr2->lkey;
+	sv_fill(self->sbuf, 64, 1);
+	sv_fill(buf2, 64, 2);
+	/* Twice, so that the second finds the key remembered. */
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
+				       remote ? self->smr->lkey : key,
+				       remote ? self->sbuf : buf2, 64, i,
+				       IBV_SEND_SIGNALED,
+				       remote ? (uintptr_t)buf2 :
+						(uintptr_t)self->rbuf,
+				       remote ? key : self->rmr->rkey));
+		ASSERT_EQ(1, poll1(self->scq, &wc));
+		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
+	}
+	ASSERT_EQ(0, ibv_dereg_mr(mr2));
+	usleep(100 * 1000);	/* past a grace period: the MR is freed */
+	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
+			       remote ? self->smr->lkey : key,
+			       remote ? self->sbuf : buf2, 64, 9,
+			       IBV_SEND_SIGNALED,
+			       remote ? (uintptr_t)buf2 : (uintptr_t)self->rbuf,
+			       remote ? key : self->rmr->rkey));
+	ASSERT_EQ(1, poll1(self->scq, &wc));
+	EXPECT_EQ(remote ? IBV_WC_REM_ACCESS_ERR : IBV_WC_LOC_PROT_ERR,
+		  wc.status);
+	EXPECT_EQ(9, wc.wr_id);
+	free(buf2);
+}
+
+TEST_F(dp, stale_rkey_after_dereg)
+{
+	stale_key_case(_metadata, self, true);
+}
+
+TEST_F(dp, stale_lkey_after_dereg)
+{
+	stale_key_case(_metadata, self, false);
+}
+
 TEST_F(dp, dereg_and_destroy_mid_traffic)
 {
 	struct ibv_mr *mr2;

@@ -142,7 +142,8 @@ int sv_mkey_piece(const struct sv_mr_span *sp, u64 off, u64 max,
 	sv_mkey_locate(mr->mkey, sp->off + off, &lkey, &addr, &avail);
 	*n = min(max, avail);
 	ret = sv_mr_span_get(mr->sdev, lkey, mr->pd,
-			     write ? SV_ACCESS_LOCAL_WRITE : 0, addr, *n, tmp);
+			     write ? SV_ACCESS_LOCAL_WRITE : 0, addr, *n, tmp,
+			     NULL);
 	if (ret)
 		return ret;
 	tmp->nofault = sp->nofault;

@@ -501,10 +501,45 @@ int sv_mr_key_publish(struct sv_mr *mr)
 			       GFP_KERNEL_ACCOUNT));
 }
 
-/* Give its key index back: no new lookups find it. */
+/*
+ * Bumped whenever a key index is given back: a cached lookup (struct
+ * sv_mr_cache) made under an older generation may name an MR gone.
+ */
+static atomic64_t sv_mr_key_gen = ATOMIC64_INIT(1);
+
+/*
+ * Give its key index back: no new lookups find it, no cached one is used.
+ * The MR's memory goes after a grace period (kfree_rcu).
+ */
 void sv_mr_key_release(struct sv_mr *mr)
 {
 	xa_erase(&sv_mr_keys, mr->index);
+	atomic64_inc(&sv_mr_key_gen);
+}
+
+/*
+ * The MR at key's index, or NULL; through cache if it is not NULL. A key
+ * index names one MR from its publication to its release, so the cached
+ * answer holds while no index has been released since it was looked up
+ * (the generation is read first); the MR's memory then outlives our RCU
+ * read side. The caller checks the MR's key, device and the rest.
+ */
+static struct sv_mr *sv_mr_find(u32 key, struct sv_mr_cache *cache)
+{
+	u32 index = key >> 8;
+	struct sv_mr *mr;
+	u64 gen;
+
+	if (!cache)
+		return xa_load(&sv_mr_keys, index);
+	gen = atomic64_read(&sv_mr_key_gen);
+	if (cache->mr && cache->gen == gen && cache->index == index)
+		return cache->mr;
+	mr = xa_load(&sv_mr_keys, index);
+	cache->mr = mr;
+	cache->gen = gen;
+	cache->index = index;
+	return mr;
 }
 
 /* The MR whose key is key on sdev, referenced (sv_mr_put()), or NULL. */
@@ -579,14 +614,15 @@ static u32 sv_mr_write_access(u32 access)
 /* sv_mr_span_get(), and for a remote access at qp (non-NULL) */
 static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 			   const struct sv_qp *qp, u32 access, u64 iova,
-			   u64 len, struct sv_mr_span *sp)
+			   u64 len, struct sv_mr_span *sp,
+			   struct sv_mr_cache *cache)
 {
 	struct sv_mr *mr;
 	int ret;
 
 	/* The MR's memory outlives RCU readers (kfree_rcu). */
 	rcu_read_lock();
-	mr = xa_load(&sv_mr_keys, key >> 8);
+	mr = sv_mr_find(key, cache);
 	if (!mr || mr->sdev != sdev || !sv_mr_enter(mr)) {
 		rcu_read_unlock();
 		return -ENOENT;
@@ -614,15 +650,19 @@ static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
  * @iova: the span's first byte
  * @len: the span's length
  * @sp: the span, to give back with sv_mr_span_put()
+ * @cache: the caller's cache of the last lookup (struct sv_mr_cache), or
+ *         NULL
  *
  * Errors: -ENOENT (no such key, or the MR is going away), -EPERM (another
  * PD), -EACCES (a right not granted), -ERANGE (outside the MR); no span is
  * held then. Callable from any process context.
  */
 int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
-		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp)
+		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp,
+		   struct sv_mr_cache *cache)
 {
-	return sv_mr_span_take(sdev, key, pd, NULL, access, iova, len, sp);
+	return sv_mr_span_take(sdev, key, pd, NULL, access, iova, len, sp,
+			       cache);
 }
 
 /*
@@ -631,10 +671,10 @@ int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
  */
 int sv_mr_span_get_remote(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey,
 			  u32 access, u64 iova, u64 len,
-			  struct sv_mr_span *sp)
+			  struct sv_mr_span *sp, struct sv_mr_cache *cache)
 {
 	return sv_mr_span_take(dqp->sdev, rkey, pd, dqp, access, iova, len,
-			       sp);
+			       sp, cache);
 }
 
 void sv_mr_span_put(struct sv_mr_span *sp)
@@ -733,7 +773,8 @@ int sv_mr_flush(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey, u32 access,
 		smp_mb();	/* nothing to flush: still ordered after writes */
 		return 0;
 	}
-	ret = sv_mr_span_get_remote(dqp, pd, rkey, access, iova, len, &sp);
+	ret = sv_mr_span_get_remote(dqp, pd, rkey, access, iova, len, &sp,
+				    NULL);
 	if (ret)
 		return ret;
 	if (access & SV_ACCESS_FLUSH_PERSISTENT)
@@ -1645,7 +1686,7 @@ static int sv_mr_io_span(struct sv_device *sdev, struct sv_mr_span *sp,
 	if (!mr)
 		return -ENOENT;
 	ret = sv_mr_span_get(sdev, key, READ_ONCE(mr->pd), access, iova, len,
-			     sp);
+			     sp, NULL);
 	sv_mr_put(mr);
 	return ret;
 }

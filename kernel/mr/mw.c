@@ -112,7 +112,8 @@ static struct sv_mr *sv_mw_target(struct sv_qp *qp, u32 lkey, u64 addr,
 	bool ok;
 
 	/* Same PD as the QP (and the window), the range inside the MR. */
-	if (sv_mr_span_get(qp->sdev, lkey, sv_qp_pd(qp), 0, addr, len, &sp))
+	if (sv_mr_span_get(qp->sdev, lkey, sv_qp_pd(qp), 0, addr, len, &sp,
+			   NULL))
 		return NULL;
 	t = sp.mr;
 	/* Entered: the MR's access does not change under us. */
