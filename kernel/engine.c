@@ -682,7 +682,7 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 {
 	struct sv_wq *sq = &qp->sq;
 	struct sv_send_wqe *w = ef->scratch;
-	u64 len = 0, max_len = min_t(u64, *bytes, SV_ENGINE_BYTES);
+	u64 len = 0, max_len = min_t(u64, *bytes, SV_ENGINE_BYTES), wbytes;
 	u32 budget = min(qbudget, *wqes);
 	enum sv_exec_result res;
 	bool did = false, flushed, qp_err;
@@ -771,13 +771,13 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 		}
 		did = true;
 		ef->executed++;
-		if (res != SV_EXEC_RETRY)
-			sv_pace_charge(qp, sv_wqe_bytes(w, ef->scratch_size));
 		if (res == SV_EXEC_RETRY) {
 			qp->waiting = true;
 			*wake = min(*wake, qp->wait_until);
 			break;
 		}
+		wbytes = sv_wqe_bytes(w, ef->scratch_size);
+		sv_pace_charge(qp, wbytes);
 		qp_err = res == SV_EXEC_FATAL && sv_dci_stream_failed(qp, w);
 		sv_sq_complete(qp, w, ef->scratch_size, status,
 			       res == SV_EXEC_FATAL || flushed, qp_err);
@@ -785,7 +785,7 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 			n++;
 			break;
 		}
-		len += sv_wqe_bytes(w, ef->scratch_size);
+		len += wbytes;
 		if (len >= max_len) {
 			n++;
 			break;
