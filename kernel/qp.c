@@ -560,10 +560,10 @@ int sv_modify_qp(struct sv_file *f, void *arg)
 		 m->attr.qp_state == SV_QPS_SQD &&
 		 qp->attr.qp_state == SV_QPS_RTS;
 	ret = sv_qp_check_modify(qp, m->attr_mask, &m->attr);
-	if (!ret)
+	if (!ret) {
 		sv_qp_apply_modify(qp, m->attr_mask, &m->attr);
-	if (!ret)
 		sv_route_changed();
+	}
 	notify = !ret && to_sqd && qp->attr.en_sqd_async_notify;
 	/*
 	 * Nothing is in flight on a local QP, so the send queue is drained

@@ -1033,15 +1033,28 @@ TEST_F(dp, qp_ex_builders)
 }
 
 /*
- * Deregistering the target MR and then destroying the QPs while writes
- * stream: completions are successes until the rkey dies, then
- * REM_ACCESS_ERR (and flushes); nothing crashes or leaks.
- */
-/*
  * The engine remembers the MR its last key named: after a dereg (and a
  * grace period, which frees the MR's memory) the old key must be looked
  * up again and found gone. One test for an rkey, one for an lkey.
  */
+/*
+ * A signaled 64-byte RDMA WRITE from a to b with key as its rkey (remote)
+ * or its lkey (from buf2), the fixture's MRs on the other side; its CQE's
+ * status, or -1.
+ */
+static int write_with_key(FIXTURE_DATA(dp) *self, bool remote, uint32_t key,
+			  char *buf2, uint64_t wr_id, struct ibv_wc *wc)
+{
+	if (post_send(self->a, IBV_WR_RDMA_WRITE,
+		      remote ? self->smr->lkey : key,
+		      remote ? self->sbuf : buf2, 64, wr_id, IBV_SEND_SIGNALED,
+		      remote ? (uintptr_t)buf2 : (uintptr_t)self->rbuf,
+		      remote ? key : self->rmr->rkey) ||
+	    poll1(self->scq, wc) != 1)
+		return -1;
+	return wc->status;
+}
+
 static void stale_key_case(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(dp) *self, bool remote)
 {
@@ -1059,28 +1072,13 @@ static void stale_key_case(struct __test_metadata *_metadata,
 	sv_fill(self->sbuf, 64, 1);
 	sv_fill(buf2, 64, 2);
 	/* Twice, so that the second finds the key remembered. */
-	for (int i = 0; i < 2; i++) {
-		ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
-				       remote ? self->smr->lkey : key,
-				       remote ? self->sbuf : buf2, 64, i,
-				       IBV_SEND_SIGNALED,
-				       remote ? (uintptr_t)buf2 :
-						(uintptr_t)self->rbuf,
-				       remote ? key : self->rmr->rkey));
-		ASSERT_EQ(1, poll1(self->scq, &wc));
-		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
-	}
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(IBV_WC_SUCCESS,
+			  write_with_key(self, remote, key, buf2, i, &wc));
 	ASSERT_EQ(0, ibv_dereg_mr(mr2));
 	usleep(100 * 1000);	/* past a grace period: the MR is freed */
-	ASSERT_EQ(0, post_send(self->a, IBV_WR_RDMA_WRITE,
-			       remote ? self->smr->lkey : key,
-			       remote ? self->sbuf : buf2, 64, 9,
-			       IBV_SEND_SIGNALED,
-			       remote ? (uintptr_t)buf2 : (uintptr_t)self->rbuf,
-			       remote ? key : self->rmr->rkey));
-	ASSERT_EQ(1, poll1(self->scq, &wc));
 	EXPECT_EQ(remote ? IBV_WC_REM_ACCESS_ERR : IBV_WC_LOC_PROT_ERR,
-		  wc.status);
+		  write_with_key(self, remote, key, buf2, 9, &wc));
 	EXPECT_EQ(9, wc.wr_id);
 	free(buf2);
 }
@@ -1095,6 +1093,11 @@ TEST_F(dp, stale_lkey_after_dereg)
 	stale_key_case(_metadata, self, false);
 }
 
+/*
+ * Deregistering the target MR and then destroying the QPs while writes
+ * stream: completions are successes until the rkey dies, then
+ * REM_ACCESS_ERR (and flushes); nothing crashes or leaks.
+ */
 TEST_F(dp, dereg_and_destroy_mid_traffic)
 {
 	struct ibv_mr *mr2;

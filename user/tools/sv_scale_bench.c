@@ -146,7 +146,6 @@ static int qps(const char *dev, long n)
 
 struct pair {
 	struct ibv_qp *a, *b;
-	uint32_t left;			/* a's writes in flight */
 };
 
 /* A RoCE v2 GID of port 1 (rxe wants one matching its netdev), or 0. */
@@ -241,7 +240,7 @@ static unsigned long long rate_one(const char *dev, int nq, int w,
 	 * and measured this program more than the device).
 	 */
 	for (i = 0; i < nq; i++)
-		for (; p[i].left < (uint32_t)w; p[i].left++) {
+		for (k = 0; k < w; k++) {
 			wr.wr_id = i;
 			if (ibv_post_send(p[i].a, &wr, &bad))
 				die("ibv_post_send");
