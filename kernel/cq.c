@@ -120,6 +120,19 @@ struct sv_cq *sv_cq_get(struct sv_file *f, u32 handle)
 	return container_of(u, struct sv_cq, uobj);
 }
 
+/* Does cq hold completions its consumer has not taken? */
+bool sv_cq_has_entries(struct sv_cq *cq)
+{
+	unsigned long flags;
+	bool has;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	/* The ring is replaced under the lock (resize). */
+	has = cq->prod != smp_load_acquire(&cq->ring->cons);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return has;
+}
+
 /* Does arm ask for an event for a completion (solicited: or an error)? */
 static bool sv_cq_arm_wants(u32 arm, bool solicited)
 {

@@ -161,6 +161,14 @@ MODULE_PARM_DESC(max_engines, "Engine kthreads shared by all open files (0 at lo
  * holding the poster in its syscall.
  */
 #define SV_DOORBELL_BUDGET	4
+/* A drive's, over all its passes: its poll gets its completions soon. */
+#define SV_DRIVE_BUDGET		256
+/* With nothing to do and no completion for its poll, a drive waits... */
+#define SV_DRIVE_IDLE_NS	(20 * NSEC_PER_USEC)
+/* ... or, once it has, a little while for a poster's next WQE. */
+#define SV_DRIVE_LINGER_NS	(5 * NSEC_PER_USEC)
+/* The engines one drive runs its user's shares of */
+#define SV_DRIVE_ENGINES	8
 /* The longest the kthread sleeps with nothing to wait for. */
 #define SV_ENGINE_NAP_NS	(10 * NSEC_PER_SEC)
 /* A pass's wake time when no QP is backing off. */
@@ -195,6 +203,7 @@ struct sv_engine_user {
 	struct list_head node;		/* on e->users, under e->lock */
 	struct list_head files;		/* its files, round robin; e->lock */
 	u32 nfiles;			/* under e->lock */
+	u32 drivers;			/* its polls driving; e->lock */
 	u64 executed;			/* WQEs the kthread ran for it */
 };
 
@@ -919,14 +928,17 @@ static void sv_engine_file_release(struct kref *ref)
 }
 
 /*
- * What one pass of the kthread found: its files' longest idle time, and
- * whether it executed send WQEs (a poster may follow them up).
+ * What one pass of the kthread (or of a drive: driver) found: its files'
+ * longest idle time, and whether it executed send WQEs (a poster may
+ * follow them up).
  */
 struct sv_pass {
 	u64 wake;
 	u64 idle_ns;
 	bool seen;
 	bool sent;
+	bool driver;
+	bool busy;	/* a drive found a file's pass taken, with work */
 };
 
 /*
@@ -936,51 +948,99 @@ struct sv_pass {
  * the last round did work. A file whose doorbell is running a pass is
  * skipped: the doorbell wakes the engine if it leaves work.
  */
-static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
-			 struct sv_pass *p)
+/*
+ * A drive visits a file only if its library posted since (db->posted,
+ * set after a post's prod, cleared before the pass), or frames wait
+ * (rx): what else makes work (a state change, a back-off's end) wakes
+ * the kthread.
+ */
+static bool sv_drive_hinted(struct sv_engine_file *ef)
 {
-	u32 wqes = SV_FILE_BUDGET, before, round, i, n;
-	u64 bytes = SV_FILE_BYTES, executed;
+	return READ_ONCE(ef->db->posted) || READ_ONCE(ef->db->rx);
+}
+
+/* The same under ef->run_lock, taking the hint before the pass. */
+static bool sv_drive_wanted(struct sv_engine_file *ef)
+{
+	if (!sv_drive_hinted(ef))
+		return false;
+	WRITE_ONCE(ef->db->posted, 0);
+	/* The hint's clear before the pass reads prod: pairs with the
+	 * library's release of prod before its store of posted.
+	 */
+	smp_mb();
+	return true;
+}
+
+/* A file's turn in a user's pass. Under ef->run_lock. */
+static bool sv_user_file_turn(struct sv_engine_user *u,
+			      struct sv_engine_file *ef, struct sv_pass *p,
+			      u32 *wqes, u64 *bytes)
+{
+	u64 executed = ef->executed;
+	bool did;
+
+	if (ef->detached || (p->driver && !sv_drive_wanted(ef)))
+		return false;
+	did = sv_file_pass(ef, SV_ENGINE_BUDGET, wqes, bytes, &p->wake);
+	executed = ef->executed - executed;
+	if (p->driver)
+		sv_stat_add(ef->sdev, SV_STAT_DRIVE_WQES, executed);
+	else
+		WRITE_ONCE(u->executed, u->executed + executed);
+	p->sent |= executed != 0;
+	p->idle_ns = max_t(u64, p->idle_ns,
+			   (u64)READ_ONCE(ef->sdev->idle_us) * NSEC_PER_USEC);
+	p->seen = true;
+	return did;
+}
+
+static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
+			 struct sv_pass *p, u32 *budget, u64 *bytes)
+{
+	u32 wqes = *budget, before, round, i, n;
 	struct sv_engine_file *ef;
 	bool did = false;
 
-	for (round = 0; round < SV_USER_ROUNDS && wqes && bytes; round++) {
+	for (round = 0; round < SV_USER_ROUNDS && wqes && *bytes; round++) {
 		before = wqes;
 		spin_lock_bh(&e->lock);
 		n = u->nfiles;
 		spin_unlock_bh(&e->lock);
-		for (i = 0; i < n && wqes && bytes; i++) {
+		for (i = 0; i < n && wqes && *bytes; i++) {
 			spin_lock_bh(&e->lock);
 			if (list_empty(&u->files)) {
 				spin_unlock_bh(&e->lock);
-				return did;
+				goto out;
 			}
 			ef = list_first_entry(&u->files, struct sv_engine_file,
 					      node);
 			list_move_tail(&ef->node, &u->files);
+			/*
+			 * A drive does not even take the run_lock of a file it
+			 * has no reason to visit: the kthread, finding it
+			 * taken, would skip the file and miss its back-offs.
+			 */
+			if (p->driver && !sv_drive_hinted(ef)) {
+				spin_unlock_bh(&e->lock);
+				continue;
+			}
 			kref_get(&ef->ref);
 			spin_unlock_bh(&e->lock);
 			if (mutex_trylock(&ef->run_lock)) {
-				if (!ef->detached) {
-					executed = ef->executed;
-					did |= sv_file_pass(ef, SV_ENGINE_BUDGET,
-							    &wqes, &bytes,
-							    &p->wake);
-					WRITE_ONCE(u->executed, u->executed +
-						   ef->executed - executed);
-					p->sent |= ef->executed != executed;
-					p->idle_ns = max_t(u64, p->idle_ns,
-							   (u64)READ_ONCE(ef->sdev->idle_us) *
-							   NSEC_PER_USEC);
-					p->seen = true;
-				}
+				did |= sv_user_file_turn(u, ef, p, &wqes, bytes);
 				mutex_unlock(&ef->run_lock);
+			} else if (p->driver) {
+				/* Its work is under way elsewhere. */
+				p->busy = true;
 			}
 			kref_put(&ef->ref, sv_engine_file_release);
 		}
 		if (wqes == before)
 			break;
 	}
+out:
+	*budget = wqes;
 	return did;
 }
 
@@ -994,7 +1054,8 @@ static bool sv_engine_pass(struct sv_engine *e, u64 *wake, bool *sent)
 	struct sv_pass p = { .wake = *wake };
 	struct sv_engine_user *u;
 	bool did = false;
-	u32 i, n;
+	u64 bytes;
+	u32 i, n, wqes;
 
 	spin_lock_bh(&e->lock);
 	n = e->nusers;
@@ -1009,7 +1070,9 @@ static bool sv_engine_pass(struct sv_engine *e, u64 *wake, bool *sent)
 		list_move_tail(&u->node, &e->users);
 		kref_get(&u->ref);
 		spin_unlock_bh(&e->lock);
-		did |= sv_user_pass(e, u, &p);
+		wqes = SV_FILE_BUDGET;
+		bytes = SV_FILE_BYTES;
+		did |= sv_user_pass(e, u, &p, &wqes, &bytes);
 		kref_put(&u->ref, sv_engine_user_release);
 	}
 	if (p.seen || !n)
@@ -1019,18 +1082,34 @@ static bool sv_engine_pass(struct sv_engine *e, u64 *wake, bool *sent)
 	return did;
 }
 
+/*
+ * A user's files need a ring while the kthread has no CPU of its own and
+ * none of the user's polls drives. Under e->lock.
+ */
+static u32 sv_user_db_flags(struct sv_engine *e, struct sv_engine_user *u)
+{
+	return e->asleep && !u->drivers ? SV_DB_NEED_WAKEUP : 0;
+}
+
+static void sv_user_set_flags(struct sv_engine *e, struct sv_engine_user *u)
+{
+	u32 flags = sv_user_db_flags(e, u);
+	struct sv_engine_file *ef;
+
+	lockdep_assert_held(&e->lock);
+	list_for_each_entry(ef, &u->files, node)
+		WRITE_ONCE(ef->db->flags, flags);
+}
+
 /* Set (or clear) the need-wakeup flag in the doorbell page of each file. */
 static void sv_engine_set_asleep(struct sv_engine *e, bool asleep)
 {
 	struct sv_engine_user *u;
-	struct sv_engine_file *ef;
 
 	spin_lock_bh(&e->lock);
 	WRITE_ONCE(e->asleep, asleep);
 	list_for_each_entry(u, &e->users, node)
-		list_for_each_entry(ef, &u->files, node)
-			WRITE_ONCE(ef->db->flags,
-				   asleep ? SV_DB_NEED_WAKEUP : 0);
+		sv_user_set_flags(e, u);
 	spin_unlock_bh(&e->lock);
 }
 
@@ -1232,7 +1311,9 @@ static struct sv_engine *sv_engine_pick(void)
 	if ((!best || READ_ONCE(best->nfiles)) && sv_nengines < max_engines) {
 		e = sv_engine_create(sv_nengines);
 		if (!IS_ERR(e)) {
-			sv_engines[sv_nengines++] = e;
+			sv_engines[sv_nengines] = e;
+			/* A drive reads the array without the mutex. */
+			smp_store_release(&sv_nengines, sv_nengines + 1);
 			return e;
 		}
 		if (!best)
@@ -1301,8 +1382,8 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 		e->nusers++;
 	}
 	ef->user = u;
-	/* A sleeping engine must be rung for. */
-	WRITE_ONCE(ef->db->flags, e->asleep ? SV_DB_NEED_WAKEUP : 0);
+	/* A sleeping engine must be rung for, unless the user drives. */
+	WRITE_ONCE(ef->db->flags, sv_user_db_flags(e, u));
 	list_add_tail(&ef->node, &u->files);
 	u->nfiles++;
 	WRITE_ONCE(e->nfiles, e->nfiles + 1);
@@ -1679,9 +1760,204 @@ int sv_map_doorbell(struct sv_file *f, void *arg)
 	return 0;
 }
 
+/* Is there anything to do in the user's files right now? */
+static bool sv_user_has_work(struct sv_engine *e, struct sv_engine_user *u)
+{
+	struct sv_engine_file *ef;
+	bool pending = false;
+
+	spin_lock_bh(&e->lock);
+	list_for_each_entry(ef, &u->files, node)
+		if (sv_file_pending(ef)) {
+			pending = true;
+			break;
+		}
+	spin_unlock_bh(&e->lock);
+	return pending;
+}
+
+/* Under e->lock: the share of e of the user uid, or NULL. */
+static struct sv_engine_user *sv_engine_user_of(struct sv_engine *e,
+						kuid_t uid)
+{
+	struct sv_engine_user *u;
+
+	lockdep_assert_held(&e->lock);
+	list_for_each_entry(u, &e->users, node)
+		if (uid_eq(u->uid, uid))
+			return u;
+	return NULL;
+}
+
+/*
+ * What a drive runs: the caller's uid's shares of the engines without a
+ * CPU of their own (its own file's engine first), referenced, each with
+ * the drive counted in its drivers, and the time a pass asks the engine
+ * to come back (an RNR or retry back-off).
+ */
+struct sv_drive {
+	u32 n;
+	struct sv_engine *e[SV_DRIVE_ENGINES];
+	struct sv_engine_user *u[SV_DRIVE_ENGINES];
+	u64 wake[SV_DRIVE_ENGINES];
+};
+
+static void sv_drive_add(struct sv_drive *d, struct sv_engine *e,
+			 kuid_t uid)
+{
+	struct sv_engine_user *u;
+
+	spin_lock_bh(&e->lock);
+	u = e->asleep ? sv_engine_user_of(e, uid) : NULL;
+	if (u) {
+		kref_get(&u->ref);
+		if (!u->drivers++)
+			sv_user_set_flags(e, u);
+		d->e[d->n] = e;
+		d->u[d->n] = u;
+		d->wake[d->n] = SV_NO_WAKE;
+		d->n++;
+	}
+	spin_unlock_bh(&e->lock);
+}
+
+static void sv_drive_enter(struct sv_drive *d, struct sv_engine_file *ef)
+{
+	/* Pairs with the release store in sv_engine_pick(). */
+	u32 i, n = smp_load_acquire(&sv_nengines);
+
+	d->n = 0;
+	sv_drive_add(d, ef->e, ef->user->uid);
+	for (i = 0; i < n && d->n < SV_DRIVE_ENGINES; i++)
+		if (sv_engines[i] != ef->e)
+			sv_drive_add(d, sv_engines[i], ef->user->uid);
+}
+
+/*
+ * One pass over each share within the drive's budget; did it find any?
+ * busy: it found a file with work whose pass another context runs.
+ */
+static bool sv_drive_pass(struct sv_drive *d, u32 *wqes, u64 *bytes,
+			  bool *busy)
+{
+	struct sv_pass p = { .driver = true };
+	bool did = false;
+	u32 i;
+
+	for (i = 0; i < d->n && *wqes && *bytes; i++) {
+		p.wake = d->wake[i];
+		did |= sv_user_pass(d->e[i], d->u[i], &p, wqes, bytes);
+		d->wake[i] = p.wake;
+	}
+	if (busy)
+		*busy = p.busy;
+	return did;
+}
+
+/*
+ * Leave as the kthread goes to sleep: the flags first, a full barrier,
+ * then one more look at every queue, so that either the drive sees a
+ * post or the post sees the flag. Work left, or a QP backing off, is
+ * the kthread's.
+ */
+static void sv_drive_leave(struct sv_drive *d)
+{
+	u32 wqes, i;
+	u64 bytes;
+
+	for (i = 0; i < d->n; i++) {
+		spin_lock_bh(&d->e[i]->lock);
+		if (!--d->u[i]->drivers)
+			sv_user_set_flags(d->e[i], d->u[i]);
+		spin_unlock_bh(&d->e[i]->lock);
+	}
+	/* Pairs with the library's fence between prod and the flags. */
+	smp_mb();
+	for (i = 0; i < d->n; i++) {
+		if (sv_user_has_work(d->e[i], d->u[i])) {
+			wqes = SV_DOORBELL_BUDGET;
+			bytes = SV_FILE_BYTES;
+			sv_drive_pass(d, &wqes, &bytes, NULL);
+			break;
+		}
+	}
+	for (i = 0; i < d->n; i++) {
+		if (d->wake[i] != SV_NO_WAKE ||
+		    sv_user_has_work(d->e[i], d->u[i]))
+			sv_engine_wake(d->e[i]);
+		kref_put(&d->u[i]->ref, sv_engine_user_release);
+	}
+}
+
+/*
+ * SV_RING_DRIVE (uapi): a poll that found cq empty runs the engines for
+ * its own uid, in its own context, while they have no CPU of their own.
+ * The uid's files there need no ring meanwhile (sv_user_db_flags()). It
+ * goes on while passes find work, within SV_DRIVE_BUDGET, and while the
+ * caller has its CPU to itself; with nothing to do it leaves as soon as
+ * cq has a completion, else after SV_DRIVE_IDLE_NS. 1 if it did work.
+ */
+static int sv_engine_drive(struct sv_file *f, struct sv_engine_file *ef,
+			   u32 cq_handle)
+{
+	u32 wqes = SV_DRIVE_BUDGET, before;
+	u64 bytes = SV_FILE_BYTES, idle = 0;
+	struct sv_drive d;
+	bool found = false, busy;
+	struct sv_cq *cq;
+
+	cq = sv_cq_get(f, cq_handle);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	/*
+	 * No QP, no engine: nothing to drive. A caller that shares its CPU
+	 * with other runnable tasks has no CPU to lend: a drive would take
+	 * it from them, and leave when it is preempted.
+	 */
+	if (!ef || !single_task_running()) {
+		sv_uobj_put(&cq->uobj);
+		return 0;
+	}
+	sv_stat_add(ef->sdev, SV_STAT_DRIVES, 1);
+	sv_drive_enter(&d, ef);
+	/* The file's own frames: the drive's passes take them. */
+	WRITE_ONCE(ef->db->rx, 0);
+	/* Pairs with the library's fence between prod and the flags. */
+	smp_mb();
+	while (d.n && wqes && bytes) {
+		before = wqes;
+		if (sv_drive_pass(&d, &wqes, &bytes, &busy) && wqes == before)
+			found = true;	/* frames */
+		if (wqes != before || busy) {
+			found |= wqes != before;
+			idle = 0;
+		} else if (!idle) {
+			idle = ktime_get_ns();
+		} else if (ktime_get_ns() - idle > SV_DRIVE_IDLE_NS ||
+			   (ktime_get_ns() - idle > SV_DRIVE_LINGER_NS &&
+			    sv_cq_has_entries(cq))) {
+			break;
+		}
+		/*
+		 * The user's CPU, as long as it is the user's alone: a driver
+		 * off its CPU would leave the posts it silenced waiting.
+		 */
+		if (need_resched() || !single_task_running() ||
+		    signal_pending(current))
+			break;
+		cpu_relax();
+	}
+	sv_drive_leave(&d);
+	if (READ_ONCE(ef->e->asleep) && sv_file_has_frames(ef))
+		WRITE_ONCE(ef->db->rx, 1);
+	sv_uobj_put(&cq->uobj);
+	return found;
+}
+
 /*
  * Without f->lock (file.c): the file's engine share, once there, stays
- * until release. Runs the poster's own file only, in its context.
+ * until release. Runs the poster's own file only, in its context, or, to
+ * drive, the files of the poster's uid on the file's engine.
  */
 int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
@@ -1691,16 +1967,21 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	u32 wqes = SV_FILE_BUDGET, idle;
 	bool more, left;
 
-	if (d->reserved)
+	if (d->flags & ~SV_RING_DRIVE || d->reserved ||
+	    (d->flags && d->size < SV_RING_DOORBELL_SIZE_VER1))
 		return -EINVAL;
-	sv_stat_add(f->sdev, SV_STAT_DOORBELLS, 1);
 	/* Pairs with the release store in sv_engine_file_get(). */
 	ef = smp_load_acquire(&f->ef);
+	if (d->flags & SV_RING_DRIVE)
+		return sv_engine_drive(f, ef, d->cq_handle);
+	sv_stat_add(f->sdev, SV_STAT_DOORBELLS, 1);
 	if (!ef)
 		return 0;
 	/* The engine is in the file: make sure one more pass follows. */
 	if (!mutex_trylock(&ef->run_lock)) {
-		sv_engine_wake(ef->e);
+		/* A drive leaves with one more look at every queue. */
+		if (!READ_ONCE(ef->user->drivers))
+			sv_engine_wake(ef->e);
 		return 0;
 	}
 	executed = ef->executed;

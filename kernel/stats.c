@@ -50,6 +50,8 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_WIRE_NAKS_SENT] = "wire_naks_sent",
 	[SV_STAT_WIRE_NAKS_RECEIVED] = "wire_naks_received",
 	[SV_STAT_DOORBELL_FRAMES] = "doorbell_frames",
+	[SV_STAT_DRIVES] = "drives",
+	[SV_STAT_DRIVE_WQES] = "drive_wqes",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

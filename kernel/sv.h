@@ -523,6 +523,7 @@ struct sv_cq {
 
 /* A referenced CQ by handle; put it with sv_uobj_put(&cq->uobj). */
 struct sv_cq *sv_cq_get(struct sv_file *f, u32 handle);
+bool sv_cq_has_entries(struct sv_cq *cq);
 int sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe, bool solicited);
 
 /* When a completion happened: ns of the device clock and of CLOCK_REALTIME */
@@ -931,6 +932,8 @@ enum sv_stat {
 	SV_STAT_WIRE_NAKS_SENT,		/* RC: NAKs and RNR NAKs sent */
 	SV_STAT_WIRE_NAKS_RECEIVED,	/* RC: ... received */
 	SV_STAT_DOORBELL_FRAMES,	/* queued frames doorbells took */
+	SV_STAT_DRIVES,			/* SV_IOC_DOORBELL drives (polls) */
+	SV_STAT_DRIVE_WQES,		/* WQEs of the file drives executed */
 	SV_STAT_MAX
 };
 

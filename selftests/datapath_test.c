@@ -1171,9 +1171,27 @@ TEST(raw_ioctls)
 	usleep(100000);
 	EXPECT_EQ(SV_DB_NEED_WAKEUP, db->flags);
 	EXPECT_EQ(0, ioctl(fd, SV_IOC_DOORBELL, &r));
+	/* A drive names a CQ of the file; VER0 has no room for it. */
+	r.flags = SV_RING_DRIVE;
+	r.cq_handle = 12345;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(ENOENT, errno);
+	r.size = SV_RING_DOORBELL_SIZE_VER0;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.size = sizeof(r);
+	r.flags = 2;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.flags = ~SV_RING_DRIVE;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.flags = 0;
+	r.cq_handle = 0;
 	r.reserved = 1;
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
 	EXPECT_EQ(EINVAL, errno);
+	r.reserved = 0;
 	r.size = 4;
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
 	EXPECT_EQ(EINVAL, errno);

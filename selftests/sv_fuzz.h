@@ -783,7 +783,11 @@ FZ void fz_doorbell(struct fz *fz, int fdi)
 	struct sv_ring_doorbell d = { .size = sizeof(d) };
 
 	if (FZ_PCT(fz, 3))
-		d.reserved = 1;
+		d.flags = FZ_RND(fz);
+	else if (FZ_PCT(fz, 30))
+		d.flags = SV_RING_DRIVE;
+	if (d.flags & SV_RING_DRIVE)
+		d.cq_handle = fz_handle(fz, FT_CQ, fdi);
 	fz_ioc(fz, fdi, SV_IOC_DOORBELL, &d);
 	fz_count(&fz->st->dp);
 }

@@ -1858,6 +1858,15 @@ struct sv_doorbell {
 	__u32 flags;		/* SV_DB_* (kernel writes) */
 	__u32 rx;		/* kernel writes: see above */
 	__u32 reserved[14];
+	/*
+	 * posted: the library sets it after publishing a post's prod (its
+	 * own cache line); a drive (SV_RING_DRIVE) visits only the files
+	 * with posted or rx set, and clears posted before its pass. A
+	 * library that never sets it gets its posts run by its own rings
+	 * and the engine, not by other files' drives.
+	 */
+	__u32 posted;
+	__u32 reserved2[15];
 };
 
 #define SV_DB_NEED_WAKEUP	0x1U
@@ -1901,13 +1910,33 @@ struct sv_map_doorbell {
 #define SV_IOC_MAP_DOORBELL _IOWR(SV_IOC_MAGIC, SV_NR_MAP_DOORBELL, \
 				  struct sv_map_doorbell)
 
-/* SV_IOC_DOORBELL: wake the file's engine. */
+/*
+ * SV_IOC_DOORBELL: run a pass over the file's own queues and wake its
+ * engine (flags 0).
+ *
+ * SV_RING_DRIVE (VER1): a poll that found its CQ (cq_handle) empty lends
+ * its thread to the engines: passes over every queue of the caller's uid
+ * on each engine that has no CPU of its own (SV_DB_NEED_WAKEUP), each
+ * user's files round robin as the engine's passes go, while they find
+ * work, at most 256 WQEs in all, and while the caller has its CPU to
+ * itself; with nothing to do, it returns as soon as the CQ has a
+ * completion, else within about 20 microseconds. Meanwhile the uid's
+ * files there have SV_DB_NEED_WAKEUP clear, so their posts need no
+ * syscall. Only the uid's own queues, never another user's: the work is
+ * charged to the caller's CPU time. Returns 1 if it did work, 0 if it
+ * found none (a poller backs off before the next drive).
+ */
+#define SV_RING_DRIVE		0x1U
+
 struct sv_ring_doorbell {
 	__u32 size;
+	__u32 flags;		/* in: 0 or SV_RING_DRIVE; VER0: reserved */
+	__u32 cq_handle;	/* in (VER1): SV_RING_DRIVE's CQ */
 	__u32 reserved;		/* must be zero */
 };
 
 #define SV_RING_DOORBELL_SIZE_VER0	8
+#define SV_RING_DOORBELL_SIZE_VER1	16
 #define SV_IOC_DOORBELL _IOWR(SV_IOC_MAGIC, SV_NR_DOORBELL, \
 			      struct sv_ring_doorbell)
 

@@ -99,7 +99,7 @@ static int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		return -1;
 	n = sv_cq_take(cq, num_entries, wc);
 	/* Empty: take the frames waiting for a busy engine, then once more */
-	if (!n && sv_db_rx_ring(ibcq->context))
+	if (!n && sv_db_rx_ring(ibcq->context, ibcq->handle))
 		n = sv_cq_take(cq, num_entries, wc);
 	return n;
 }
@@ -132,7 +132,7 @@ static int sv_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	sv_cq_lock(cq);
 	if (!sv_cq_next(cq, &cq->cur, &cq->cur_wallclock)) {
 		sv_cq_unlock(cq);
-		if (!sv_db_rx_ring(ibcq->context))
+		if (!sv_db_rx_ring(ibcq->context, cq->cq.handle))
 			return ENOENT;	/* the caller does not call end_poll */
 		sv_cq_lock(cq);
 		if (!sv_cq_next(cq, &cq->cur, &cq->cur_wallclock)) {

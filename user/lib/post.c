@@ -15,7 +15,9 @@
  * max_tso_header) carries a header in the WQE (struct sv_send_tso) and a
  * payload in SGEs that the kernel cuts into segments (kernel/steer/tx.c).
  */
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 
 #include "sv_verbs.h"
@@ -57,26 +59,91 @@ static void sv_kick(struct ibv_context *ctx)
 	struct sv_context *c = to_svctx(ctx);
 	struct sv_ring_doorbell d = { .size = sizeof(d) };
 
-	/* Pairs with the engine's smp_mb() after setting NEED_WAKEUP. */
+	/*
+	 * Pairs with the engine's smp_mb() after setting NEED_WAKEUP, and
+	 * with a drive's after clearing posted: either it sees this prod or
+	 * this sees posted clear and sets it (uapi: struct sv_doorbell).
+	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&c->db->posted, __ATOMIC_RELAXED))
+		__atomic_store_n(&c->db->posted, 1, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&c->db->flags, __ATOMIC_RELAXED) &
 	    SV_DB_NEED_WAKEUP)
 		sv_cmd(ctx, SV_IOC_DOORBELL, &d);
 }
 
+/* A drive that found nothing: none for a while, up to a millisecond. */
+#define SV_DRIVE_BACKOFF_MIN	16000ULL
+#define SV_DRIVE_BACKOFF_MAX	1000000ULL
+
+static uint64_t sv_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /*
- * A poll found its CQ empty: if the kernel says frames wait in a receive
- * queue for an engine without a CPU of its own, ring, and the doorbell's
- * pass takes them in this thread (uapi:
- * struct sv_doorbell). True if it rang: the caller polls once more.
+ * An empty poll while the engine has no CPU of its own (the posts ring):
+ * lend it this thread. The drive runs this user's queues in this thread
+ * and the user's posts stop ringing meanwhile (uapi: SV_RING_DRIVE). One
+ * that found nothing backs off, doubling, so an idle poller costs about
+ * a syscall a millisecond. 1 if it rang, 0 if not, -1: no drive here.
  */
-bool sv_db_rx_ring(struct ibv_context *ctx)
+static int sv_db_drive(struct ibv_context *ctx, uint32_t cq_handle)
+{
+	struct sv_context *c = to_svctx(ctx);
+	struct sv_ring_doorbell d = {
+		.size = sizeof(d), .flags = SV_RING_DRIVE,
+		.cq_handle = cq_handle,
+	};
+	uint64_t now = sv_now_ns(), backoff;
+	int ret;
+
+	if (now < __atomic_load_n(&c->drive_after, __ATOMIC_RELAXED))
+		return 0;
+	ret = ioctl(ctx->cmd_fd, SV_IOC_DOORBELL, &d);
+	if (ret < 0) {
+		/* A kernel without drives: never again. */
+		if (errno == EINVAL)
+			__atomic_store_n(&c->no_drive, true, __ATOMIC_RELAXED);
+		return -1;
+	}
+	backoff = __atomic_load_n(&c->drive_backoff, __ATOMIC_RELAXED);
+	if (ret > 0) {
+		backoff = 0;
+	} else {
+		backoff = backoff ? backoff * 2 : SV_DRIVE_BACKOFF_MIN;
+		if (backoff > SV_DRIVE_BACKOFF_MAX)
+			backoff = SV_DRIVE_BACKOFF_MAX;
+	}
+	__atomic_store_n(&c->drive_backoff, backoff, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->drive_after, now + backoff, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/*
+ * A poll found its CQ empty. If the engine has no CPU of its own, drive
+ * it (above). Else, or if that found nothing, and frames wait in a
+ * receive queue (rx), ring: the doorbell's pass takes them in this
+ * thread (uapi: struct sv_doorbell). True if it rang: the caller polls
+ * once more.
+ */
+bool sv_db_rx_ring(struct ibv_context *ctx, uint32_t cq_handle)
 {
 	struct sv_context *c = to_svctx(ctx);
 	struct sv_ring_doorbell d = { .size = sizeof(d) };
 	struct sv_doorbell *db = __atomic_load_n(&c->db, __ATOMIC_ACQUIRE);
 
-	if (!db || !__atomic_load_n(&db->rx, __ATOMIC_RELAXED))
+	if (!db)
+		return false;
+	if ((__atomic_load_n(&db->flags, __ATOMIC_RELAXED) &
+	     SV_DB_NEED_WAKEUP) &&
+	    !__atomic_load_n(&c->no_drive, __ATOMIC_RELAXED) &&
+	    sv_db_drive(ctx, cq_handle) > 0)
+		return true;
+	if (!__atomic_load_n(&db->rx, __ATOMIC_RELAXED))
 		return false;
 	return !sv_cmd(ctx, SV_IOC_DOORBELL, &d);
 }

@@ -36,6 +36,10 @@ struct sv_context {
 	/* data path (post.c): the doorbell page, mapped with the first QP */
 	struct sv_doorbell *db;
 	size_t db_len;
+	/* empty polls (post.c): no drive before (ns), the next back-off */
+	uint64_t drive_after;
+	uint64_t drive_backoff;
+	bool no_drive;			/* the kernel does not drive */
 };
 
 #ifndef container_of
@@ -326,7 +330,7 @@ void sv_ring_replace(struct ibv_context *ctx, struct sv_ring_map *m,
 void sv_ring_unmap(struct ibv_context *ctx, struct sv_ring_map *m);
 
 /* post.c: an empty poll takes work waiting for a busy engine (cq.c) */
-bool sv_db_rx_ring(struct ibv_context *ctx);
+bool sv_db_rx_ring(struct ibv_context *ctx, uint32_t cq_handle);
 
 /* post.c: a receive or send ring's mapping (QPs, SRQs, WQs) */
 int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
