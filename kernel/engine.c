@@ -163,6 +163,11 @@ MODULE_PARM_DESC(max_engines, "Engine kthreads shared by all open files (0 at lo
 #define SV_DOORBELL_BUDGET	4
 /* A drive's, over all its passes: its poll gets its completions soon. */
 #define SV_DRIVE_BUDGET		256
+/*
+ * ... and bytes: a drive holds its poller (whose own completion may
+ * come early in it) for about a millisecond of copying at most.
+ */
+#define SV_DRIVE_BYTES		SZ_1M
 /* With nothing to do and no completion for its poll, a drive waits... */
 #define SV_DRIVE_IDLE_NS	(20 * NSEC_PER_USEC)
 /* ... or, once it has, a little while for a poster's next WQE. */
@@ -1876,7 +1881,7 @@ static void sv_drive_leave(struct sv_drive *d)
 	for (i = 0; i < d->n; i++) {
 		if (sv_user_has_work(d->e[i], d->u[i])) {
 			wqes = SV_DOORBELL_BUDGET;
-			bytes = SV_FILE_BYTES;
+			bytes = SV_DRIVE_BYTES;
 			sv_drive_pass(d, &wqes, &bytes, NULL);
 			break;
 		}
@@ -1901,7 +1906,7 @@ static int sv_engine_drive(struct sv_file *f, struct sv_engine_file *ef,
 			   u32 cq_handle)
 {
 	u32 wqes = SV_DRIVE_BUDGET, before;
-	u64 bytes = SV_FILE_BYTES, idle = 0;
+	u64 bytes = SV_DRIVE_BYTES, idle = 0;
 	struct sv_drive d;
 	bool found = false, busy;
 	struct sv_cq *cq;

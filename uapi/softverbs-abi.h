@@ -1918,10 +1918,10 @@ struct sv_map_doorbell {
  * its thread to the engines: passes over every queue of the caller's uid
  * on each engine that has no CPU of its own (SV_DB_NEED_WAKEUP), each
  * user's files round robin as the engine's passes go, while they find
- * work, at most 256 WQEs in all, and while the caller has its CPU to
- * itself; with nothing to do, it returns as soon as the CQ has a
- * completion, else within about 20 microseconds. Meanwhile the uid's
- * files there have SV_DB_NEED_WAKEUP clear, so their posts need no
+ * work, at most 256 WQEs and about 1 MiB in all, and while the caller
+ * has its CPU to itself; with nothing to do, it returns once the CQ has a
+ * completion (after 5 microseconds), else after about 20. Meanwhile the
+ * uid's files there have SV_DB_NEED_WAKEUP clear, so their posts need no
  * syscall. Only the uid's own queues, never another user's: the work is
  * charged to the caller's CPU time. Returns 1 if it did work, 0 if it
  * found none (a poller backs off before the next drive).
