@@ -1898,9 +1898,10 @@ static void sv_drive_leave(struct sv_drive *d)
  * SV_RING_DRIVE (uapi): a poll that found cq empty runs the engines for
  * its own uid, in its own context, while they have no CPU of their own.
  * The uid's files there need no ring meanwhile (sv_user_db_flags()). It
- * goes on while passes find work, within SV_DRIVE_BUDGET, and while the
- * caller has its CPU to itself; with nothing to do it leaves as soon as
- * cq has a completion, else after SV_DRIVE_IDLE_NS. 1 if it did work.
+ * goes on while passes find work, within SV_DRIVE_BUDGET and
+ * SV_DRIVE_BYTES, and while the caller has its CPU to itself; with
+ * nothing to do it leaves once cq has a completion and SV_DRIVE_LINGER_NS
+ * passed, else after SV_DRIVE_IDLE_NS. 1 if it did work.
  */
 static int sv_engine_drive(struct sv_file *f, struct sv_engine_file *ef,
 			   u32 cq_handle)
