@@ -40,14 +40,6 @@ struct drive_shared {
 	int driver_ready;
 };
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static int become(uid_t uid)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
@@ -182,15 +174,6 @@ static void poster(uid_t uid, struct drive_shared *sh)
 	_exit(0);
 }
 
-static int child_status(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
 FIXTURE(drive) {
 	struct drive_shared *sh;
 	pid_t kids[2];
@@ -237,13 +220,13 @@ static int drive_run(struct __test_metadata *_metadata,
 	self->kids[1] = fork();
 	if (!self->kids[1])
 		poster(pu, sh);
-	end = now_s() + secs * sv_slow();
-	while (now_s() < end &&
+	end = sv_now_s() + secs * sv_slow();
+	while (sv_now_s() < end &&
 	       !__atomic_load_n(&sh->worked, __ATOMIC_RELAXED))
 		usleep(10000);
 	sh->stop = 1;
-	a = child_status(self->kids[0]);
-	b = child_status(self->kids[1]);
+	a = sv_child_status(self->kids[0]);
+	b = sv_child_status(self->kids[1]);
 	self->kids[0] = self->kids[1] = 0;
 	TH_LOG("driver uid %u: %ld drives, %ld did work; poster uid %u: %ld batches of %d",
 	       du, sh->drives, sh->worked, pu, sh->rounds, BATCH);
@@ -381,8 +364,8 @@ TEST_F_TIMEOUT(drive, send_stream_with_driving_receiver, 300)
 	ASSERT_LE(0, self->kids[1]);
 	if (!self->kids[1])
 		stream_sender(ba[1], ab[0]);
-	EXPECT_EQ(0, child_status(self->kids[1]));
-	EXPECT_EQ(0, child_status(self->kids[0]));
+	EXPECT_EQ(0, sv_child_status(self->kids[1]));
+	EXPECT_EQ(0, sv_child_status(self->kids[0]));
 	self->kids[0] = self->kids[1] = 0;
 	d1 = sv_stat_of(svctl, "softverbs0", "drive_wqes");
 	TH_LOG("%ld of %d SENDs received in order; WQEs drives ran: %lld",

@@ -123,14 +123,6 @@ static int pf_write(struct sv_pf *p, int i, size_t len, uint64_t id)
 			 (uintptr_t)p->buf + p->len, p->mr->rkey);
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* The engine threads' pids; their number. */
 static int engine_tids(pid_t *tids, int max)
 {
@@ -467,18 +459,18 @@ TEST_F(pool, busy_file_does_not_starve_another)
 	for (i = 0; i < nkids; i++)
 		ASSERT_EQ(1, read(fds[0], &c, 1));
 	ASSERT_EQ(0, pf_open(self->list, &p, 1, 64));
-	t0 = now_s();
+	t0 = sv_now_s();
 	/* The debug kernel's pings take up to a second each: fewer. */
 	for (i = 0; i < pings; i++) {
-		t = now_s();
+		t = sv_now_s();
 		ASSERT_EQ(0, pf_write(&p, 0, 64, i));
 		ASSERT_EQ(1, poll1(p.cq, &wc)) TH_LOG("ping %d", i);
 		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
-		t = now_s() - t;
+		t = sv_now_s() - t;
 		if (t > worst)
 			worst = t;
 	}
-	t = now_s() - t0;
+	t = sv_now_s() - t0;
 	TH_LOG("%d pings beside %d flooders: %.1f ms, worst %.2f ms", pings,
 	       nkids, t * 1e3, worst * 1e3);
 	/*
@@ -529,8 +521,8 @@ static void share_last_cpu(struct __test_metadata *_metadata,
 	}
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	/* A second of posting: the engine polls, shares, wants to move. */
-	t0 = now_s();
-	for (k = 0; now_s() - t0 < 1.0; k++) {
+	t0 = sv_now_s();
+	for (k = 0; sv_now_s() - t0 < 1.0; k++) {
 		ASSERT_EQ(0, pf_write(&p, 0, 4096, k));
 		ASSERT_EQ(1, poll1(p.cq, &wc));
 		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);

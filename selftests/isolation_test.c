@@ -38,16 +38,6 @@ static int drop_to_nobody(void)
 	return 0;
 }
 
-/* A child's exit status, or -1 if it did not exit normally. */
-static int child_status(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
 struct end {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -194,7 +184,7 @@ static void stranger_case(struct __test_metadata *_metadata,
 	if (!pid)
 		_exit(stranger(t, b.qp->qp_num, (uintptr_t)b.buf,
 			       b.mr->rkey));
-	ASSERT_EQ(0, child_status(pid));
+	ASSERT_EQ(0, sv_child_status(pid));
 
 	/* Nothing of the victim changed. */
 	for (i = 0; i < BUF; i++)
@@ -281,7 +271,7 @@ TEST(controlled_qkey_needs_cap_net_raw)
 		end_close(&e);
 		_exit(0);
 	}
-	ASSERT_EQ(0, child_status(pid));
+	ASSERT_EQ(0, sv_child_status(pid));
 	ASSERT_EQ(0, end_open(&e, IBV_QPT_UD));
 	EXPECT_EQ(0, ibv_modify_qp(e.qp, &attr, IBV_QP_QKEY));
 	end_close(&e);

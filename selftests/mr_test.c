@@ -37,14 +37,6 @@ static int kernel_at_least(int major, int minor)
 	return ma > major || (ma == major && mi >= minor);
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static int reg_iova(int fd, __u32 pd, const void *addr, __u64 len,
 		    __u64 iova, __u32 access, __u32 *mr, __u32 *key)
 {
@@ -1290,24 +1282,24 @@ TEST_F(mr, huge_over_unpinnable_fails_fast)
 	p = mmap(NULL, SV_MAX_MR_SIZE, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ASSERT_NE(MAP_FAILED, p);
-	t = now_s();
+	t = sv_now_s();
 	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, LW,
 				      &mr, &key));
-	EXPECT_GT(5.0, now_s() - t);
+	EXPECT_GT(5.0, sv_now_s() - t);
 	/* The first 64 pages are there, the rest is PROT_NONE. */
 	ASSERT_EQ(0, mprotect(p, 64 * PG, PROT_READ | PROT_WRITE));
-	t = now_s();
+	t = sv_now_s();
 	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, LW | RW,
 				      &mr, &key));
-	EXPECT_GT(5.0, now_s() - t);
+	EXPECT_GT(5.0, sv_now_s() - t);
 	/* Unmapped. */
 	ASSERT_EQ(0, munmap(p, SV_MAX_MR_SIZE));
-	t = now_s();
+	t = sv_now_s();
 	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, 0,
 				      &mr, &key));
 	EXPECT_EQ(-EFAULT, svt_reg_mr(self->fd, self->pd, p, len, LW,
 				      &mr, &key));
-	EXPECT_GT(5.0, now_s() - t);
+	EXPECT_GT(5.0, sv_now_s() - t);
 	EXPECT_EQ(0, sv_obj_count("mr"));
 	EXPECT_EQ(self->pin, sv_vm_pin_kb());
 }
@@ -1342,12 +1334,12 @@ static int huge_unprivileged_child(void)
 		return 4;
 	pin = sv_vm_pin_kb();
 	rss = sv_proc_status_kb(getpid(), "VmRSS");
-	t = now_s();
+	t = sv_now_s();
 	if (svt_reg_mr(fd, pd, p, len, LW | RW, &mr, &key) != -ENOMEM)
 		return 5;
 	if (svt_reg_mr(fd, pd, p, len, 0, &mr, &key) != -ENOMEM)
 		return 6;
-	if (now_s() - t > 2.0)
+	if (sv_now_s() - t > 2.0)
 		return 7;
 	/* Nothing was faulted in, nothing stays charged. */
 	if (sv_vm_pin_kb() != pin ||

@@ -1005,14 +1005,6 @@ static int conn_send(struct rawqp *r, const struct pkt *h, int *inflight)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /*
  * The headline: a far TCP socket accepts a connection a raw QP opens and
  * receives exactly the bytes TSO WQEs (mss 1000, up to 16000 bytes each,
@@ -1064,8 +1056,8 @@ static void tso_stream(struct __test_metadata *_metadata, fx_t *self,
 	c.snd_una = iss;
 	c.snd_nxt = iss + 1;
 	ASSERT_EQ(0, conn_send(&r, &h, &inflight));
-	t0 = now_s();
-	while (!(flags & TCPF_SYN) && now_s() - t0 < 5 * sv_slow())
+	t0 = sv_now_s();
+	while (!(flags & TCPF_SYN) && sv_now_s() - t0 < 5 * sv_slow())
 		ASSERT_NE(-1, conn_poll(&r, &c, &flags, 100, &inflight));
 	ASSERT_TRUE(flags & TCPF_SYN);
 	ASSERT_TRUE(flags & TCPF_ACK);
@@ -1080,9 +1072,9 @@ static void tso_stream(struct __test_metadata *_metadata, fx_t *self,
 	 * the last ACK when none came for a while (an ACK the RQ had no room
 	 * for is dropped, as a NIC drops it).
 	 */
-	t0 = progress = now_s();
+	t0 = progress = sv_now_s();
 	while ((got < total || c.snd_una != end) &&
-	       now_s() - t0 < 60 * sv_slow()) {
+	       sv_now_s() - t0 < 60 * sv_slow()) {
 		n = recv(as, out + got, total - got, MSG_DONTWAIT);
 		if (n > 0)
 			got += n;
@@ -1090,12 +1082,12 @@ static void tso_stream(struct __test_metadata *_metadata, fx_t *self,
 			ASSERT_NE(-1, ret);
 		if (c.snd_una != una) {
 			una = c.snd_una;
-			progress = now_s();
+			progress = sv_now_s();
 		}
 		if ((int32_t)(c.snd_una - c.snd_nxt) > 0 ||
-		    (c.snd_nxt != c.snd_una && now_s() - progress > 0.3)) {
+		    (c.snd_nxt != c.snd_una && sv_now_s() - progress > 0.3)) {
 			c.snd_nxt = c.snd_una;
-			progress = now_s();
+			progress = sv_now_s();
 		}
 		len = end - c.snd_nxt;
 		if (c.wnd < c.snd_nxt - c.snd_una)

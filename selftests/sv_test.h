@@ -13,12 +13,32 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "softverbs-abi.h"
 
 #define SV_DEV0		SV_DEV_DIR "/softverbs0"
 #define SV_SYSFS0	"/sys/class/" SV_CLASS_NAME "/softverbs0"
+
+/* CLOCK_MONOTONIC in seconds. */
+static inline double sv_now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A child's exit status, or -1 if it did not exit normally. */
+static inline int sv_child_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
 
 /* Read a sysfs attribute, newline stripped; returns bytes or -1. */
 static inline int sv_read_attr(const char *path, char *buf, size_t len)
