@@ -901,17 +901,27 @@ static bool sv_file_has_frames(struct sv_engine_file *ef)
 	return pending;
 }
 
+/* ... in any of the user's files on e? Under e->lock. */
+static bool sv_user_pending(struct sv_engine *e, struct sv_engine_user *u)
+{
+	struct sv_engine_file *ef;
+
+	lockdep_assert_held(&e->lock);
+	list_for_each_entry(ef, &u->files, node)
+		if (sv_file_pending(ef))
+			return true;
+	return false;
+}
+
 /* ... in any of the engine's files? Under e->lock. */
 static bool sv_engine_pending(struct sv_engine *e)
 {
 	struct sv_engine_user *u;
-	struct sv_engine_file *ef;
 
 	lockdep_assert_held(&e->lock);
 	list_for_each_entry(u, &e->users, node)
-		list_for_each_entry(ef, &u->files, node)
-			if (sv_file_pending(ef))
-				return true;
+		if (sv_user_pending(e, u))
+			return true;
 	return false;
 }
 
@@ -946,13 +956,6 @@ struct sv_pass {
 	bool busy;	/* a drive found a file's pass taken, with work */
 };
 
-/*
- * A user's turn in a pass: its files round robin, within one budget for
- * them all (a file whose turn did not come is first in the user's next
- * turn); again, at most SV_USER_ROUNDS times, while the budget lasts and
- * the last round did work. A file whose doorbell is running a pass is
- * skipped: the doorbell wakes the engine if it leaves work.
- */
 /*
  * A drive visits a file only if its library posted since (db->posted,
  * set after a post's prod, cleared before the pass), or frames wait
@@ -1000,6 +1003,14 @@ static bool sv_user_file_turn(struct sv_engine_user *u,
 	return did;
 }
 
+/*
+ * A user's turn in a pass: its files round robin, within one budget for
+ * them all (*budget WQEs and *bytes, charged what was done; a file whose
+ * turn did not come is first in the user's next turn); again, at most
+ * SV_USER_ROUNDS times, while the budget lasts and the last round did
+ * work. A file whose doorbell is running a pass is skipped: the doorbell
+ * wakes the engine if it leaves work.
+ */
 static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
 			 struct sv_pass *p, u32 *budget, u64 *bytes)
 {
@@ -1765,18 +1776,13 @@ int sv_map_doorbell(struct sv_file *f, void *arg)
 	return 0;
 }
 
-/* Is there anything to do in the user's files right now? */
+/* The same, taking e->lock. */
 static bool sv_user_has_work(struct sv_engine *e, struct sv_engine_user *u)
 {
-	struct sv_engine_file *ef;
-	bool pending = false;
+	bool pending;
 
 	spin_lock_bh(&e->lock);
-	list_for_each_entry(ef, &u->files, node)
-		if (sv_file_pending(ef)) {
-			pending = true;
-			break;
-		}
+	pending = sv_user_pending(e, u);
 	spin_unlock_bh(&e->lock);
 	return pending;
 }

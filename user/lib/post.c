@@ -125,7 +125,7 @@ static int sv_db_drive(struct ibv_context *ctx, uint32_t cq_handle)
 
 /*
  * A poll found its CQ empty. If the engine has no CPU of its own, drive
- * it (above). Else, or if that found nothing, and frames wait in a
+ * it (above). Else, or while drives back off, if frames wait in a
  * receive queue (rx), ring: the doorbell's pass takes them in this
  * thread (uapi: struct sv_doorbell). True if it rang: the caller polls
  * once more.
