@@ -172,6 +172,8 @@ MODULE_PARM_DESC(max_engines, "Engine kthreads shared by all open files (0 at lo
 #define SV_DRIVE_IDLE_NS	(20 * NSEC_PER_USEC)
 /* ... or, once it has, a little while for a poster's next WQE. */
 #define SV_DRIVE_LINGER_NS	(5 * NSEC_PER_USEC)
+/* The files with a hint a drive takes in one look at a user's share */
+#define SV_DRIVE_FILES		16
 /* The engines one drive runs its user's shares of */
 #define SV_DRIVE_ENGINES	8
 /* The longest the kthread sleeps with nothing to wait for. */
@@ -209,6 +211,7 @@ struct sv_engine_user {
 	struct list_head files;		/* its files, round robin; e->lock */
 	u32 nfiles;			/* under e->lock */
 	u32 drivers;			/* its polls driving; e->lock */
+	u32 drive_next;			/* where drives look first; e->lock */
 	u64 executed;			/* WQEs the kthread ran for it */
 };
 
@@ -967,17 +970,19 @@ static bool sv_drive_hinted(struct sv_engine_file *ef)
 	return READ_ONCE(ef->db->posted) || READ_ONCE(ef->db->rx);
 }
 
-/* The same under ef->run_lock, taking the hint before the pass. */
-static bool sv_drive_wanted(struct sv_engine_file *ef)
+/*
+ * Under ef->run_lock, before a drive's pass: the hint is taken. A drive
+ * that holds the run_lock always makes the pass (the kthread, finding
+ * the lock taken, skipped the file: its back-offs are the drive's to
+ * report).
+ */
+static void sv_drive_take_hint(struct sv_engine_file *ef)
 {
-	if (!sv_drive_hinted(ef))
-		return false;
 	WRITE_ONCE(ef->db->posted, 0);
 	/* The hint's clear before the pass reads prod: pairs with the
 	 * library's release of prod before its store of posted.
 	 */
 	smp_mb();
-	return true;
 }
 
 /* A file's turn in a user's pass. Under ef->run_lock. */
@@ -988,8 +993,10 @@ static bool sv_user_file_turn(struct sv_engine_user *u,
 	u64 executed = ef->executed;
 	bool did;
 
-	if (ef->detached || (p->driver && !sv_drive_wanted(ef)))
+	if (ef->detached)
 		return false;
+	if (p->driver)
+		sv_drive_take_hint(ef);
 	did = sv_file_pass(ef, SV_ENGINE_BUDGET, wqes, bytes, &p->wake);
 	executed = ef->executed - executed;
 	if (p->driver)
@@ -1008,8 +1015,9 @@ static bool sv_user_file_turn(struct sv_engine_user *u,
  * them all (*budget WQEs and *bytes, charged what was done; a file whose
  * turn did not come is first in the user's next turn); again, at most
  * SV_USER_ROUNDS times, while the budget lasts and the last round did
- * work. A file whose doorbell is running a pass is skipped: the doorbell
- * wakes the engine if it leaves work.
+ * work. A file whose doorbell or a drive is running a pass is skipped:
+ * the doorbell wakes the engine if it leaves work, the drive when it
+ * leaves (work, or a QP backing off).
  */
 static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
 			 struct sv_pass *p, u32 *budget, u64 *bytes)
@@ -1032,23 +1040,11 @@ static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
 			ef = list_first_entry(&u->files, struct sv_engine_file,
 					      node);
 			list_move_tail(&ef->node, &u->files);
-			/*
-			 * A drive does not even take the run_lock of a file it
-			 * has no reason to visit: the kthread, finding it
-			 * taken, would skip the file and miss its back-offs.
-			 */
-			if (p->driver && !sv_drive_hinted(ef)) {
-				spin_unlock_bh(&e->lock);
-				continue;
-			}
 			kref_get(&ef->ref);
 			spin_unlock_bh(&e->lock);
 			if (mutex_trylock(&ef->run_lock)) {
 				did |= sv_user_file_turn(u, ef, p, &wqes, bytes);
 				mutex_unlock(&ef->run_lock);
-			} else if (p->driver) {
-				/* Its work is under way elsewhere. */
-				p->busy = true;
 			}
 			kref_put(&ef->ref, sv_engine_file_release);
 		}
@@ -1056,6 +1052,60 @@ static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
 			break;
 	}
 out:
+	*budget = wqes;
+	return did;
+}
+
+/*
+ * A drive's turn in a user's share: one look at its files under e->lock
+ * takes those with a hint, at most SV_DRIVE_FILES, from where the user's
+ * last drive turn stopped; then each gets a pass within the budget. The
+ * list is left as it is: the kthread's rounds go over it by moving each
+ * file they visit to its end, so a file a drive moved under them would be
+ * skipped, its back-offs unseen. A file the drive finds taken is under
+ * way elsewhere (busy).
+ */
+static bool sv_drive_user_pass(struct sv_engine *e, struct sv_engine_user *u,
+			       struct sv_pass *p, u32 *budget, u64 *bytes)
+{
+	struct sv_engine_file *ef, *files[SV_DRIVE_FILES];
+	struct sv_engine_file *wrap[SV_DRIVE_FILES];
+	u32 wqes = *budget, start, n = 0, nwrap = 0, h = 0, i;
+	bool did = false;
+
+	spin_lock_bh(&e->lock);
+	start = u->drive_next;
+	list_for_each_entry(ef, &u->files, node) {
+		if (!sv_drive_hinted(ef))
+			continue;
+		if (h++ >= start) {
+			if (n < SV_DRIVE_FILES)
+				files[n++] = ef;
+		} else if (nwrap < SV_DRIVE_FILES) {
+			wrap[nwrap++] = ef;
+		}
+	}
+	for (i = 0; i < nwrap && n < SV_DRIVE_FILES; i++)
+		files[n++] = wrap[i];
+	u->drive_next = start < h ? (start + n) % h : n % max(h, 1U);
+	for (i = 0; i < n; i++)
+		kref_get(&files[i]->ref);
+	spin_unlock_bh(&e->lock);
+
+	for (i = 0; i < n; i++) {
+		ef = files[i];
+		/* Past the budget, a file keeps its hint for the next look. */
+		if (wqes && *bytes) {
+			if (mutex_trylock(&ef->run_lock)) {
+				did |= sv_user_file_turn(u, ef, p, &wqes,
+							 bytes);
+				mutex_unlock(&ef->run_lock);
+			} else {
+				p->busy = true;
+			}
+		}
+		kref_put(&ef->ref, sv_engine_file_release);
+	}
 	*budget = wqes;
 	return did;
 }
@@ -1857,7 +1907,7 @@ static bool sv_drive_pass(struct sv_drive *d, u32 *wqes, u64 *bytes,
 
 	for (i = 0; i < d->n && *wqes && *bytes; i++) {
 		p.wake = d->wake[i];
-		did |= sv_user_pass(d->e[i], d->u[i], &p, wqes, bytes);
+		did |= sv_drive_user_pass(d->e[i], d->u[i], &p, wqes, bytes);
 		d->wake[i] = p.wake;
 	}
 	if (busy)

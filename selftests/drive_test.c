@@ -257,6 +257,97 @@ TEST_F_TIMEOUT(drive, other_user_drive_takes_none, 120)
 }
 
 /*
+ * Back-offs beside a driver: a poster of the driver's uid, with files
+ * beside its own on the engines, sends RDMA WRITEs to a QP number that
+ * is gone, each to end in RETRY_EXC_ERR after its retries. The kthread
+ * comes back for each retry, its passes going over the uid's files while
+ * the driver's drives look at them: every WR completes, in time.
+ */
+#define BACKOFF_WRS	40
+#define BACKOFF_FILES	3
+
+static void backoff_poster(uid_t uid, struct drive_shared *sh)
+{
+	struct self_qp s[BACKOFF_FILES] = {};
+	struct ibv_qp *gone;
+	union ibv_gid gid;
+	struct ibv_wc wc;
+	uint32_t dqpn;
+	double end;
+	int i, n;
+
+	if (become(uid))
+		_exit(50);
+	for (i = 0; i < BACKOFF_FILES; i++)
+		if (self_qp_open(&s[i], 4096))
+			_exit(51);
+	gone = sv_rc_pair_qp(&(struct sv_rc_pair){ .pd = s[0].pd }, s[0].cq,
+			     1, 1);
+	if (!gone)
+		_exit(52);
+	dqpn = gone->qp_num;
+	if (ibv_destroy_qp(gone) || ibv_query_gid(s[0].ctx, 1, 1, &gid))
+		_exit(53);
+	/* s[0]'s QP, from RTS back to RESET, now names the vanished QP. */
+	if (ibv_modify_qp(s[0].qp, &(struct ibv_qp_attr){
+				.qp_state = IBV_QPS_RESET }, IBV_QP_STATE) ||
+	    qp_init(s[0].qp, SV_ALL_ACCESS) ||
+	    qp_rtr_rts(s[0].qp, dqpn, &gid, 7, 1, 3))
+		_exit(54);
+	for (i = 0; i < BACKOFF_WRS; i++) {
+		if (post_send(s[0].qp, IBV_WR_RDMA_WRITE, s[0].mr->lkey,
+			      s[0].buf, 64, i, IBV_SEND_SIGNALED,
+			      (uintptr_t)s[1].buf, s[1].mr->rkey))
+			_exit(55);
+		end = sv_now_s() + 2 * sv_slow();
+		do {
+			n = ibv_poll_cq(s[0].cq, 1, &wc);
+		} while (!n && sv_now_s() < end);
+		if (n != 1)
+			_exit(56);	/* lost: nobody came back for it */
+		if (wc.status != IBV_WC_RETRY_EXC_ERR || wc.wr_id != (uint64_t)i)
+			_exit(57);
+		/* Back to RTS for the next WR. */
+		if (ibv_modify_qp(s[0].qp, &(struct ibv_qp_attr){
+					.qp_state = IBV_QPS_RESET },
+				  IBV_QP_STATE) ||
+		    qp_init(s[0].qp, SV_ALL_ACCESS) ||
+		    qp_rtr_rts(s[0].qp, dqpn, &gid, 7, 1, 3))
+			_exit(58);
+		__atomic_add_fetch(&sh->rounds, 1, __ATOMIC_RELAXED);
+	}
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(drive, backoffs_beside_a_driver, 300)
+{
+	struct drive_shared *sh = self->sh;
+	int a, b;
+
+	if (geteuid())
+		SKIP(return, "needs root (to become other uids)");
+	self->kids[0] = fork();
+	ASSERT_LE(0, self->kids[0]);
+	if (!self->kids[0])
+		driver(1000, sh);
+	while (!__atomic_load_n(&sh->driver_ready, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	self->kids[1] = fork();
+	ASSERT_LE(0, self->kids[1]);
+	if (!self->kids[1])
+		backoff_poster(1000, sh);
+	b = sv_child_status(self->kids[1]);
+	sh->stop = 1;
+	a = sv_child_status(self->kids[0]);
+	self->kids[0] = self->kids[1] = 0;
+	TH_LOG("%ld of %d WRs ended in RETRY_EXC_ERR; %ld drives",
+	       sh->rounds, BACKOFF_WRS, sh->drives);
+	EXPECT_EQ(0, a);
+	EXPECT_EQ(0, b);
+	EXPECT_EQ(BACKOFF_WRS, sh->rounds);
+}
+
+/*
  * ib_send_bw's pattern: one process streams SENDs, each carrying its
  * number, with STREAM_WINDOW in flight; another posts receives and polls
  * (its empty polls drive through the library). Every message arrives,
