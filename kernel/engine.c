@@ -212,6 +212,7 @@ struct sv_engine_user {
 	u32 nfiles;			/* under e->lock */
 	u32 drivers;			/* its polls driving; e->lock */
 	u32 drive_next;			/* where drives look first; e->lock */
+	bool skipped;			/* the kthread left files to drives */
 	u64 executed;			/* WQEs the kthread ran for it */
 };
 
@@ -226,6 +227,7 @@ struct sv_engine_file {
 	u32 nqps;
 	struct mutex run_lock;		/* a pass on the file: scratch */
 	bool detached;			/* the file is gone; under run_lock */
+	bool quiet;			/* the kthread's turn: no rings; e->lock */
 	u64 doorbell_wake_ns;		/* a doorbell wakes the kthread after */
 	u64 executed;			/* WQEs executed; under run_lock */
 	u64 frames;			/* queued frames taken; under run_lock */
@@ -904,14 +906,39 @@ static bool sv_file_has_frames(struct sv_engine_file *ef)
 	return pending;
 }
 
-/* ... in any of the user's files on e? Under e->lock. */
+/*
+ * A drive visits a file only if its library posted since (db->posted,
+ * set after a post's prod, cleared before the pass), or frames wait
+ * (rx): what else makes work (a state change, a back-off's end) wakes
+ * the kthread.
+ */
+static bool sv_drive_hinted(struct sv_engine_file *ef)
+{
+	return READ_ONCE(ef->db->posted) || READ_ONCE(ef->db->rx);
+}
+
+/*
+ * While a user's poll drives, the files it will visit are the drive's:
+ * the kthread leaves them (and notes it: the drive wakes it as it leaves,
+ * for their back-offs). Under e->lock.
+ */
+static bool sv_drive_takes(struct sv_engine_user *u, struct sv_engine_file *ef)
+{
+	lockdep_assert_held(&ef->e->lock);
+	return u->drivers && sv_drive_hinted(ef);
+}
+
+/*
+ * ... in any of the user's files on e, but those a running drive takes?
+ * Under e->lock.
+ */
 static bool sv_user_pending(struct sv_engine *e, struct sv_engine_user *u)
 {
 	struct sv_engine_file *ef;
 
 	lockdep_assert_held(&e->lock);
 	list_for_each_entry(ef, &u->files, node)
-		if (sv_file_pending(ef))
+		if (!sv_drive_takes(u, ef) && sv_file_pending(ef))
 			return true;
 	return false;
 }
@@ -960,17 +987,6 @@ struct sv_pass {
 };
 
 /*
- * A drive visits a file only if its library posted since (db->posted,
- * set after a post's prod, cleared before the pass), or frames wait
- * (rx): what else makes work (a state change, a back-off's end) wakes
- * the kthread.
- */
-static bool sv_drive_hinted(struct sv_engine_file *ef)
-{
-	return READ_ONCE(ef->db->posted) || READ_ONCE(ef->db->rx);
-}
-
-/*
  * Under ef->run_lock, before a drive's pass: the hint is taken. A drive
  * that holds the run_lock always makes the pass (the kthread, finding
  * the lock taken, skipped the file: its back-offs are the drive's to
@@ -1011,6 +1027,60 @@ static bool sv_user_file_turn(struct sv_engine_user *u,
 }
 
 /*
+ * A file needs a ring while the kthread has no CPU of its own, unless one
+ * of its user's polls drives or the kthread is in the file's turn (a ring
+ * could not take the run_lock then; the kthread's look after the turn
+ * sees what was posted meanwhile). Under e->lock.
+ */
+static u32 sv_file_db_flags(struct sv_engine *e, struct sv_engine_user *u,
+			    struct sv_engine_file *ef)
+{
+	return e->asleep && !u->drivers && !ef->quiet ? SV_DB_NEED_WAKEUP : 0;
+}
+
+static void sv_user_set_flags(struct sv_engine *e, struct sv_engine_user *u)
+{
+	struct sv_engine_file *ef;
+
+	lockdep_assert_held(&e->lock);
+	list_for_each_entry(ef, &u->files, node)
+		WRITE_ONCE(ef->db->flags, sv_file_db_flags(e, u, ef));
+}
+
+static void sv_file_set_quiet(struct sv_engine *e, struct sv_engine_user *u,
+			      struct sv_engine_file *ef, bool quiet)
+{
+	spin_lock_bh(&e->lock);
+	ef->quiet = quiet;
+	WRITE_ONCE(ef->db->flags, sv_file_db_flags(e, u, ef));
+	spin_unlock_bh(&e->lock);
+}
+
+/*
+ * The kthread's turn in a file. On a shared CPU (e->asleep: posts ring)
+ * the file needs no ring while the kthread holds its run_lock: a ring
+ * could not take it. After the turn the flag is back, then a full
+ * barrier and a look at the queues: a post made meanwhile is either seen
+ * here (the turn counts as work: another pass follows) or sees the flag
+ * and rings. Only the kthread writes e->asleep.
+ */
+static bool sv_kthread_file_turn(struct sv_engine *e, struct sv_engine_user *u,
+				 struct sv_engine_file *ef, struct sv_pass *p,
+				 u32 *wqes, u64 *bytes)
+{
+	bool did;
+
+	if (!READ_ONCE(e->asleep))
+		return sv_user_file_turn(u, ef, p, wqes, bytes);
+	sv_file_set_quiet(e, u, ef, true);
+	did = sv_user_file_turn(u, ef, p, wqes, bytes);
+	sv_file_set_quiet(e, u, ef, false);
+	/* Pairs with the library's fence between prod and the flags. */
+	smp_mb();
+	return sv_file_has_work(ef) || did;
+}
+
+/*
  * A user's turn in a pass: its files round robin, within one budget for
  * them all (*budget WQEs and *bytes, charged what was done; a file whose
  * turn did not come is first in the user's next turn); again, at most
@@ -1040,10 +1110,16 @@ static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
 			ef = list_first_entry(&u->files, struct sv_engine_file,
 					      node);
 			list_move_tail(&ef->node, &u->files);
+			if (sv_drive_takes(u, ef)) {
+				u->skipped = true;
+				spin_unlock_bh(&e->lock);
+				continue;
+			}
 			kref_get(&ef->ref);
 			spin_unlock_bh(&e->lock);
 			if (mutex_trylock(&ef->run_lock)) {
-				did |= sv_user_file_turn(u, ef, p, &wqes, bytes);
+				did |= sv_kthread_file_turn(e, u, ef, p, &wqes,
+							    bytes);
 				mutex_unlock(&ef->run_lock);
 			}
 			kref_put(&ef->ref, sv_engine_file_release);
@@ -1146,25 +1222,6 @@ static bool sv_engine_pass(struct sv_engine *e, u64 *wake, bool *sent)
 	*wake = p.wake;
 	*sent = p.sent;
 	return did;
-}
-
-/*
- * A user's files need a ring while the kthread has no CPU of its own and
- * none of the user's polls drives. Under e->lock.
- */
-static u32 sv_user_db_flags(struct sv_engine *e, struct sv_engine_user *u)
-{
-	return e->asleep && !u->drivers ? SV_DB_NEED_WAKEUP : 0;
-}
-
-static void sv_user_set_flags(struct sv_engine *e, struct sv_engine_user *u)
-{
-	u32 flags = sv_user_db_flags(e, u);
-	struct sv_engine_file *ef;
-
-	lockdep_assert_held(&e->lock);
-	list_for_each_entry(ef, &u->files, node)
-		WRITE_ONCE(ef->db->flags, flags);
 }
 
 /* Set (or clear) the need-wakeup flag in the doorbell page of each file. */
@@ -1449,7 +1506,7 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 	}
 	ef->user = u;
 	/* A sleeping engine must be rung for, unless the user drives. */
-	WRITE_ONCE(ef->db->flags, sv_user_db_flags(e, u));
+	WRITE_ONCE(ef->db->flags, sv_file_db_flags(e, u, ef));
 	list_add_tail(&ef->node, &u->files);
 	u->nfiles++;
 	WRITE_ONCE(e->nfiles, e->nfiles + 1);
@@ -1854,7 +1911,8 @@ static struct sv_engine_user *sv_engine_user_of(struct sv_engine *e,
  * What a drive runs: the caller's uid's shares of the engines without a
  * CPU of their own (its own file's engine first), referenced, each with
  * the drive counted in its drivers, and the time a pass asks the engine
- * to come back (an RNR or retry back-off).
+ * to come back (an RNR or retry back-off; 0, now: files it left to the
+ * drive).
  */
 struct sv_drive {
 	u32 n;
@@ -1928,8 +1986,14 @@ static void sv_drive_leave(struct sv_drive *d)
 
 	for (i = 0; i < d->n; i++) {
 		spin_lock_bh(&d->e[i]->lock);
-		if (!--d->u[i]->drivers)
+		if (!--d->u[i]->drivers) {
 			sv_user_set_flags(d->e[i], d->u[i]);
+			/* Files the kthread left: it comes back for them. */
+			if (d->u[i]->skipped) {
+				d->u[i]->skipped = false;
+				d->wake[i] = 0;
+			}
+		}
 		spin_unlock_bh(&d->e[i]->lock);
 	}
 	/* Pairs with the library's fence between prod and the flags. */
@@ -1953,11 +2017,12 @@ static void sv_drive_leave(struct sv_drive *d)
 /*
  * SV_RING_DRIVE (uapi): a poll that found cq empty runs the engines for
  * its own uid, in its own context, while they have no CPU of their own.
- * The uid's files there need no ring meanwhile (sv_user_db_flags()). It
+ * The uid's files there need no ring meanwhile (sv_file_db_flags()). It
  * goes on while passes find work, within SV_DRIVE_BUDGET and
  * SV_DRIVE_BYTES, and while the caller has its CPU to itself; with
  * nothing to do it leaves once cq has a completion and SV_DRIVE_LINGER_NS
- * passed, else after SV_DRIVE_IDLE_NS. 1 if it did work.
+ * passed, else after SV_DRIVE_IDLE_NS. 1 if it did work or found work
+ * under way elsewhere.
  */
 static int sv_engine_drive(struct sv_file *f, struct sv_engine_file *ef,
 			   u32 cq_handle)
@@ -1991,7 +2056,8 @@ static int sv_engine_drive(struct sv_file *f, struct sv_engine_file *ef,
 		if (sv_drive_pass(&d, &wqes, &bytes, &busy) && wqes == before)
 			found = true;	/* frames */
 		if (wqes != before || busy) {
-			found |= wqes != before;
+			/* Work under way elsewhere: this CPU is wanted too. */
+			found = true;
 			idle = 0;
 		} else if (!idle) {
 			idle = ktime_get_ns();

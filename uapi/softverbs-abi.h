@@ -1923,7 +1923,8 @@ struct sv_map_doorbell {
  * completion (after 5 microseconds), else after about 20. Meanwhile the
  * uid's files there have SV_DB_NEED_WAKEUP clear, so their posts need no
  * syscall. Only the uid's own queues, never another user's: the work is
- * charged to the caller's CPU time. Returns 1 if it did work, 0 if it
+ * charged to the caller's CPU time. Returns 1 if it did work or found
+ * work under way in another context (the kthread, a doorbell), 0 if it
  * found none (a poller backs off before the next drive).
  */
 #define SV_RING_DRIVE		0x1U
