@@ -212,7 +212,7 @@ struct sv_engine_user {
 	u32 nfiles;			/* under e->lock */
 	u32 drivers;			/* its polls driving; e->lock */
 	u32 drive_next;			/* where drives look first; e->lock */
-	bool skipped;			/* the kthread left files to drives */
+	bool skipped;			/* the kthread left drives files; e->lock */
 	u64 executed;			/* WQEs the kthread ran for it */
 };
 
@@ -1087,7 +1087,8 @@ static bool sv_kthread_file_turn(struct sv_engine *e, struct sv_engine_user *u,
  * SV_USER_ROUNDS times, while the budget lasts and the last round did
  * work. A file whose doorbell or a drive is running a pass is skipped:
  * the doorbell wakes the engine if it leaves work, the drive when it
- * leaves (work, or a QP backing off).
+ * leaves (work, or a QP backing off). So is a file a running drive of the
+ * user takes (sv_drive_takes()).
  */
 static bool sv_user_pass(struct sv_engine *e, struct sv_engine_user *u,
 			 struct sv_pass *p, u32 *budget, u64 *bytes)
