@@ -1047,15 +1047,6 @@ static void sv_user_set_flags(struct sv_engine *e, struct sv_engine_user *u)
 		WRITE_ONCE(ef->db->flags, sv_file_db_flags(e, u, ef));
 }
 
-static void sv_file_set_quiet(struct sv_engine *e, struct sv_engine_user *u,
-			      struct sv_engine_file *ef, bool quiet)
-{
-	spin_lock_bh(&e->lock);
-	ef->quiet = quiet;
-	WRITE_ONCE(ef->db->flags, sv_file_db_flags(e, u, ef));
-	spin_unlock_bh(&e->lock);
-}
-
 /*
  * The kthread's turn in a file. On a shared CPU (e->asleep: posts ring)
  * the file needs no ring while the kthread holds its run_lock: a ring
@@ -1068,16 +1059,23 @@ static bool sv_kthread_file_turn(struct sv_engine *e, struct sv_engine_user *u,
 				 struct sv_engine_file *ef, struct sv_pass *p,
 				 u32 *wqes, u64 *bytes)
 {
-	bool did;
+	bool did, pending;
 
 	if (!READ_ONCE(e->asleep))
 		return sv_user_file_turn(u, ef, p, wqes, bytes);
-	sv_file_set_quiet(e, u, ef, true);
+	spin_lock_bh(&e->lock);
+	ef->quiet = true;
+	WRITE_ONCE(ef->db->flags, sv_file_db_flags(e, u, ef));
+	spin_unlock_bh(&e->lock);
 	did = sv_user_file_turn(u, ef, p, wqes, bytes);
-	sv_file_set_quiet(e, u, ef, false);
+	spin_lock_bh(&e->lock);
+	ef->quiet = false;
+	WRITE_ONCE(ef->db->flags, sv_file_db_flags(e, u, ef));
 	/* Pairs with the library's fence between prod and the flags. */
 	smp_mb();
-	return sv_file_has_work(ef) || did;
+	pending = sv_file_pending(ef);
+	spin_unlock_bh(&e->lock);
+	return pending || did;
 }
 
 /*
@@ -1164,7 +1162,10 @@ static bool sv_drive_user_pass(struct sv_engine *e, struct sv_engine_user *u,
 	}
 	for (i = 0; i < nwrap && n < SV_DRIVE_FILES; i++)
 		files[n++] = wrap[i];
-	u->drive_next = start < h ? (start + n) % h : n % max(h, 1U);
+	/* Fewer hinted files than start: this look began at the first. */
+	if (start >= h)
+		start = 0;
+	u->drive_next = h ? (start + n) % h : 0;
 	for (i = 0; i < n; i++)
 		kref_get(&files[i]->ref);
 	spin_unlock_bh(&e->lock);
@@ -1884,7 +1885,7 @@ int sv_map_doorbell(struct sv_file *f, void *arg)
 	return 0;
 }
 
-/* The same, taking e->lock. */
+/* sv_user_pending(), taking e->lock. */
 static bool sv_user_has_work(struct sv_engine *e, struct sv_engine_user *u)
 {
 	bool pending;
