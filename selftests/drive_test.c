@@ -289,10 +289,7 @@ static void backoff_poster(uid_t uid, struct drive_shared *sh)
 	if (ibv_destroy_qp(gone) || ibv_query_gid(s[0].ctx, 1, 1, &gid))
 		_exit(53);
 	/* s[0]'s QP, from RTS back to RESET, now names the vanished QP. */
-	if (ibv_modify_qp(s[0].qp, &(struct ibv_qp_attr){
-				.qp_state = IBV_QPS_RESET }, IBV_QP_STATE) ||
-	    qp_init(s[0].qp, SV_ALL_ACCESS) ||
-	    qp_rtr_rts(s[0].qp, dqpn, &gid, 7, 1, 3))
+	if (qp_reset_rts(s[0].qp, dqpn, &gid, 3))
 		_exit(54);
 	for (i = 0; i < BACKOFF_WRS; i++) {
 		if (post_send(s[0].qp, IBV_WR_RDMA_WRITE, s[0].mr->lkey,
@@ -308,11 +305,7 @@ static void backoff_poster(uid_t uid, struct drive_shared *sh)
 		if (wc.status != IBV_WC_RETRY_EXC_ERR || wc.wr_id != (uint64_t)i)
 			_exit(57);
 		/* Back to RTS for the next WR. */
-		if (ibv_modify_qp(s[0].qp, &(struct ibv_qp_attr){
-					.qp_state = IBV_QPS_RESET },
-				  IBV_QP_STATE) ||
-		    qp_init(s[0].qp, SV_ALL_ACCESS) ||
-		    qp_rtr_rts(s[0].qp, dqpn, &gid, 7, 1, 3))
+		if (qp_reset_rts(s[0].qp, dqpn, &gid, 3))
 			_exit(58);
 		__atomic_add_fetch(&sh->rounds, 1, __ATOMIC_RELAXED);
 	}

@@ -320,15 +320,6 @@ TEST(qpn_never_multicast)
 	end_close(&e);
 }
 
-static int to_reset_rts(struct ibv_qp *qp, uint32_t dqpn, union ibv_gid *gid)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE) || qp_init(qp, ACCESS))
-		return -1;
-	return qp_rtr_rts(qp, dqpn, gid, 7, 1, 7);
-}
-
 /* One signaled 64-byte RDMA WRITE from a to b's buffer: its status. */
 static int write_status(struct end *a, struct end *b, int fill)
 {
@@ -364,7 +355,7 @@ TEST(rc_peer_reconnected_elsewhere_is_dropped)
 	ASSERT_EQ(0, memcmp(a.buf, b.buf, 64));
 
 	/* b now names c: a is a stranger to it. */
-	ASSERT_EQ(0, to_reset_rts(b.qp, c.qp->qp_num, &gid));
+	ASSERT_EQ(0, qp_reset_rts(b.qp, c.qp->qp_num, &gid, 7));
 	memset(b.buf, 0, 64);
 	EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, write_status(&a, &b, 3));
 	EXPECT_EQ(0, b.buf[0]);
@@ -417,7 +408,7 @@ TEST(rc_peer_number_reused_reaches_new_qp)
 	ASSERT_EQ(bqpn, b.qp->qp_num);
 	ASSERT_EQ(0, qp_init(b.qp, ACCESS));
 	ASSERT_EQ(0, qp_rtr_rts(b.qp, a.qp->qp_num, &gid, 0, 1, 1));
-	ASSERT_EQ(0, to_reset_rts(a.qp, bqpn, &gid));
+	ASSERT_EQ(0, qp_reset_rts(a.qp, bqpn, &gid, 7));
 	EXPECT_EQ(IBV_WC_SUCCESS, write_status(&a, &b, 3));
 	EXPECT_EQ(0, memcmp(a.buf, b.buf, 64));
 	end_close(&a);
@@ -451,10 +442,10 @@ TEST(rc_recovers_from_err)
 				       64, 3, IBV_SEND_SIGNALED, 0, 0));
 		ASSERT_EQ(1, poll1(a.cq, &wc));
 		ASSERT_EQ(IBV_WC_REM_OP_ERR, wc.status);
-		ASSERT_EQ(0, to_reset_rts(a.qp, b.qp->qp_num, &gid));
+		ASSERT_EQ(0, qp_reset_rts(a.qp, b.qp->qp_num, &gid, 7));
 		ASSERT_EQ(1, poll1(b.cq, &wc));
 		ASSERT_EQ(IBV_WC_LOC_PROT_ERR, wc.status);
-		ASSERT_EQ(0, to_reset_rts(b.qp, a.qp->qp_num, &gid));
+		ASSERT_EQ(0, qp_reset_rts(b.qp, a.qp->qp_num, &gid, 7));
 		ASSERT_EQ(IBV_QPS_RTS, qp_state(a.qp));
 		ASSERT_EQ(IBV_QPS_RTS, qp_state(b.qp));
 		for (n = 0; n < 2; n++) {

@@ -248,6 +248,17 @@ struct sv_rc_pair {
 #define SV_ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
+/* An RC QP back through RESET and INIT to RTS, now naming dqpn. */
+static inline int qp_reset_rts(struct ibv_qp *qp, uint32_t dqpn,
+			       const union ibv_gid *gid, int retry_cnt)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE) || qp_init(qp, SV_ALL_ACCESS))
+		return -1;
+	return qp_rtr_rts(qp, dqpn, gid, 7, 1, retry_cnt);
+}
+
 static inline struct ibv_qp *sv_rc_pair_qp(struct sv_rc_pair *p,
 					   struct ibv_cq *cq, uint32_t wr,
 					   uint32_t sge)
