@@ -813,6 +813,8 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 	*wqes -= min(n, *wqes);
 	*bytes -= min(len, *bytes);
 out:
+	/* The MRs kept between this run's WQEs: a closer may wait. */
+	sv_exec_buf_drop(ef->exec_buf);
 	mutex_unlock(&sq->lock);
 	return did;
 }
@@ -966,6 +968,7 @@ static void sv_engine_file_release(struct kref *ref)
 						 ref);
 
 	sv_mbuf_put(ef->db_buf);
+	sv_exec_buf_drop(ef->exec_buf);
 	kfree(ef->exec_buf);
 	kfree(ef->scratch);
 	mutex_destroy(&ef->run_lock);
@@ -1470,6 +1473,7 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 	ef->exec_buf = kzalloc(sv_exec_buf_size(), GFP_KERNEL_ACCOUNT);
 	if (!ef->scratch || !ef->exec_buf)
 		goto err_scratch;
+	sv_exec_buf_keep(ef->exec_buf);
 	ef->db_buf = sv_mbuf_alloc(PAGE_SIZE);
 	if (IS_ERR(ef->db_buf)) {
 		ret = PTR_ERR(ef->db_buf);

@@ -110,6 +110,12 @@ int sv_sg_copy_at(struct sv_sg *dst, u64 doff, struct sv_sg *src, u64 soff,
 	u32 di, si;
 	int ret;
 
+	/* Within the first entry of each, as most messages are */
+	if (dst->n && src->n && len <= SV_COPY_CHUNK &&
+	    sv_span_fits(&dst->ent[0], doff, len) &&
+	    sv_span_fits(&src->ent[0], soff, len))
+		return sv_mr_span_copy(&dst->ent[0], doff, &src->ent[0], soff,
+				       len);
 	sv_sg_seek(dst, doff, &di, &din);
 	sv_sg_seek(src, soff, &si, &sin);
 	while (len) {
@@ -985,6 +991,29 @@ struct sv_exec_buf {
 size_t sv_exec_buf_size(void)
 {
 	return sizeof(struct sv_exec_buf);
+}
+
+/*
+ * An engine's scratch keeps the MRs it takes spans of entered between
+ * WQEs (struct sv_mr_cache) until sv_exec_buf_drop(), which it calls at
+ * the end of each run.
+ */
+void sv_exec_buf_keep(void *buf)
+{
+	struct sv_exec_buf *b = buf;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(b->sg); i++)
+		b->sg[i].cache.keep = true;
+}
+
+void sv_exec_buf_drop(void *buf)
+{
+	struct sv_exec_buf *b = buf;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(b->sg); i++)
+		sv_mr_cache_drop(&b->sg[i].cache);
 }
 
 /* qp's pending FIN (tm.c), in buf (sv_exec_buf_size() bytes). */

@@ -326,12 +326,28 @@ struct sv_mr_span {
  * The MR that the last key looked up through it named (mr.c), good while
  * no key index has been given back since; zeroed, it is empty. Used by
  * one thread at a time (a list in the engine's scratch).
+ *
+ * With keep set it also keeps the last MR over pinned pages it took a
+ * span of entered (held), with the key, PD and rights that span was
+ * checked for: a later span of the same key needs only its bounds
+ * checked. A closer (dereg, rereg) waits for it like for a copy, so the
+ * keeper gives it up with sv_mr_cache_drop() at the end of each bounded
+ * run. The data path never closes such an MR (invalidations close only
+ * windows and indirect keys, which are not kept) and never takes the
+ * file lock a closer holds: keeping cannot deadlock.
  */
 struct sv_mr_cache {
 	struct sv_mr *mr;
 	u64 gen;
 	u32 index;
+	bool keep;
+	struct sv_mr *held;
+	struct sv_pd *held_pd;
+	u32 held_key;
+	u32 held_access;
 };
+
+void sv_mr_cache_drop(struct sv_mr_cache *cache);
 
 int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 		   u32 access, u64 iova, u64 len, struct sv_mr_span *sp,
@@ -350,6 +366,7 @@ void sv_mr_span_put(struct sv_mr_span *sp);
  * that lost it gets the error.
  */
 #define SV_ECOPY_SRC	(-ENODATA)
+bool sv_span_fits(const struct sv_mr_span *sp, u64 off, u64 len);
 int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 		    const struct sv_mr_span *src, u64 soff, u64 len);
 int sv_mr_span_write(const struct sv_mr_span *dst, u64 doff,
@@ -844,6 +861,8 @@ bool sv_dci_stream_failed(struct sv_qp *qp, const struct sv_send_wqe *w);
 void sv_dci_streams_reset(struct sv_qp *qp);
 
 size_t sv_exec_buf_size(void);
+void sv_exec_buf_keep(void *buf);
+void sv_exec_buf_drop(void *buf);
 enum sv_exec_result sv_exec_tm_fin(struct sv_qp *qp, void *buf, u32 *status);
 enum sv_exec_result sv_exec_send(struct sv_qp *qp, struct sv_send_wqe *w,
 				 void *buf, u32 *status);

@@ -1083,6 +1083,129 @@ static void stale_key_case(struct __test_metadata *_metadata,
 	free(buf2);
 }
 
+/* One WR of a chain: 64 bytes from lkey's buf to raddr through rkey. */
+struct chain_wr {
+	enum ibv_wr_opcode op;
+	uint32_t lkey;
+	char *buf;
+	uint64_t raddr;
+	uint32_t rkey;
+};
+
+/*
+ * Post n WRs in one call (the engine most likely takes them in one run),
+ * only the last signaled; 0 or the errno.
+ */
+static int post_chain(struct ibv_qp *qp, const struct chain_wr *c, int n)
+{
+	struct ibv_send_wr wr[8] = {}, *bad;
+	struct ibv_sge sg[8];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sg[i] = (struct ibv_sge){ (uintptr_t)c[i].buf, 64, c[i].lkey };
+		wr[i].wr_id = i;
+		wr[i].sg_list = &sg[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = c[i].op;
+		wr[i].send_flags = i == n - 1 ? IBV_SEND_SIGNALED : 0;
+		wr[i].wr.rdma.remote_addr = c[i].raddr;
+		wr[i].wr.rdma.rkey = c[i].rkey;
+		wr[i].next = i == n - 1 ? NULL : &wr[i + 1];
+	}
+	return ibv_post_send(qp, wr, &bad);
+}
+
+/*
+ * The engine keeps the MR of the last key it checked between the WRs of
+ * a run: each WR must still be checked for its own bounds, key and
+ * rights. UC drops what the responder refuses (the sender completes):
+ * only the good writes land.
+ */
+TEST_F(dp, wrs_of_one_run_checked_each)
+{
+	int ro = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+	char *rbuf2 = aligned_alloc(4096, 4096);
+	char *rb = self->rbuf, *sb = self->sbuf;
+	uint64_t r = (uintptr_t)rb, r2 = (uintptr_t)rbuf2;
+	uint32_t lk = self->smr->lkey, rk = self->rmr->rkey, rk2;
+	struct ibv_mr *mr2, *lro;
+
+	ASSERT_NE(NULL, rbuf2);
+	mr2 = ibv_reg_mr(self->pd, rbuf2, 4096, ro);
+	ASSERT_NE(NULL, mr2);
+	rk2 = mr2->rkey;
+	ASSERT_EQ(0, pair(self, IBV_QPT_UC, 0, 0));
+	sv_fill(sb, 64, 3);
+	memset(rb, 0, BUF);
+	memset(rbuf2, 0, 4096);
+	{
+		const struct chain_wr c[] = {
+			{ IBV_WR_RDMA_WRITE, lk, sb, r, rk },
+			{ IBV_WR_RDMA_WRITE, lk, sb, r + BUF - 32, rk },
+			{ IBV_WR_RDMA_WRITE, lk, sb, r + 128, rk },
+			{ IBV_WR_RDMA_WRITE, lk, sb, r2, rk2 },
+			{ IBV_WR_RDMA_WRITE, lk, sb, r + 256, rk ^ 1 },
+			{ IBV_WR_RDMA_WRITE, lk, sb, r + 384, rk },
+		};
+
+		ASSERT_EQ(0, post_chain(self->a, c, 6));
+	}
+	ASSERT_EQ(IBV_WC_SUCCESS, sv_status_of(self->scq, 5, NULL));
+	EXPECT_EQ(0, memcmp(sb, rb, 64));
+	EXPECT_EQ(0, memcmp(sb, rb + 128, 64));
+	EXPECT_EQ(0, memcmp(sb, rb + 384, 64));
+	/* Past the MR's end, without the right, another key's variant */
+	EXPECT_TRUE(sv_all_bytes(rb + BUF - 32, 32, 0));
+	EXPECT_TRUE(sv_all_bytes(rbuf2, 4096, 0));
+	EXPECT_TRUE(sv_all_bytes(rb + 256, 64, 0));
+	ibv_destroy_qp(self->a);
+	ibv_destroy_qp(self->b);
+
+	/* RC: reads through a read-only rkey, then a write through it. */
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	sv_fill(rbuf2, 64, 4);
+	memset(sb, 0, 256);
+	{
+		const struct chain_wr c[] = {
+			{ IBV_WR_RDMA_READ, lk, sb, r2, rk2 },
+			{ IBV_WR_RDMA_READ, lk, sb + 64, r2, rk2 },
+			{ IBV_WR_RDMA_WRITE, lk, sb + 128, r2 + 64, rk2 },
+		};
+
+		ASSERT_EQ(0, post_chain(self->a, c, 3));
+	}
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, sv_status_of(self->scq, 2, NULL));
+	EXPECT_EQ(0, memcmp(rbuf2, sb, 64));
+	EXPECT_EQ(0, memcmp(rbuf2, sb + 64, 64));
+	EXPECT_TRUE(sv_all_bytes(rbuf2 + 64, 4096 - 64, 0));
+	ibv_destroy_qp(self->a);
+	ibv_destroy_qp(self->b);
+
+	/* A local key without local write: a source, then a READ's sink. */
+	lro = ibv_reg_mr(self->pd, sb, 4096, 0);
+	ASSERT_NE(NULL, lro);
+	ASSERT_EQ(0, pair(self, IBV_QPT_RC, 7, 7));
+	sv_fill(sb, 64, 5);
+	memset(rb, 0, 4096);
+	{
+		const struct chain_wr c[] = {
+			{ IBV_WR_RDMA_WRITE, lro->lkey, sb, r, rk },
+			{ IBV_WR_RDMA_WRITE, lro->lkey, sb, r + 64, rk },
+			{ IBV_WR_RDMA_READ, lro->lkey, sb + 128, r, rk },
+		};
+
+		ASSERT_EQ(0, post_chain(self->a, c, 3));
+	}
+	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, sv_status_of(self->scq, 2, NULL));
+	EXPECT_EQ(0, memcmp(sb, rb, 64));
+	EXPECT_EQ(0, memcmp(sb, rb + 64, 64));
+	EXPECT_TRUE(sv_all_bytes(sb + 128, 64, 0));
+	EXPECT_EQ(0, ibv_dereg_mr(lro));
+	EXPECT_EQ(0, ibv_dereg_mr(mr2));
+	free(rbuf2);
+}
+
 TEST_F(dp, stale_rkey_after_dereg)
 {
 	stale_key_case(_metadata, self, true);

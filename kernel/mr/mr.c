@@ -562,6 +562,22 @@ void sv_mr_put(struct sv_mr *mr)
 }
 
 /*
+ * [iova, iova + len) within the pages of mr (not an indirect key): the
+ * byte offset of iova in the pinned range, or -ERANGE.
+ */
+static int sv_mr_range(const struct sv_mr *mr, u64 iova, u64 len,
+		       u64 *offset)
+{
+	u64 base = sv_mr_base(mr->access, mr->iova);
+
+	if (iova < base || iova - base > mr->umem->length ||
+	    len > mr->umem->length - (iova - base))
+		return -ERANGE;
+	*offset = (mr->umem->addr & ~PAGE_MASK) + (iova - base);
+	return 0;
+}
+
+/*
  * Check that [iova, iova + len) may be accessed through key by a QP of pd
  * with the rights in access (SV_ACCESS_*: 0 is a local read), and return
  * the byte offset of iova in the pinned range. qp is the responder of a
@@ -572,7 +588,6 @@ static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
 		       const struct sv_qp *qp, u32 access, u64 iova, u64 len,
 		       u64 *offset)
 {
-	u64 base;
 	int ret;
 
 	if (!mr->key || mr->key != key)
@@ -594,12 +609,7 @@ static int sv_mr_check(struct sv_mr *mr, u32 key, struct sv_pd *pd,
 		return -EACCES;
 	if (access & ~mr->access & SV_ACCESS_RIGHTS)
 		return -EACCES;
-	base = sv_mr_base(mr->access, mr->iova);
-	if (iova < base || iova - base > mr->umem->length ||
-	    len > mr->umem->length - (iova - base))
-		return -ERANGE;
-	*offset = (mr->umem->addr & ~PAGE_MASK) + (iova - base);
-	return 0;
+	return sv_mr_range(mr, iova, len, offset);
 }
 
 /* Writing needs a write right: local unless a remote one is named. */
@@ -611,6 +621,76 @@ static u32 sv_mr_write_access(u32 access)
 	return access;
 }
 
+/* Pages pinned for its life: no window, indirect key, ODP, dma-buf, null */
+static bool sv_mr_pinned(const struct sv_mr *mr)
+{
+	const struct sv_umem *umem = mr->umem;
+
+	return !mr->mkey && !mr->mw && !umem->odp && !umem->dmabuf &&
+	       !umem->null;
+}
+
+void sv_mr_cache_drop(struct sv_mr_cache *cache)
+{
+	if (!cache->held)
+		return;
+	sv_mr_exit(cache->held);
+	cache->held = NULL;
+}
+
+/*
+ * A keeping cache keeps mr (entered by the caller, pinned), which passed
+ * sv_mr_check() for key, pd and access: one more count of its own.
+ */
+static void sv_mr_cache_hold(struct sv_mr_cache *cache, struct sv_mr *mr,
+			     u32 key, struct sv_pd *pd, u32 access)
+{
+	if (cache->held == mr && cache->held_key == key &&
+	    cache->held_pd == pd) {
+		/* Rights that each passed pass together. */
+		cache->held_access |= access;
+		return;
+	}
+	sv_mr_cache_drop(cache);
+	/* Not 0: the caller's span counts. */
+	atomic_inc(&mr->active);
+	cache->held = mr;
+	cache->held_key = key;
+	cache->held_pd = pd;
+	cache->held_access = access;
+}
+
+/*
+ * A span of the MR cache keeps, if key, pd and the rights are those it
+ * checked: sv_mr_check() would then fail only on the bounds. True with
+ * the span taken or *ret = -ERANGE; false if the long way must decide.
+ * A closing MR is given up: it takes no new spans (sv_mr_enter()).
+ */
+static bool sv_mr_span_kept(struct sv_mr_cache *cache,
+			    struct sv_device *sdev, u32 key, struct sv_pd *pd,
+			    u32 access, u64 iova, u64 len,
+			    struct sv_mr_span *sp, int *ret)
+{
+	struct sv_mr *mr = cache->held;
+
+	if (cache->held_key != key || cache->held_pd != pd ||
+	    mr->sdev != sdev || (access & ~cache->held_access))
+		return false;
+	if (READ_ONCE(mr->closing)) {
+		sv_mr_cache_drop(cache);
+		return false;
+	}
+	*ret = sv_mr_range(mr, iova, len, &sp->off);
+	if (*ret)
+		return true;
+	/* Not 0: the cache's count. */
+	atomic_inc(&mr->active);
+	sp->mr = mr;
+	sp->len = len;
+	sp->nofault = false;
+	return true;
+}
+
 /* sv_mr_span_get(), and for a remote access at qp (non-NULL) */
 static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 			   const struct sv_qp *qp, u32 access, u64 iova,
@@ -620,6 +700,10 @@ static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 	struct sv_mr *mr;
 	int ret;
 
+	if (cache && cache->held &&
+	    sv_mr_span_kept(cache, sdev, key, pd, access, iova, len, sp,
+			    &ret))
+		return ret;
 	/* The MR's memory outlives RCU readers (kfree_rcu). */
 	rcu_read_lock();
 	mr = sv_mr_find(key, cache);
@@ -637,6 +721,8 @@ static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 	sp->mr = mr;
 	sp->len = len;
 	sp->nofault = false;
+	if (cache && cache->keep && sv_mr_pinned(mr))
+		sv_mr_cache_hold(cache, mr, key, pd, access);
 	return 0;
 }
 
@@ -996,6 +1082,20 @@ void sv_mr_word_put(struct sv_mr_word *w) __releases(pages)
 }
 
 /*
+ * n bytes within one page on each side. They overlap only within one page
+ * of an MR copying to itself. memmove is the slower of the two where
+ * string moves are (qemu's TCG runs rep movsb a byte at a time; x86
+ * memmove uses it on any CPU with ERMS, memcpy only with FSRM).
+ */
+static void sv_page_copy(void *d, const void *s, u64 n)
+{
+	if (d + n <= s || s + n <= d)
+		memcpy(d, s, n);
+	else
+		memmove(d, s, n);
+}
+
+/*
  * Copy len bytes from one span to another (possibly of the same MR) page
  * to page, with no bounce buffer: what a NIC's DMA does between two
  * hosts' memories. -ERANGE, and nothing copied, outside either span.
@@ -1012,10 +1112,17 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 		return sv_mkey_span_copy(dst, doff, src, soff, len);
 	if (!sv_span_fits(dst, doff, len) || !sv_span_fits(src, soff, len))
 		return -ERANGE;
-	dlock = sv_mr_lockp(dst);
-	slock = sv_mr_lockp(src);
 	doff += dst->off;
 	soff += src->off;
+	/* Pinned pages, within one page on each side: no lock, no fault */
+	if (len <= sv_page_left(soff) && len <= sv_page_left(doff) &&
+	    sv_mr_pinned(src->mr) && sv_mr_pinned(dst->mr)) {
+		sv_page_copy(sv_mr_addr(dst->mr, doff, true),
+			     sv_mr_addr(src->mr, soff, false), len);
+		return 0;
+	}
+	dlock = sv_mr_lockp(dst);
+	slock = sv_mr_lockp(src);
 	for (done = 0; done < len; done += n, soff += n, doff += n) {
 		n = min3(len - done, sv_page_left(soff), sv_page_left(doff));
 		for (;;) {
@@ -1033,16 +1140,7 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 			if (ret)
 				return ret;
 		}
-		/*
-		 * Overlap only within one page of an MR copying to itself.
-		 * memmove is the slower of the two where string moves are
-		 * (qemu's TCG runs rep movsb a byte at a time; x86 memmove
-		 * uses it on any CPU with ERMS, memcpy only with FSRM).
-		 */
-		if (d + n <= s || s + n <= d)
-			memcpy(d, s, n);
-		else
-			memmove(d, s, n);
+		sv_page_copy(d, s, n);
 		sv_mr_unlock(slock, dlock);
 	}
 	return 0;

@@ -45,7 +45,6 @@ void sv_mr_key_release(struct sv_mr *mr);
 struct sv_mr *sv_mr_lookup_key(struct sv_device *sdev, u32 key);
 void sv_mr_put(struct sv_mr *mr);
 void sv_mr_free(struct sv_uobj *u);
-bool sv_span_fits(const struct sv_mr_span *sp, u64 off, u64 len);
 int sv_mr_obj_add(struct sv_file *f, struct sv_mr *mr, u32 pd_handle,
 		  enum sv_obj_type type, const struct sv_uobj_ops *ops);
 
