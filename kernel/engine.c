@@ -813,8 +813,6 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 	*wqes -= min(n, *wqes);
 	*bytes -= min(len, *bytes);
 out:
-	/* The MRs kept between this run's WQEs: a closer may wait. */
-	sv_exec_buf_drop(ef->exec_buf);
 	mutex_unlock(&sq->lock);
 	return did;
 }
@@ -850,6 +848,8 @@ static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u32 *wqes,
 		did |= sv_engine_run_qp(ef, qp, qbudget, wqes, bytes, wake);
 		sv_qp_put(qp);
 	}
+	/* The MRs the pass kept between WQEs: a closer may be waiting. */
+	sv_exec_buf_drop(ef->exec_buf);
 	return did;
 }
 

@@ -996,7 +996,7 @@ size_t sv_exec_buf_size(void)
 /*
  * An engine's scratch keeps the MRs it takes spans of entered between
  * WQEs (struct sv_mr_cache) until sv_exec_buf_drop(), which it calls at
- * the end of each run.
+ * the end of each pass.
  */
 void sv_exec_buf_keep(void *buf)
 {

@@ -327,14 +327,15 @@ struct sv_mr_span {
  * no key index has been given back since; zeroed, it is empty. Used by
  * one thread at a time (a list in the engine's scratch).
  *
- * With keep set it also keeps the last MR over pinned pages it took a
- * span of entered (held), with the key, PD and rights that span was
- * checked for: a later span of the same key needs only its bounds
- * checked. A closer (dereg, rereg) waits for it like for a copy, so the
- * keeper gives it up with sv_mr_cache_drop() at the end of each bounded
- * run. The data path never closes such an MR (invalidations close only
- * windows and indirect keys, which are not kept) and never takes the
- * file lock a closer holds: keeping cannot deadlock.
+ * With keep set it also keeps entered (held) an MR over pinned pages
+ * that it took a second span of in a row, with the key, PD and rights
+ * that span was checked for: a later span of the same key needs only its
+ * bounds checked. A closer (dereg, rereg) waits for it like for a copy,
+ * so the keeper gives it up with sv_mr_cache_drop() at the end of each
+ * bounded engine pass. The data path never closes such an MR
+ * (invalidations close only windows and indirect keys, which are not
+ * kept) and never takes the file lock a closer holds: keeping cannot
+ * deadlock.
  */
 struct sv_mr_cache {
 	struct sv_mr *mr;

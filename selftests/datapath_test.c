@@ -1117,9 +1117,9 @@ static int post_chain(struct ibv_qp *qp, const struct chain_wr *c, int n)
 }
 
 /*
- * The engine keeps the MR of the last key it checked between the WRs of
- * a run: each WR must still be checked for its own bounds, key and
- * rights. UC drops what the responder refuses (the sender completes):
+ * The engine keeps the MR of a key it used twice in a row between the
+ * WRs of a pass: each WR must still be checked for its own bounds, key
+ * and rights. UC drops what the responder refuses (the sender completes):
  * only the good writes land.
  */
 TEST_F(dp, wrs_of_one_run_checked_each)
@@ -1142,8 +1142,8 @@ TEST_F(dp, wrs_of_one_run_checked_each)
 	{
 		const struct chain_wr c[] = {
 			{ IBV_WR_RDMA_WRITE, lk, sb, r, rk },
-			{ IBV_WR_RDMA_WRITE, lk, sb, r + BUF - 32, rk },
 			{ IBV_WR_RDMA_WRITE, lk, sb, r + 128, rk },
+			{ IBV_WR_RDMA_WRITE, lk, sb, r + BUF - 32, rk },
 			{ IBV_WR_RDMA_WRITE, lk, sb, r2, rk2 },
 			{ IBV_WR_RDMA_WRITE, lk, sb, r + 256, rk ^ 1 },
 			{ IBV_WR_RDMA_WRITE, lk, sb, r + 384, rk },

@@ -524,17 +524,21 @@ void sv_mr_key_release(struct sv_mr *mr)
  * (the generation is read first); the MR's memory then outlives our RCU
  * read side. The caller checks the MR's key, device and the rest.
  */
-static struct sv_mr *sv_mr_find(u32 key, struct sv_mr_cache *cache)
+static struct sv_mr *sv_mr_find(u32 key, struct sv_mr_cache *cache,
+				bool *again)
 {
 	u32 index = key >> 8;
 	struct sv_mr *mr;
 	u64 gen;
 
+	*again = false;
 	if (!cache)
 		return xa_load(&sv_mr_keys, index);
 	gen = atomic64_read(&sv_mr_key_gen);
-	if (cache->mr && cache->gen == gen && cache->index == index)
+	if (cache->mr && cache->gen == gen && cache->index == index) {
+		*again = true;
 		return cache->mr;
+	}
 	mr = xa_load(&sv_mr_keys, index);
 	cache->mr = mr;
 	cache->gen = gen;
@@ -698,6 +702,7 @@ static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 			   struct sv_mr_cache *cache)
 {
 	struct sv_mr *mr;
+	bool again;
 	int ret;
 
 	if (cache && cache->held &&
@@ -706,7 +711,7 @@ static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 		return ret;
 	/* The MR's memory outlives RCU readers (kfree_rcu). */
 	rcu_read_lock();
-	mr = sv_mr_find(key, cache);
+	mr = sv_mr_find(key, cache, &again);
 	if (!mr || mr->sdev != sdev || !sv_mr_enter(mr)) {
 		rcu_read_unlock();
 		return -ENOENT;
@@ -721,7 +726,8 @@ static int sv_mr_span_take(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 	sp->mr = mr;
 	sp->len = len;
 	sp->nofault = false;
-	if (cache && cache->keep && sv_mr_pinned(mr))
+	/* Kept from its second span on: one alone costs no more than before. */
+	if (again && cache->keep && sv_mr_pinned(mr))
 		sv_mr_cache_hold(cache, mr, key, pd, access);
 	return 0;
 }
