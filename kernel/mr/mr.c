@@ -775,6 +775,13 @@ void sv_mr_span_put(struct sv_mr_span *sp)
 	sp->mr = NULL;
 }
 
+/* The kernel address of byte off of pinned pages or device memory's */
+static void *sv_umem_addr(const struct sv_umem *umem, u64 off)
+{
+	return page_address(sv_umem_page(umem, off >> PAGE_SHIFT)) +
+	       (off & ~PAGE_MASK);
+}
+
 /*
  * The kernel address of byte off of mr's pages (64-bit: no highmem to
  * map), or NULL for a page of an ODP MR that is not present (writable,
@@ -793,8 +800,7 @@ static void *sv_mr_addr(struct sv_mr *mr, u64 off, bool write)
 		return sv_odp_page(umem->odp, at, write);
 	if (umem->dmabuf)
 		return sv_dmabuf_addr(umem->dmabuf, at);
-	return page_address(sv_umem_page(umem, off >> PAGE_SHIFT)) +
-	       (off & ~PAGE_MASK);
+	return sv_umem_addr(umem, off);
 }
 
 /*
@@ -1123,8 +1129,8 @@ int sv_mr_span_copy(const struct sv_mr_span *dst, u64 doff,
 	/* Pinned pages, within one page on each side: no lock, no fault */
 	if (len <= sv_page_left(soff) && len <= sv_page_left(doff) &&
 	    sv_mr_pinned(src->mr) && sv_mr_pinned(dst->mr)) {
-		sv_page_copy(sv_mr_addr(dst->mr, doff, true),
-			     sv_mr_addr(src->mr, soff, false), len);
+		sv_page_copy(sv_umem_addr(dst->mr->umem, doff),
+			     sv_umem_addr(src->mr->umem, soff), len);
 		return 0;
 	}
 	dlock = sv_mr_lockp(dst);
