@@ -254,10 +254,20 @@ static bool sv_rc_push(struct sv_rc_run *x)
 	bool did = false;
 	s32 room;
 
-	if (!wq->nfl)
+	/*
+	 * The WQEs before push_from went whole: a pass starts after them,
+	 * not at the oldest of up to SV_RC_MAX_FL (a go-back moves it to 0).
+	 */
+	for (i = wq->push_from; i < wq->nfl; i++) {
+		e = sv_rc_fl(wq, i);
+		if (e->sent < e->npkts && !e->status)
+			break;
+	}
+	wq->push_from = i;
+	if (i == wq->nfl)
 		return false;
 	una = sv_rc_una(x->qp, wq);
-	for (i = 0; i < wq->nfl; i++) {
+	for (; i < wq->nfl; i++) {
 		e = sv_rc_fl(wq, i);
 		if (e->sent >= e->npkts || e->status)
 			continue;
@@ -493,6 +503,8 @@ static bool sv_rc_complete(struct sv_rc_run *x, u32 *nwqes)
 			wq->nrd--;
 		wq->fl_head = (wq->fl_head + 1) & (SV_RC_MAX_FL - 1);
 		wq->nfl--;
+		if (wq->push_from)
+			wq->push_from--;
 		if (status)
 			sv_wire_rc_forget(x->qp);
 		sv_sq_complete(x->qp, x->w, x->wsize, status, status != 0,
@@ -536,6 +548,7 @@ static void sv_rc_timer(struct sv_rc_run *x, u64 now)
 		e = sv_rc_fl(wq, i);
 		e->sent = e->acked;
 	}
+	wq->push_from = 0;
 	wq->deadline = now + sv_timeout_ns(qp->attr.timeout);
 }
 
@@ -761,6 +774,7 @@ void sv_wire_rc_forget(struct sv_qp *qp)
 		return;
 	wq->nfl = 0;
 	wq->nrd = 0;
+	wq->push_from = 0;
 	wq->resend = false;
 	wq->retrying = false;
 	wq->drain_notify = false;
