@@ -154,7 +154,7 @@ struct sv_wire_qp {
 	u32 nfl;
 	u32 fl_head;
 	u32 nrd;		/* READs and atomics among them */
-	u32 push_from;		/* those before it have all packets sent */
+	u32 push_from;		/* those before it: all sent, or failed */
 	bool resend;		/* go back when the wait ends */
 	bool retrying;		/* went back to retry_psn, no answer yet */
 	bool drain_notify;	/* SQD: SQ_DRAINED when none is in flight */
