@@ -225,6 +225,17 @@ struct sv_engine_file {
 	struct list_head node;		/* on user->files, under e->lock */
 	struct list_head qps;		/* under e->lock */
 	u32 nqps;
+	/*
+	 * The QPs a pass runs, round robin (e->lock): those with work, or
+	 * named by a hint or a kick since their last run. Every QP without
+	 * a hint slot, and every one while the file posts without hints,
+	 * stays on it.
+	 */
+	struct list_head ready;
+	u32 nready;
+	struct xarray slots;		/* hint slot -> QP; stores: e->lock */
+	bool hints;			/* the library names its posts */
+	u64 *hint;			/* the bitmap, in the doorbell mapping */
 	struct mutex run_lock;		/* a pass on the file: scratch */
 	bool detached;			/* the file is gone; under run_lock */
 	bool quiet;			/* the kthread's turn: no rings; e->lock */
@@ -817,10 +828,106 @@ out:
 	return did;
 }
 
+/* Frames queued for qp that a pass would take (or flush) now */
+static bool sv_qp_frames_due(struct sv_qp *qp, u32 state)
+{
+	return (state == SV_QPS_ERR ||
+		(state >= SV_QPS_RTR && state <= SV_QPS_SQE)) &&
+	       sv_steer_qp_pending(qp);
+}
+
+/* Is there anything for a pass to do in qp right now? */
+static bool sv_qp_due(struct sv_qp *qp)
+{
+	u32 state = READ_ONCE(qp->attr.qp_state);
+
+	if (state == SV_QPS_ERR &&
+	    (sv_wq_pending(&qp->sq) || sv_wq_pending(&qp->rq)))
+		return true;
+	if (state == SV_QPS_RTS && !qp->waiting &&
+	    (sv_wq_pending(&qp->sq) || READ_ONCE(qp->tm_fin_pending)))
+		return true;
+	return sv_qp_frames_due(qp, state);
+}
+
+/* qp goes on the ready list, if on its file's share. Under e->lock. */
+static void sv_qp_ready(struct sv_engine_file *ef, struct sv_qp *qp)
+{
+	lockdep_assert_held(&ef->e->lock);
+	if (list_empty(&qp->ready_node) && !list_empty(&qp->engine_node)) {
+		list_add_tail(&qp->ready_node, &ef->ready);
+		ef->nready++;
+	}
+}
+
+static void sv_qp_unready(struct sv_engine_file *ef, struct sv_qp *qp)
+{
+	lockdep_assert_held(&ef->e->lock);
+	if (!list_empty(&qp->ready_node)) {
+		list_del_init(&qp->ready_node);
+		ef->nready--;
+	}
+}
+
 /*
- * One pass over a file's QPs, round robin, within *wqes and *bytes (the
- * user's budget, or the doorbell's), which are charged what was done: a
- * QP whose turn did not come is first in the next pass. Under
+ * The QPs the library named (uapi: SV_MAP_DOORBELL_HINTS) go on the
+ * ready list: each summary word taken, then each bitmap word it names.
+ * The words are the user's: a bit may name no QP. Under e->lock.
+ */
+static void sv_file_take_hints(struct sv_engine_file *ef)
+{
+	u64 *sum = ef->db->hint_sum, s, w;
+	unsigned int i, b, k;
+	struct sv_qp *qp;
+
+	lockdep_assert_held(&ef->e->lock);
+	for (i = 0; i < ARRAY_SIZE(ef->db->hint_sum); i++) {
+		if (!READ_ONCE(sum[i]))
+			continue;
+		for (s = xchg(&sum[i], 0); s; s &= s - 1) {
+			b = i * 64 + __ffs64(s);
+			for (w = xchg(&ef->hint[b], 0); w; w &= w - 1) {
+				k = b * 64 + __ffs64(w);
+				qp = xa_load(&ef->slots, k);
+				if (qp)
+					sv_qp_ready(ef, qp);
+			}
+		}
+	}
+}
+
+/* Has the library named a QP the pass has not taken yet? */
+static bool sv_file_hinted(struct sv_engine_file *ef)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ef->db->hint_sum); i++)
+		if (READ_ONCE(ef->db->hint_sum[i]))
+			return true;
+	return false;
+}
+
+/*
+ * After qp's run: it leaves the ready list once it has nothing to do, no
+ * back-off to wake for, and a slot that names its posts. What gives it
+ * work later puts it back: a hint, or a kick (sv_engine_kick_qp()), which
+ * come after the work they announce, so a run that missed the work is
+ * followed by one that sees it. Under e->lock.
+ */
+static void sv_qp_settle(struct sv_engine_file *ef, struct sv_qp *qp,
+			 bool backoff)
+{
+	lockdep_assert_held(&ef->e->lock);
+	if (backoff || !READ_ONCE(ef->hints) || qp->db_slot == SV_DB_NO_SLOT ||
+	    sv_qp_due(qp))
+		return;
+	sv_qp_unready(ef, qp);
+}
+
+/*
+ * One pass over a file's ready QPs, round robin, within *wqes and *bytes
+ * (the user's budget, or the doorbell's), which are charged what was
+ * done: a QP whose turn did not come is first in the next pass. Under
  * ef->run_lock: by the engine or by the file's doorbell.
  */
 static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u32 *wqes,
@@ -830,55 +937,49 @@ static bool sv_file_pass(struct sv_engine_file *ef, u32 qbudget, u32 *wqes,
 	struct sv_qp *qp;
 	bool did = false;
 	u32 i, n;
+	u64 qwake;
 
 	lockdep_assert_held(&ef->run_lock);
 	spin_lock_bh(&e->lock);
-	n = ef->nqps;
+	if (READ_ONCE(ef->hints))
+		sv_file_take_hints(ef);
+	n = ef->nready;
 	spin_unlock_bh(&e->lock);
 	for (i = 0; i < n && *wqes && *bytes; i++) {
 		spin_lock_bh(&e->lock);
-		if (list_empty(&ef->qps)) {
+		if (list_empty(&ef->ready)) {
 			spin_unlock_bh(&e->lock);
 			break;
 		}
-		qp = list_first_entry(&ef->qps, struct sv_qp, engine_node);
-		list_move_tail(&qp->engine_node, &ef->qps);
+		qp = list_first_entry(&ef->ready, struct sv_qp, ready_node);
+		list_move_tail(&qp->ready_node, &ef->ready);
 		kref_get(&qp->uobj.ref);
 		spin_unlock_bh(&e->lock);
-		did |= sv_engine_run_qp(ef, qp, qbudget, wqes, bytes, wake);
+		qwake = SV_NO_WAKE;
+		did |= sv_engine_run_qp(ef, qp, qbudget, wqes, bytes, &qwake);
+		*wake = min(*wake, qwake);
+		spin_lock_bh(&e->lock);
+		sv_qp_settle(ef, qp, qwake != SV_NO_WAKE);
+		spin_unlock_bh(&e->lock);
 		sv_qp_put(qp);
 	}
+	sv_stat_add(ef->sdev, SV_STAT_QP_RUNS, i);
 	/* The MRs the pass kept between WQEs: a closer may be waiting. */
 	sv_exec_buf_drop(ef->exec_buf);
 	return did;
-}
-
-/* Frames queued for qp that a pass would take (or flush) now */
-static bool sv_qp_frames_due(struct sv_qp *qp, u32 state)
-{
-	return (state == SV_QPS_ERR ||
-		(state >= SV_QPS_RTR && state <= SV_QPS_SQE)) &&
-	       sv_steer_qp_pending(qp);
 }
 
 /* Is there anything to do in the file right now? Under e->lock. */
 static bool sv_file_pending(struct sv_engine_file *ef)
 {
 	struct sv_qp *qp;
-	u32 state;
 
 	lockdep_assert_held(&ef->e->lock);
-	list_for_each_entry(qp, &ef->qps, engine_node) {
-		state = READ_ONCE(qp->attr.qp_state);
-		if (state == SV_QPS_ERR &&
-		    (sv_wq_pending(&qp->sq) || sv_wq_pending(&qp->rq)))
+	if (READ_ONCE(ef->hints) && sv_file_hinted(ef))
+		return true;
+	list_for_each_entry(qp, &ef->ready, ready_node)
+		if (sv_qp_due(qp))
 			return true;
-		if (state == SV_QPS_RTS && !qp->waiting &&
-		    (sv_wq_pending(&qp->sq) || READ_ONCE(qp->tm_fin_pending)))
-			return true;
-		if (sv_qp_frames_due(qp, state))
-			return true;
-	}
 	return false;
 }
 
@@ -892,14 +993,14 @@ static bool sv_file_has_work(struct sv_engine_file *ef)
 	return pending;
 }
 
-/* Frames due in one of the file's QPs? */
+/* Frames due in one of the file's QPs? (They are on the ready list.) */
 static bool sv_file_has_frames(struct sv_engine_file *ef)
 {
 	struct sv_qp *qp;
 	bool pending = false;
 
 	spin_lock_bh(&ef->e->lock);
-	list_for_each_entry(qp, &ef->qps, engine_node)
+	list_for_each_entry(qp, &ef->ready, ready_node)
 		if (sv_qp_frames_due(qp, READ_ONCE(qp->attr.qp_state))) {
 			pending = true;
 			break;
@@ -972,6 +1073,7 @@ static void sv_engine_file_release(struct kref *ref)
 	kfree(ef->exec_buf);
 	kfree(ef->scratch);
 	mutex_destroy(&ef->run_lock);
+	xa_destroy(&ef->slots);
 	kfree(ef);
 }
 
@@ -1467,6 +1569,8 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 	kref_init(&ef->ref);
 	ef->sdev = f->sdev;
 	INIT_LIST_HEAD(&ef->qps);
+	INIT_LIST_HEAD(&ef->ready);
+	xa_init_flags(&ef->slots, XA_FLAGS_ALLOC);
 	mutex_init(&ef->run_lock);
 	ef->scratch_size = SV_SEND_WQE_MAX;
 	ef->scratch = kzalloc(ef->scratch_size, GFP_KERNEL_ACCOUNT);
@@ -1474,12 +1578,15 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 	if (!ef->scratch || !ef->exec_buf)
 		goto err_scratch;
 	sv_exec_buf_keep(ef->exec_buf);
-	ef->db_buf = sv_mbuf_alloc(PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct sv_doorbell) > SV_DB_HINT_OFFSET);
+	BUILD_BUG_ON(ARRAY_SIZE(ef->db->hint_sum) * 64 * 64 != SV_DB_SLOTS);
+	ef->db_buf = sv_mbuf_alloc(SV_DB_HINT_OFFSET + SV_DB_SLOTS / 8);
 	if (IS_ERR(ef->db_buf)) {
 		ret = PTR_ERR(ef->db_buf);
 		goto err_scratch;
 	}
 	ef->db = ef->db_buf->vaddr;
+	ef->hint = ef->db_buf->vaddr + SV_DB_HINT_OFFSET;
 	ret = sv_mmap_entry_add(f, ef->db_buf, &ef->db_offset);
 	if (ret)
 		goto err_db;
@@ -1537,9 +1644,13 @@ err_scratch:
 	return ERR_PTR(ret);
 }
 
-static void sv_engine_wake_poll(struct sv_engine *e, bool rx)
+/* Wake e (rx: for frames alone); first qp goes on ef's ready list. */
+static void sv_engine_wake_poll(struct sv_engine *e, struct sv_engine_file *ef,
+				struct sv_qp *qp, bool rx)
 {
 	spin_lock_bh(&e->lock);
+	if (qp)
+		sv_qp_ready(ef, qp);
 	/* The first kick since it slept says; any other kick clears it. */
 	e->rx_only = rx && (e->rx_only || !e->kicked);
 	e->kicked = true;
@@ -1549,33 +1660,35 @@ static void sv_engine_wake_poll(struct sv_engine *e, bool rx)
 
 static void sv_engine_wake(struct sv_engine *e)
 {
-	sv_engine_wake_poll(e, false);
+	sv_engine_wake_poll(e, NULL, NULL, false);
 }
 
 /*
- * The file's engine, if it has one yet: wake it (rx: for frames alone).
- * Frames for an engine without a CPU of its own also tell the file's
- * pollers (the doorbell page's rx): one of them may take them first.
+ * The file's engine, if it has one yet: qp (if any) has work for it, on
+ * the ready list, then wake it (rx: for frames alone). Frames for an
+ * engine without a CPU of its own also tell the file's pollers (the
+ * doorbell page's rx): one of them may take them first.
  */
-static void sv_engine_kick_file(struct sv_file *f, bool rx)
+static void sv_engine_kick_file(struct sv_file *f, struct sv_qp *qp, bool rx)
 {
 	/* Pairs with the release store in sv_engine_file_get(). */
 	struct sv_engine_file *ef = smp_load_acquire(&f->ef);
 
 	if (!ef)
 		return;
+	sv_engine_wake_poll(ef->e, ef, qp, rx);
 	if (rx && READ_ONCE(ef->e->asleep))
 		WRITE_ONCE(ef->db->rx, 1);
-	sv_engine_wake_poll(ef->e, rx);
 }
 
 /*
- * Wake the file's engine. The caller keeps the file alive: its own
- * syscall, or a QP of the file found not dead under qp->lock.
+ * The kernel gave qp work (a state change, an error to flush): the
+ * engine runs it. The caller keeps the file alive: its own syscall, or
+ * qp found not dead under qp->lock.
  */
-void sv_engine_kick(struct sv_file *f)
+void sv_engine_kick_qp(struct sv_qp *qp)
 {
-	sv_engine_kick_file(f, false);
+	sv_engine_kick_file(qp->uobj.file, qp, false);
 }
 
 /*
@@ -1584,9 +1697,9 @@ void sv_engine_kick(struct sv_file *f)
  * next frame kicks it again, and a poller would only take the CPU the
  * frames' sender and their receiver need.
  */
-void sv_engine_kick_rx(struct sv_file *f)
+void sv_engine_kick_rx(struct sv_qp *qp)
 {
-	sv_engine_kick_file(f, true);
+	sv_engine_kick_file(qp->uobj.file, qp, true);
 }
 
 /*
@@ -1660,15 +1773,36 @@ void sv_engines_exit(void)
 
 /* ---- QP hooks (qp.c) ---- */
 
-int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp, bool shared_rings)
+/*
+ * A hint slot for qp (uapi: SV_MAP_DOORBELL_HINTS), reserved until the
+ * QP is whole: none past SV_DB_SLOTS (the QP is run in every pass).
+ */
+static int sv_dp_qp_slot(struct sv_engine_file *ef, struct sv_qp *qp)
 {
-	struct sv_engine_file *ef;
+	int ret;
+
+	ret = xa_alloc(&ef->slots, &qp->db_slot, NULL,
+		       XA_LIMIT(0, SV_DB_SLOTS - 1), GFP_KERNEL_ACCOUNT);
+	if (ret == -EBUSY) {
+		qp->db_slot = SV_DB_NO_SLOT;
+		return 0;
+	}
+	return ret;
+}
+
+static void sv_dp_qp_slot_free(struct sv_engine_file *ef, struct sv_qp *qp)
+{
+	if (qp->db_slot != SV_DB_NO_SLOT)
+		xa_erase(&ef->slots, qp->db_slot);
+	qp->db_slot = SV_DB_NO_SLOT;
+}
+
+static int sv_dp_qp_rings(struct sv_file *f, struct sv_qp *qp,
+			  bool shared_rings)
+{
 	u32 payload;
 	int ret;
 
-	ef = sv_engine_file_get(f);
-	if (IS_ERR(ef))
-		return PTR_ERR(ef);
 	payload = max_t(u32, qp->cap.max_send_sge * sizeof(struct sv_sge),
 			qp->cap.max_inline_data);
 	/* A TSO WQE: its header, then the SGEs (steer/tx.c) */
@@ -1706,7 +1840,30 @@ int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp, bool shared_rings)
 	return 0;
 }
 
-/* The QP is complete: the engine may run it. */
+int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp, bool shared_rings)
+{
+	struct sv_engine_file *ef;
+	int ret;
+
+	ef = sv_engine_file_get(f);
+	if (IS_ERR(ef))
+		return PTR_ERR(ef);
+	ret = sv_dp_qp_rings(f, qp, shared_rings);
+	if (ret)
+		return ret;
+	ret = sv_dp_qp_slot(ef, qp);
+	if (ret) {
+		sv_wq_fini(f, &qp->sq);
+		sv_wq_fini(f, &qp->rq);
+		sv_dp_qp_free(qp);
+	}
+	return ret;
+}
+
+/*
+ * The QP is complete: the engine may run it. It starts on the ready list
+ * (a QP without a slot stays there); its slot names it from now on.
+ */
 void sv_dp_qp_activate(struct sv_file *f, struct sv_qp *qp)
 {
 	struct sv_engine_file *ef = f->ef;
@@ -1715,17 +1872,26 @@ void sv_dp_qp_activate(struct sv_file *f, struct sv_qp *qp)
 	spin_lock_bh(&e->lock);
 	list_add_tail(&qp->engine_node, &ef->qps);
 	ef->nqps++;
+	sv_qp_ready(ef, qp);
+	/* Replaces the reservation: allocates nothing. */
+	if (qp->db_slot != SV_DB_NO_SLOT)
+		xa_store(&ef->slots, qp->db_slot, qp, GFP_ATOMIC);
 	spin_unlock_bh(&e->lock);
 }
 
 /* Undo sv_dp_qp_create() (before activation). */
 void sv_dp_qp_abort(struct sv_file *f, struct sv_qp *qp)
 {
+	sv_dp_qp_slot_free(f->ef, qp);
 	sv_wq_fini(f, &qp->sq);
 	sv_wq_fini(f, &qp->rq);
 	sv_dp_qp_free(qp);
 }
 
+/*
+ * Off the file's share, the ready list and the slots, all under e->lock:
+ * a pass or a hint that finds the QP there may run it.
+ */
 static void sv_dp_qp_unlink(struct sv_qp *qp)
 {
 	struct sv_engine_file *ef = qp->uobj.file->ef;
@@ -1737,6 +1903,8 @@ static void sv_dp_qp_unlink(struct sv_qp *qp)
 	spin_lock_bh(&e->lock);
 	list_del_init(&qp->engine_node);
 	ef->nqps--;
+	sv_qp_unready(ef, qp);
+	sv_dp_qp_slot_free(ef, qp);
 	spin_unlock_bh(&e->lock);
 }
 
@@ -1821,7 +1989,7 @@ void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state)
 			sv_wire_qp_rts(qp);
 		mutex_unlock(&qp->sq.lock);
 	}
-	sv_engine_kick(qp->uobj.file);
+	sv_engine_kick_qp(qp);
 }
 
 /* ---- ioctls ---- */
@@ -1842,6 +2010,9 @@ int sv_map_wq(struct sv_file *f, void *arg)
 	m->rq_len = 0;
 	m->sq_ring = 0;
 	m->rq_ring = 0;
+	m->db_slot = SV_DB_NO_SLOT;
+	if (m->reserved2)
+		return -EINVAL;
 	if (m->type == SV_WQ_QP) {
 		u = sv_uobj_get(f, m->handle, SV_OBJ_QP);
 		if (IS_ERR(u))
@@ -1855,6 +2026,7 @@ int sv_map_wq(struct sv_file *f, void *arg)
 		m->sq_offset = qp->sq.mmap_offset;
 		m->sq_len = qp->sq.buf->size;
 		m->sq_ring = qp->sq.ring_off;
+		m->db_slot = qp->db_slot;
 		if (qp->rq.buf) {
 			m->rq_offset = qp->rq.mmap_offset;
 			m->rq_len = qp->rq.buf->size;
@@ -1879,11 +2051,15 @@ int sv_map_doorbell(struct sv_file *f, void *arg)
 	struct sv_map_doorbell *m = arg;
 	struct sv_engine_file *ef;
 
-	if (m->reserved)
+	if (m->flags & ~SV_MAP_DOORBELL_HINTS)
 		return -EINVAL;
 	ef = sv_engine_file_get(f);
 	if (IS_ERR(ef))
 		return PTR_ERR(ef);
+	/* For the file's life: its QPs may leave the ready list from now. */
+	if (m->flags & SV_MAP_DOORBELL_HINTS)
+		WRITE_ONCE(ef->hints, true);
+	m->flags = ef->hints ? SV_MAP_DOORBELL_HINTS : 0;
 	m->offset = ef->db_offset;
 	m->len = ef->db_buf->size;
 	return 0;

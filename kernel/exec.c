@@ -221,7 +221,7 @@ static void sv_qp_err_event(struct sv_qp *qp, u32 event, bool fatal)
 	if (event)
 		sv_async_event(qp->uobj.file, event, qp->user_handle,
 			       &qp->events);
-	sv_engine_kick(qp->uobj.file);
+	sv_engine_kick_qp(qp);
 	spin_unlock_bh(&qp->lock);
 }
 

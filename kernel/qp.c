@@ -417,6 +417,8 @@ int sv_create_qp(struct sv_file *f, void *arg)
 	spin_lock_init(&qp->lock);
 	INIT_LIST_HEAD(&qp->mcast);
 	INIT_LIST_HEAD(&qp->engine_node);
+	INIT_LIST_HEAD(&qp->ready_node);
+	qp->db_slot = SV_DB_NO_SLOT;
 	sv_event_obj_init(&qp->events);
 
 	if (c->qp_type == SV_QPT_XRC_RECV) {
@@ -658,7 +660,7 @@ int sv_reset_dci_stream(struct sv_file *f, void *arg)
 		mutex_lock(&qp->sq.lock);
 		__clear_bit(r->stream, &qp->dci_errored);
 		mutex_unlock(&qp->sq.lock);
-		sv_engine_kick(f);
+		sv_engine_kick_qp(qp);
 	}
 	sv_uobj_put(u);
 	return ret;

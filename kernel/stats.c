@@ -52,6 +52,7 @@ static const char * const sv_stat_names[SV_STAT_MAX] = {
 	[SV_STAT_DOORBELL_FRAMES] = "doorbell_frames",
 	[SV_STAT_DRIVES] = "drives",
 	[SV_STAT_DRIVE_WQES] = "drive_wqes",
+	[SV_STAT_QP_RUNS] = "engine_qp_runs",
 };
 
 const char *sv_stat_name(enum sv_stat stat)

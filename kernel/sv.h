@@ -598,6 +598,8 @@ struct sv_qp {
 	struct sv_wq sq;		/* lock: the engine executing it */
 	struct sv_wq rq;		/* unused with an SRQ */
 	struct list_head engine_node;	/* on its file's engine share, or empty */
+	struct list_head ready_node;	/* on its share's ready list, or empty */
+	u32 db_slot;			/* its doorbell hint slot, SV_DB_NO_SLOT */
 	u64 wait_until;			/* ktime_get_ns(): RNR/retry back-off */
 	u32 rnr_left;			/* RNR retries left for the head WQE */
 	u32 retry_left;			/* transport retries left */
@@ -808,8 +810,8 @@ void sv_dp_qp_destroy(struct sv_qp *qp);
 void sv_dp_qp_free(struct sv_qp *qp);
 void sv_dp_qp_modified(struct sv_qp *qp, u32 old_state);
 void sv_dp_qp_dest_changed(struct sv_qp *qp);
-void sv_engine_kick(struct sv_file *f);
-void sv_engine_kick_rx(struct sv_file *f);
+void sv_engine_kick_qp(struct sv_qp *qp);
+void sv_engine_kick_rx(struct sv_qp *qp);
 void sv_engine_detach(struct sv_file *f);
 int sv_engines_init(void);
 void sv_engines_exit(void);
@@ -954,6 +956,7 @@ enum sv_stat {
 	SV_STAT_DOORBELL_FRAMES,	/* queued frames doorbells took */
 	SV_STAT_DRIVES,			/* SV_IOC_DOORBELL drives (polls) */
 	SV_STAT_DRIVE_WQES,		/* WQEs of the file drives executed */
+	SV_STAT_QP_RUNS,		/* QPs engine passes looked at */
 	SV_STAT_MAX
 };
 

@@ -1281,12 +1281,28 @@ TEST(raw_ioctls)
 	m.reserved = 1;
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_WQ, &m));
 	EXPECT_EQ(EINVAL, errno);
-	d.reserved = 1;
+	m.reserved = 0;
+	m.reserved2 = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_WQ, &m));
+	EXPECT_EQ(EINVAL, errno);
+	d.flags = 2;
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_DOORBELL, &d));
 	EXPECT_EQ(EINVAL, errno);
-	d.reserved = 0;
+	d.flags = ~0U;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_MAP_DOORBELL, &d));
+	EXPECT_EQ(EINVAL, errno);
+	d.flags = 0;
 	ASSERT_EQ(0, ioctl(fd, SV_IOC_MAP_DOORBELL, &d));
-	EXPECT_EQ(4096, d.len);
+	EXPECT_EQ(0, d.flags);
+	/* The page, then the hint bitmap */
+	EXPECT_EQ(SV_DB_HINT_OFFSET + SV_DB_SLOTS / 8, d.len);
+	/* Hints, once asked for, hold for the file's life. */
+	d.flags = SV_MAP_DOORBELL_HINTS;
+	ASSERT_EQ(0, ioctl(fd, SV_IOC_MAP_DOORBELL, &d));
+	EXPECT_EQ(SV_MAP_DOORBELL_HINTS, d.flags);
+	d.flags = 0;
+	ASSERT_EQ(0, ioctl(fd, SV_IOC_MAP_DOORBELL, &d));
+	EXPECT_EQ(SV_MAP_DOORBELL_HINTS, d.flags);
 	db = mmap(NULL, d.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		  d.offset);
 	ASSERT_NE(MAP_FAILED, db);

@@ -7,12 +7,14 @@
  * than the doorbell's share is finished by the kthread. The device's
  * doorbells and doorbell_wqes counters say which path ran.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <infiniband/verbs.h>
 
 #include "sv_harness.h"
 #include "sv_dp_test.h"
+#include "softverbs-abi.h"
 
 #define NETDEV	"sved0"
 #define DEV	"sve1"
@@ -193,6 +195,141 @@ TEST_F(eng, burst_is_finished_by_the_kthread)
 	n = stat(self, "doorbell_wqes") - wq0;
 	EXPECT_LE(1, n);
 	EXPECT_GT(DEPTH, n);
+}
+
+/*
+ * Doorbell hints (uapi: SV_MAP_DOORBELL_HINTS): n more RC QPs, paired
+ * and connected when @connect, with one-entry queues.
+ */
+static struct ibv_qp **mkqps(FIXTURE_DATA(eng) *self, int n, bool connect)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_qp_init_attr ia = {
+		.send_cq = self->cq, .recv_cq = self->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp **q = calloc(n, sizeof(*q));
+	int i;
+
+	if (!q)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		q[i] = ibv_create_qp(self->pd, &ia);
+		if (!q[i])
+			goto err;
+	}
+	for (i = 0; connect && i + 1 < n; i += 2)
+		if (qp_init(q[i], access) || qp_init(q[i + 1], access) ||
+		    qp_rtr_rts(q[i], q[i + 1]->qp_num, &self->gid, 7, 1, 7) ||
+		    qp_rtr_rts(q[i + 1], q[i]->qp_num, &self->gid, 7, 1, 7))
+			goto err;
+	return q;
+err:
+	while (n--)
+		if (q[n])
+			ibv_destroy_qp(q[n]);
+	free(q);
+	return NULL;
+}
+
+static void rmqps(struct ibv_qp **q, int n)
+{
+	while (n--)
+		ibv_destroy_qp(q[n]);
+	free(q);
+}
+
+/* One signaled RDMA WRITE of len bytes at off, from qp; its wr_id. */
+static int write_at(FIXTURE_DATA(eng) *self, struct ibv_qp *qp, size_t off,
+		    int len, uint64_t wr_id)
+{
+	sv_fill(self->buf + off, len, (int)wr_id);
+	memset(self->buf + LEN + off, 0, len);
+	return post_send(qp, IBV_WR_RDMA_WRITE, self->mr->lkey, self->buf + off,
+			 len, wr_id, IBV_SEND_SIGNALED,
+			 (uintptr_t)self->buf + LEN + off, self->mr->rkey);
+}
+
+/*
+ * Thousands of connected QPs that nobody posts to cost the engine
+ * nothing: each write of a ping-pong on one QP runs a handful of QPs
+ * (engine_qp_runs), not every QP of the file. Then one write on each of
+ * the last 64 pairs at once (slots past the hint summary's first word):
+ * every one completes, once, its data in place.
+ */
+#define IDLE_QPS	4200
+#define LAST		64
+
+TEST_F(eng, idle_qps_are_not_run)
+{
+	struct ibv_qp **q = mkqps(self, IDLE_QPS, true);
+	bool seen[LAST] = {};
+	long long runs0, runs;
+	struct ibv_qp *qp;
+	struct ibv_wc wc;
+	int i, k;
+
+	ASSERT_NE(NULL, q);
+	/* The modifies put them on the ready list: a pass takes them off. */
+	usleep(200000);
+	runs0 = stat(self, "engine_qp_runs");
+	ASSERT_LE(0, runs0);
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, write_at(self, self->a, 0, 512, i));
+		ASSERT_EQ(1, poll1(self->cq, &wc)) TH_LOG("WR %d", i);
+		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
+		ASSERT_EQ(i, wc.wr_id);
+		ASSERT_EQ(0, memcmp(self->buf, self->buf + LEN, 512));
+	}
+	runs = stat(self, "engine_qp_runs") - runs0;
+	/* Before hints: every pass ran all 4,202 QPs. */
+	EXPECT_GT(50 * 8, runs) TH_LOG("%lld QP runs for 50 writes", runs);
+	for (k = 0; k < LAST; k++) {
+		qp = q[IDLE_QPS - 2 * LAST + 2 * k];
+		ASSERT_EQ(0, write_at(self, qp, k * 1024, 1024, k));
+	}
+	for (i = 0; i < LAST; i++) {
+		ASSERT_EQ(1, poll1(self->cq, &wc)) TH_LOG("%d done", i);
+		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
+		ASSERT_GT(LAST, wc.wr_id);
+		ASSERT_FALSE(seen[wc.wr_id]);
+		seen[wc.wr_id] = true;
+	}
+	EXPECT_EQ(0, memcmp(self->buf, self->buf + LEN, LAST * 1024));
+	EXPECT_EQ(0, ibv_poll_cq(self->cq, 1, &wc));
+	rmqps(q, IDLE_QPS);
+}
+
+/*
+ * A file's QPs past its SV_DB_SLOTS hint slots have none: the engine
+ * runs them in every pass, and they work as the others.
+ */
+TEST_F(eng, qps_past_the_hint_slots_work)
+{
+	/* a and b hold two slots: the last two of these have none. */
+	struct ibv_qp **q = mkqps(self, SV_DB_SLOTS, false);
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_NE(NULL, q);
+	x = q[SV_DB_SLOTS - 2];
+	y = q[SV_DB_SLOTS - 1];
+	ASSERT_EQ(0, qp_init(x, access));
+	ASSERT_EQ(0, qp_init(y, access));
+	ASSERT_EQ(0, qp_rtr_rts(x, y->qp_num, &self->gid, 7, 1, 7));
+	ASSERT_EQ(0, qp_rtr_rts(y, x->qp_num, &self->gid, 7, 1, 7));
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(0, write_at(self, i % 2 ? y : x, i * 100, 100, i));
+		ASSERT_EQ(1, poll1(self->cq, &wc)) TH_LOG("WR %d", i);
+		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
+		ASSERT_EQ(i, wc.wr_id);
+	}
+	EXPECT_EQ(0, memcmp(self->buf, self->buf + LEN, 2000));
+	rmqps(q, SV_DB_SLOTS);
 }
 
 TEST_HARNESS_MAIN

@@ -769,7 +769,9 @@ FZ void fz_map_db(struct fz *fz, int fdi)
 	struct sv_map_doorbell d = { .size = sizeof(d) };
 
 	if (FZ_PCT(fz, 3))
-		d.reserved = 1;
+		d.flags = FZ_RND(fz);
+	else if (FZ_PCT(fz, 50))
+		d.flags = SV_MAP_DOORBELL_HINTS;
 	if (fz_ioc(fz, fdi, SV_IOC_MAP_DOORBELL, &d))
 		return;
 	if (FZ_PCT(fz, 70))
@@ -1976,6 +1978,19 @@ FZ void fz_datapath(struct fz *fz)
 		} else if (m->kind == FM_CQ) {
 			fz_poll_locked(fz, m);
 		} else if (m->kind == FM_DB && FZ_PCT(fz, 50)) {
+			/* Hints naming any slot, or none: bits of any kind */
+			if (m->writable && FZ_PCT(fz, 30) &&
+			    m->len >= SV_DB_HINT_OFFSET + SV_DB_SLOTS / 8) {
+				struct sv_doorbell *db = (void *)m->p;
+				__u64 *hint = (__u64 *)(m->p +
+							SV_DB_HINT_OFFSET);
+
+				__atomic_fetch_or(&hint[FZ_N(fz, SV_DB_SLOTS /
+							      64)],
+						  FZ_RND(fz), __ATOMIC_SEQ_CST);
+				__atomic_fetch_or(&db->hint_sum[FZ_N(fz, 8)],
+						  FZ_RND(fz), __ATOMIC_SEQ_CST);
+			}
 			kick = m->fdi;
 		}
 		fz_count(&fz->st->dp);

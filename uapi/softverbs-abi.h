@@ -1616,6 +1616,24 @@ struct sv_mcast {
  * engine sees the new prod, or the library sees the flag: no lost wakeup.
  * Posting a receive rings the doorbell only if the ring says
  * SV_WQ_RING_ERR (the engine must flush it) and the engine sleeps.
+ *
+ * Hints (SV_MAP_DOORBELL_HINTS): a NIC's doorbell names its queue, and
+ * so may a post here, so that the engine's passes cost what was posted
+ * to, not what exists. Each QP of the file has a slot below SV_DB_SLOTS
+ * (sv_map_wq's db_slot; SV_DB_NO_SLOT past them). The doorbell mapping
+ * holds a bitmap of SV_DB_SLOTS bits at SV_DB_HINT_OFFSET (bit s % 64 of
+ * word s / 64), and struct sv_doorbell a summary of it: bit i of
+ * hint_sum[j] stands for the bitmap's word j * 64 + i. After storing a
+ * send queue's prod (or a receive queue's, when its ring says
+ * SV_WQ_RING_ERR) the library issues a full barrier, sets the QP's bit
+ * (an atomic OR, skipped if the bit is already set), then the summary's
+ * bit (the same), issues a full barrier and looks at flags as above. The
+ * engine takes the summary words (atomic exchange with 0), then the
+ * words they name, and runs the QPs whose bits it took. It runs a QP
+ * only while it has work, once named, or once the kernel itself gave it
+ * some (frames, a state change, a back-off's end): a QP that is posted
+ * to without its bit may wait for ever. QPs without a slot, and every
+ * QP of a file that did not ask for hints, are run in every pass.
  */
 enum sv_dp_ioctl_nr {
 	SV_NR_MAP_WQ = 0x58,
@@ -1867,9 +1885,14 @@ struct sv_doorbell {
 	 */
 	__u32 posted;
 	__u32 reserved2[15];
+	/* Hints (above): the summary of the bitmap at SV_DB_HINT_OFFSET. */
+	__u64 hint_sum[8];
 };
 
 #define SV_DB_NEED_WAKEUP	0x1U
+#define SV_DB_HINT_OFFSET	4096
+#define SV_DB_SLOTS		32768
+#define SV_DB_NO_SLOT		0xffffffffU
 
 /*
  * SV_IOC_MAP_WQ: the rings of a QP (type SV_WQ_QP: sq_* and rq_*; rq_len
@@ -1892,19 +1915,29 @@ struct sv_map_wq {
 	__u64 rq_len;		/* out */
 	__u32 sq_ring;		/* out (VER1) */
 	__u32 rq_ring;		/* out (VER1) */
+	__u32 db_slot;		/* out (VER2): a QP's hint slot (see above) */
+	__u32 reserved2;	/* must be zero */
 };
 
 #define SV_MAP_WQ_SIZE_VER0	48
 #define SV_MAP_WQ_SIZE_VER1	56
+#define SV_MAP_WQ_SIZE_VER2	64
 #define SV_IOC_MAP_WQ _IOWR(SV_IOC_MAGIC, SV_NR_MAP_WQ, struct sv_map_wq)
 
-/* SV_IOC_MAP_DOORBELL: the file's doorbell page (and engine) on first use. */
+/*
+ * SV_IOC_MAP_DOORBELL: the file's doorbell page (and engine) on first use.
+ * flags: in, SV_MAP_DOORBELL_HINTS to post with hints (above), which then
+ * holds for the file's life; out, the flags in effect. len covers the
+ * hint bitmap.
+ */
 struct sv_map_doorbell {
 	__u32 size;
-	__u32 reserved;		/* must be zero */
+	__u32 flags;		/* in/out: SV_MAP_DOORBELL_*; VER0: reserved */
 	__u64 offset;		/* out */
 	__u64 len;		/* out */
 };
+
+#define SV_MAP_DOORBELL_HINTS	0x1U
 
 #define SV_MAP_DOORBELL_SIZE_VER0	24
 #define SV_IOC_MAP_DOORBELL _IOWR(SV_IOC_MAGIC, SV_NR_MAP_DOORBELL, \

@@ -169,7 +169,7 @@ static void sv_steer_queue(struct sv_device *sdev, struct sv_qp *qp,
 	/* The QP is alive while not dead under its lock: so is its file. */
 	spin_lock_bh(&qp->lock);
 	if (!qp->dead)
-		sv_engine_kick_rx(qp->uobj.file);
+		sv_engine_kick_rx(qp);
 	spin_unlock_bh(&qp->lock);
 	return;
 drop:

@@ -31,30 +31,79 @@ static void *sv_map(struct ibv_context *ctx, uint64_t off, size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/*
+ * The doorbell page, with hints (uapi: SV_MAP_DOORBELL_HINTS): each post
+ * names its QP, so the engine runs only the QPs posted to. A kernel
+ * without them refuses the flag: the page alone then.
+ */
 static int sv_db_map(struct ibv_context *ctx)
 {
 	struct sv_context *c = to_svctx(ctx);
-	struct sv_map_doorbell m = { .size = sizeof(m) };
+	struct sv_map_doorbell m = {
+		.size = sizeof(m), .flags = SV_MAP_DOORBELL_HINTS,
+	};
 	void *p;
 	int ret;
 
 	if (__atomic_load_n(&c->db, __ATOMIC_ACQUIRE))
 		return 0;
+	/* One mapping, its hint pointer set before it is seen. */
+	pthread_mutex_lock(&c->maps_lock);
+	ret = 0;
+	if (c->db)
+		goto out;
 	ret = sv_cmd(ctx, SV_IOC_MAP_DOORBELL, &m);
+	if (ret == EINVAL) {
+		m.flags = 0;
+		ret = sv_cmd(ctx, SV_IOC_MAP_DOORBELL, &m);
+	}
 	if (ret)
-		return ret;
+		goto out;
 	p = sv_map(ctx, m.offset, m.len);
-	if (!p)
-		return errno;
+	if (!p) {
+		ret = errno;
+		goto out;
+	}
+	if ((m.flags & SV_MAP_DOORBELL_HINTS) &&
+	    m.len >= SV_DB_HINT_OFFSET + SV_DB_SLOTS / 8)
+		c->hint = (__u64 *)((char *)p + SV_DB_HINT_OFFSET);
 	c->db_len = m.len;
-	if (!__atomic_compare_exchange_n(&c->db, &(struct sv_doorbell *){NULL},
-					 p, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		munmap(p, m.len);	/* another thread mapped it */
-	return 0;
+	__atomic_store_n(&c->db, p, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&c->maps_lock);
+	return ret;
 }
 
-static void sv_kick(struct ibv_context *ctx)
+/*
+ * Name the QP in slot to the engine (uapi: SV_MAP_DOORBELL_HINTS): its
+ * bit, then the summary's; each only if not set already. True if it set
+ * one (a store the caller's next load must wait for).
+ */
+static bool sv_hint(struct sv_context *c, uint32_t slot)
+{
+	__u64 *word, bit, sbit;
+	__u64 *sum;
+	bool set = false;
+
+	if (!c->hint || slot >= SV_DB_SLOTS)
+		return false;
+	word = &c->hint[slot / 64];
+	bit = 1ULL << (slot % 64);
+	if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & bit)) {
+		__atomic_fetch_or(word, bit, __ATOMIC_SEQ_CST);
+		set = true;
+	}
+	sum = &c->db->hint_sum[slot / (64 * 64)];
+	sbit = 1ULL << (slot / 64 % 64);
+	if (!(__atomic_load_n(sum, __ATOMIC_RELAXED) & sbit)) {
+		__atomic_fetch_or(sum, sbit, __ATOMIC_SEQ_CST);
+		set = true;
+	}
+	return set;
+}
+
+/* After a post's prod: the QP in slot (or SV_DB_NO_SLOT) has work. */
+static void sv_kick(struct ibv_context *ctx, uint32_t slot)
 {
 	struct sv_context *c = to_svctx(ctx);
 	struct sv_ring_doorbell d = { .size = sizeof(d) };
@@ -63,8 +112,12 @@ static void sv_kick(struct ibv_context *ctx)
 	 * Pairs with the engine's smp_mb() after setting NEED_WAKEUP, and
 	 * with a drive's after clearing posted: either it sees this prod or
 	 * this sees posted clear and sets it (uapi: struct sv_doorbell).
+	 * The same between prod and the hint's bits, and between those and
+	 * the flags.
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (sv_hint(c, slot))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&c->db->posted, __ATOMIC_RELAXED))
 		__atomic_store_n(&c->db->posted, 1, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&c->db->flags, __ATOMIC_RELAXED) &
@@ -215,6 +268,7 @@ int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
 	struct sv_map_wq m = { .size = sizeof(m), .type = SV_WQ_QP };
 	int ret;
 
+	qp->db_slot = SV_DB_NO_SLOT;
 	ret = sv_db_map(ctx);
 	if (ret)
 		return ret;
@@ -222,6 +276,8 @@ int sv_dp_qp_map(struct sv_qp *qp, const struct ibv_qp_cap *cap)
 	ret = sv_cmd(ctx, SV_IOC_MAP_WQ, &m);
 	if (ret)
 		return ret;
+	/* An older kernel leaves it 0: it gave no hints either (c->hint). */
+	qp->db_slot = m.db_slot;
 	/* A parent domain's allocator may give the rings' memory (td.c). */
 	qp->app_ring = sv_pd_ring_take(ctx, qp->qpx.qp_base.pd, SV_RES_TYPE_QP,
 				       SV_WQ_QP, m.handle, m.sq_len, &ret);
@@ -333,7 +389,8 @@ static void sv_uwq_publish(struct sv_uwq *wq)
 /* ---- receives ---- */
 
 static int sv_post_recv_wq(struct ibv_context *ctx, struct sv_uwq *wq,
-			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+			   uint32_t slot, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad)
 {
 	struct sv_recv_wqe *w;
 	struct sv_sge *sge;
@@ -368,7 +425,7 @@ static int sv_post_recv_wq(struct ibv_context *ctx, struct sv_uwq *wq,
 	/* Only an errored QP's engine wants to hear about receives. */
 	if (__atomic_load_n(&wq->ring->flags, __ATOMIC_RELAXED) &
 	    SV_WQ_RING_ERR)
-		sv_kick(ctx);
+		sv_kick(ctx, slot);
 	return ret;
 }
 
@@ -387,7 +444,7 @@ static int sv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad = wr;
 		return EINVAL;
 	}
-	return sv_post_recv_wq(ibqp->context, &qp->rq, wr, bad);
+	return sv_post_recv_wq(ibqp->context, &qp->rq, qp->db_slot, wr, bad);
 }
 
 static int sv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
@@ -395,7 +452,8 @@ static int sv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 {
 	struct sv_srq *srq = container_of(ibsrq, struct sv_srq, srq);
 
-	return sv_post_recv_wq(ibsrq->context, &srq->rq, wr, bad);
+	return sv_post_recv_wq(ibsrq->context, &srq->rq, SV_DB_NO_SLOT, wr,
+			       bad);
 }
 
 /* ---- sends ---- */
@@ -630,7 +688,7 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	sv_uwq_unlock(wq);
 	if (ret)
 		*bad = wr;
-	sv_kick(ibqp->context);
+	sv_kick(ibqp->context, qp->db_slot);
 	return ret;
 }
 
@@ -1240,7 +1298,7 @@ static int sv_x_complete(struct ibv_qp_ex *q)
 	qp->wr_err = 0;
 	sv_uwq_unlock(&qp->sq);
 	if (!ret)
-		sv_kick(q->qp_base.context);
+		sv_kick(q->qp_base.context, qp->db_slot);
 	return ret;
 }
 

@@ -36,6 +36,7 @@ struct sv_context {
 	/* data path (post.c): the doorbell page, mapped with the first QP */
 	struct sv_doorbell *db;
 	size_t db_len;
+	__u64 *hint;			/* the hint bitmap, if the kernel has it */
 	/* empty polls (post.c): no drive before (ns), the next back-off */
 	uint64_t drive_after;
 	uint64_t drive_backoff;
@@ -303,6 +304,7 @@ struct sv_qp {
 	int wr_err;			/* what ibv_wr_complete() returns */
 	/* data path (post.c) */
 	struct sv_uwq sq, rq;
+	uint32_t db_slot;		/* its doorbell hint slot (post.c) */
 	void *app_ring;			/* its parent domain's buffer, or NULL */
 	uint32_t max_inline;
 	uint32_t max_tso_header;	/* RAW_PACKET: IBV_WR_TSO headers */
