@@ -11,11 +11,12 @@
  *	less what the process itself gained in anonymous memory and page
  *	tables are counted in (a QP's ring mappings), divided by N.
  *
- *   sv_scale_bench rate -d DEV -q Q [-p P] [-s SECS] [-w W]
+ *   sv_scale_bench rate -d DEV -q Q [-p P] [-s SECS] [-w W] [-i I]
  *	P processes (default 1), each with Q RC QP pairs connected on DEV,
  *	every QP keeping W (default 16) 64-byte RDMA writes in flight for
  *	SECS seconds (default 3) after a second of warm-up; prints the
- *	aggregate writes per second.
+ *	aggregate writes per second. With I, each process also has I more
+ *	pairs, connected the same way, that nobody posts to.
  *
  * Output: one line of "key value" pairs, for scripts/bench-guest.
  */
@@ -177,7 +178,7 @@ static void on_alarm(int sig)
 }
 
 /* One process's part: writes completed in the measured window. */
-static unsigned long long rate_one(const char *dev, int nq, int w,
+static unsigned long long rate_one(const char *dev, int nq, int ni, int w,
 				   double secs)
 {
 	struct ibv_context *ctx = open_dev(dev);
@@ -189,7 +190,7 @@ static unsigned long long rate_one(const char *dev, int nq, int w,
 		.cap = { .max_send_wr = w, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct pair *p = calloc(nq, sizeof(*p));
+	struct pair *p = calloc(nq + ni, sizeof(*p));
 	char *buf = aligned_alloc(4096, 2 * 4096);
 	unsigned long long done = 0, counted = 0;
 	struct ibv_wc wc[64];
@@ -209,7 +210,7 @@ static unsigned long long rate_one(const char *dev, int nq, int w,
 	gi = pick_gid(ctx, &gid);
 	ia.send_cq = cq;
 	ia.recv_cq = rcq;
-	for (i = 0; i < nq; i++) {
+	for (i = 0; i < nq + ni; i++) {
 		p[i].a = ibv_create_qp(pd, &ia);
 		p[i].b = ibv_create_qp(pd, &ia);
 		if (!p[i].a || !p[i].b)
@@ -269,7 +270,7 @@ static unsigned long long rate_one(const char *dev, int nq, int w,
 					 secs) : 0;
 }
 
-static int rate(const char *dev, int nq, int np, int w, double secs)
+static int rate(const char *dev, int nq, int ni, int np, int w, double secs)
 {
 	unsigned long long *res = mmap(NULL, np * sizeof(*res),
 				       PROT_READ | PROT_WRITE,
@@ -285,7 +286,7 @@ static int rate(const char *dev, int nq, int np, int w, double secs)
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
-			res[i] = rate_one(dev, nq, w, secs);
+			res[i] = rate_one(dev, nq, ni, w, secs);
 			_exit(0);
 		}
 	}
@@ -296,8 +297,8 @@ static int rate(const char *dev, int nq, int np, int w, double secs)
 	}
 	for (i = 0; i < np; i++)
 		sum += res[i];
-	printf("dev %s processes %d qps_per_process %d window %d "
-	       "writes_per_s %.0f%s\n", dev, np, nq, w, sum / secs,
+	printf("dev %s processes %d qps_per_process %d idle_pairs %d window %d "
+	       "writes_per_s %.0f%s\n", dev, np, nq, ni, w, sum / secs,
 	       bad ? " failed yes" : "");
 	return bad;
 }
@@ -305,18 +306,19 @@ static int rate(const char *dev, int nq, int np, int w, double secs)
 int main(int argc, char **argv)
 {
 	const char *dev = "softverbs0";
-	int nq = 1, np = 1, w = 16, opt;
+	int nq = 1, ni = 0, np = 1, w = 16, opt;
 	double secs = 3;
 	long n = 1000;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: sv_scale_bench qps|rate [-d DEV] [-n N] [-q Q] [-p P] [-s SECS] [-w W]\n");
+		fprintf(stderr, "usage: sv_scale_bench qps|rate [-d DEV] [-n N] [-q Q] [-p P] [-s SECS] [-w W] [-i I]\n");
 		return 2;
 	}
 	optind = 2;
-	while ((opt = getopt(argc, argv, "d:n:q:p:s:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:n:q:p:s:w:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
+		case 'i': ni = atoi(optarg); break;
 		case 'n': n = atol(optarg); break;
 		case 'q': nq = atoi(optarg); break;
 		case 'p': np = atoi(optarg); break;
@@ -325,11 +327,11 @@ int main(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (n < 1 || nq < 1 || np < 1 || w < 1 || secs <= 0)
+	if (n < 1 || nq < 1 || ni < 0 || np < 1 || w < 1 || secs <= 0)
 		return 2;
 	if (!strcmp(argv[1], "qps"))
 		return qps(dev, n);
 	if (!strcmp(argv[1], "rate"))
-		return rate(dev, nq, np, w, secs);
+		return rate(dev, nq, ni, np, w, secs);
 	return 2;
 }
