@@ -1570,7 +1570,8 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 	ef->sdev = f->sdev;
 	INIT_LIST_HEAD(&ef->qps);
 	INIT_LIST_HEAD(&ef->ready);
-	xa_init_flags(&ef->slots, XA_FLAGS_ALLOC);
+	/* Taken under e->lock, which softirq takes (kicks): BH off always. */
+	xa_init_flags(&ef->slots, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	mutex_init(&ef->run_lock);
 	ef->scratch_size = SV_SEND_WQE_MAX;
 	ef->scratch = kzalloc(ef->scratch_size, GFP_KERNEL_ACCOUNT);
