@@ -1570,7 +1570,10 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 	ef->sdev = f->sdev;
 	INIT_LIST_HEAD(&ef->qps);
 	INIT_LIST_HEAD(&ef->ready);
-	/* Taken under e->lock, which softirq takes (kicks): BH off always. */
+	/*
+	 * Its lock nests in e->lock, which kicks take in softirq: always
+	 * taken with BH off (the _bh calls, or under e->lock).
+	 */
 	xa_init_flags(&ef->slots, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	mutex_init(&ef->run_lock);
 	ef->scratch_size = SV_SEND_WQE_MAX;
@@ -1782,8 +1785,8 @@ static int sv_dp_qp_slot(struct sv_engine_file *ef, struct sv_qp *qp)
 {
 	int ret;
 
-	ret = xa_alloc(&ef->slots, &qp->db_slot, NULL,
-		       XA_LIMIT(0, SV_DB_SLOTS - 1), GFP_KERNEL_ACCOUNT);
+	ret = xa_alloc_bh(&ef->slots, &qp->db_slot, NULL,
+			  XA_LIMIT(0, SV_DB_SLOTS - 1), GFP_KERNEL_ACCOUNT);
 	if (ret == -EBUSY) {
 		qp->db_slot = SV_DB_NO_SLOT;
 		return 0;
@@ -1794,7 +1797,7 @@ static int sv_dp_qp_slot(struct sv_engine_file *ef, struct sv_qp *qp)
 static void sv_dp_qp_slot_free(struct sv_engine_file *ef, struct sv_qp *qp)
 {
 	if (qp->db_slot != SV_DB_NO_SLOT)
-		xa_erase(&ef->slots, qp->db_slot);
+		xa_erase_bh(&ef->slots, qp->db_slot);
 	qp->db_slot = SV_DB_NO_SLOT;
 }
 
