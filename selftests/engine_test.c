@@ -262,7 +262,7 @@ static int write_at(FIXTURE_DATA(eng) *self, struct ibv_qp *qp, size_t off,
 #define IDLE_QPS	4200
 #define LAST		64
 
-TEST_F(eng, idle_qps_are_not_run)
+TEST_F_TIMEOUT(eng, idle_qps_are_not_run, 120)
 {
 	struct ibv_qp **q = mkqps(self, IDLE_QPS, true);
 	bool seen[LAST] = {};
@@ -306,7 +306,7 @@ TEST_F(eng, idle_qps_are_not_run)
  * A file's QPs past its SV_DB_SLOTS hint slots have none: the engine
  * runs them in every pass, and they work as the others.
  */
-TEST_F(eng, qps_past_the_hint_slots_work)
+TEST_F_TIMEOUT(eng, qps_past_the_hint_slots_work, 180)
 {
 	/* a and b hold two slots: the last two of these have none. */
 	struct ibv_qp **q = mkqps(self, SV_DB_SLOTS, false);
