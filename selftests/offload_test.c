@@ -1141,7 +1141,11 @@ static int tso_post_errno(struct rawqp *r, const void *hdr, uint16_t hdr_sz,
 	return post_tso(r, hdr, hdr_sz, mss, sg, 1, flags, 100);
 }
 
-/* The QP's ring, written directly (what the library would refuse). */
+/*
+ * The QP's ring, written directly (what the library would refuse). The
+ * library's file posts with hints: a post names its QP as the library's
+ * do (uapi: SV_MAP_DOORBELL_HINTS), in the doorbell mapping.
+ */
 struct ring {
 	void *map;
 	size_t len;
@@ -1149,12 +1153,16 @@ struct ring {
 	char *wqes;
 	uint32_t prod;
 	int fd;
+	uint32_t slot;
+	struct sv_doorbell *db;
+	size_t db_len;
 };
 
 static int ring_map(struct ibv_qp *qp, struct ring *rg)
 {
 	struct sv_map_wq m = { .size = sizeof(m), .type = SV_WQ_QP,
 			       .handle = qp->handle };
+	struct sv_map_doorbell d = { .size = sizeof(d) };
 
 	rg->fd = qp->context->cmd_fd;
 	if (ioctl(rg->fd, SV_IOC_MAP_WQ, &m))
@@ -1167,7 +1175,23 @@ static int ring_map(struct ibv_qp *qp, struct ring *rg)
 	rg->r = rg->map;
 	rg->wqes = (char *)rg->map + rg->r->wqe_offset;
 	rg->prod = __atomic_load_n(&rg->r->prod, __ATOMIC_ACQUIRE);
-	return 0;
+	rg->slot = m.db_slot;
+	rg->db = NULL;
+	if (ioctl(rg->fd, SV_IOC_MAP_DOORBELL, &d))
+		return -1;
+	if (!(d.flags & SV_MAP_DOORBELL_HINTS))
+		return 0;
+	rg->db_len = d.len;
+	rg->db = mmap(NULL, d.len, PROT_READ | PROT_WRITE, MAP_SHARED, rg->fd,
+		      d.offset);
+	return rg->db == MAP_FAILED ? -1 : 0;
+}
+
+static void ring_unmap(struct ring *rg)
+{
+	munmap(rg->map, rg->len);
+	if (rg->db)
+		munmap(rg->db, rg->db_len);
 }
 
 static struct sv_send_wqe *ring_slot(struct ring *rg)
@@ -1184,8 +1208,19 @@ static void ring_post(struct ring *rg)
 {
 	struct sv_ring_doorbell d = { .size = sizeof(d) };
 
+	__u64 *hint;
+
 	rg->prod++;
 	__atomic_store_n(&rg->r->prod, rg->prod, __ATOMIC_RELEASE);
+	if (rg->db && rg->slot < SV_DB_SLOTS) {
+		hint = (__u64 *)((char *)rg->db + SV_DB_HINT_OFFSET);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		__atomic_fetch_or(&hint[rg->slot / 64], 1ULL << (rg->slot % 64),
+				  __ATOMIC_SEQ_CST);
+		__atomic_fetch_or(&rg->db->hint_sum[rg->slot / 4096],
+				  1ULL << (rg->slot / 64 % 64),
+				  __ATOMIC_SEQ_CST);
+	}
 	ioctl(rg->fd, SV_IOC_DOORBELL, &d);
 }
 
@@ -1375,12 +1410,12 @@ TEST_F_TIMEOUT(offload, tso_bad_input, 120)
 	/* ... and a good one goes. */
 	ring_tso(&rg, 15, tpl.b, tpl.len, tpl.len, 1000, 0, &sg);
 	EXPECT_EQ(IBV_WC_SUCCESS, tx_wait(&rq, 15));
-	munmap(rg.map, rg.len);
+	ring_unmap(&rg);
 	/* TSO on a QP made without max_tso_header, in its ring. */
 	ASSERT_EQ(0, ring_map(plain.qp, &rg));
 	ring_tso(&rg, 16, tpl.b, tpl.len, tpl.len, 1000, 0, &sg);
 	EXPECT_EQ(IBV_WC_LOC_QP_OP_ERR, tx_wait(&plain, 16));
-	munmap(rg.map, rg.len);
+	ring_unmap(&rg);
 
 	rawqp_close(&rq);
 	rawqp_close(&plain);
@@ -1475,7 +1510,7 @@ TEST_F_TIMEOUT(offload, tso_ring_scribble, 180)
 		ASSERT_EQ(0, oqp_recover(&r));
 	}
 	TH_LOG("%d of 400 completed in error", errs);
-	munmap(rg.map, rg.len);
+	ring_unmap(&rg);
 	rawqp_close(&r);
 	payload_close(&pl);
 }

@@ -1945,7 +1945,9 @@ struct sv_map_doorbell {
 
 /*
  * SV_IOC_DOORBELL: run a pass over the file's own queues and wake its
- * engine (flags 0).
+ * engine (flags 0). With hints (SV_MAP_DOORBELL_HINTS) the pass runs the
+ * QPs named in the bitmap and those with work; a ring written without
+ * naming its QP is not looked at.
  *
  * SV_RING_DRIVE (VER1): a poll that found its CQ (cq_handle) empty lends
  * its thread to the engines: passes over every queue of the caller's uid
