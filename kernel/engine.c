@@ -1787,11 +1787,9 @@ static int sv_dp_qp_slot(struct sv_engine_file *ef, struct sv_qp *qp)
 
 	ret = xa_alloc_bh(&ef->slots, &qp->db_slot, NULL,
 			  XA_LIMIT(0, SV_DB_SLOTS - 1), GFP_KERNEL_ACCOUNT);
-	if (ret == -EBUSY) {
+	if (ret)
 		qp->db_slot = SV_DB_NO_SLOT;
-		return 0;
-	}
-	return ret;
+	return ret == -EBUSY ? 0 : ret;
 }
 
 static void sv_dp_qp_slot_free(struct sv_engine_file *ef, struct sv_qp *qp)
@@ -1856,11 +1854,8 @@ int sv_dp_qp_create(struct sv_file *f, struct sv_qp *qp, bool shared_rings)
 	if (ret)
 		return ret;
 	ret = sv_dp_qp_slot(ef, qp);
-	if (ret) {
-		sv_wq_fini(f, &qp->sq);
-		sv_wq_fini(f, &qp->rq);
-		sv_dp_qp_free(qp);
-	}
+	if (ret)
+		sv_dp_qp_abort(f, qp);
 	return ret;
 }
 
