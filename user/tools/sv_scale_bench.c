@@ -13,15 +13,16 @@
  *
  *   sv_scale_bench rate -d DEV -q Q [-p P] [-s SECS] [-w W] [-i I]
  *	P processes (default 1), each with Q RC QP pairs connected on DEV,
- *	every QP keeping W (default 16) 64-byte RDMA writes in flight for
- *	SECS seconds (default 3) after a second of warm-up; prints the
- *	aggregate writes per second. With I, each process also has I more
- *	pairs, connected the same way, that nobody posts to.
+ *	every QP keeping W (default 16) 64-byte RDMA writes in flight; all
+ *	start posting together once every process is set up, and the
+ *	writes completed by all of them in one window of SECS seconds
+ *	(default 3) after a second of warm-up give the aggregate writes per
+ *	second. With I, each process also has I more pairs, connected the
+ *	same way, that nobody posts to.
  *
  * Output: one line of "key value" pairs, for scripts/bench-guest.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,17 +170,22 @@ static int pick_gid(struct ibv_context *ctx, union ibv_gid *gid)
 	return 0;
 }
 
-static volatile sig_atomic_t stop;
+/*
+ * What the processes of a rate run share (an anonymous shared mapping):
+ * the parent starts every process's posting at once, when all are set
+ * up, and reads the completions of all in one window of its own clock,
+ * so that no process's setup or exit falls inside another's measurement.
+ */
+struct window {
+	int ready;			/* processes set up */
+	int go;				/* parent: post */
+	int stop;			/* parent: stop */
+	unsigned long long done[];	/* per process: writes completed */
+};
 
-static void on_alarm(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-/* One process's part: writes completed in the measured window. */
-static unsigned long long rate_one(const char *dev, int nq, int ni, int w,
-				   double secs)
+/* One process's part: posts and counts completions until told to stop. */
+static void rate_one(struct window *win, int me, const char *dev, int nq,
+		     int ni, int w)
 {
 	struct ibv_context *ctx = open_dev(dev);
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
@@ -192,12 +198,11 @@ static unsigned long long rate_one(const char *dev, int nq, int ni, int w,
 	};
 	struct pair *p = calloc(nq + ni, sizeof(*p));
 	char *buf = aligned_alloc(4096, 2 * 4096);
-	unsigned long long done = 0, counted = 0;
+	unsigned long long done = 0;
 	struct ibv_wc wc[64];
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
 	union ibv_gid gid;
-	double t0 = 0, end;
 	struct ibv_mr *mr;
 	int gi, i, k, n;
 
@@ -231,9 +236,9 @@ static unsigned long long rate_one(const char *dev, int nq, int ni, int w,
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = (uintptr_t)buf + 4096;
 	wr.wr.rdma.rkey = mr->rkey;
-	signal(SIGALRM, on_alarm);
-	alarm(1);
-	end = now() + 1 + secs;
+	__atomic_add_fetch(&win->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&win->go, __ATOMIC_ACQUIRE))
+		usleep(1000);
 	/*
 	 * w in flight on every QP, then each completion's QP gets its next
 	 * WR, as an application keeps its QPs busy: the work per WR does not
@@ -246,11 +251,7 @@ static unsigned long long rate_one(const char *dev, int nq, int ni, int w,
 			if (ibv_post_send(p[i].a, &wr, &bad))
 				die("ibv_post_send");
 		}
-	while (now() < end) {
-		if (stop && !t0) {
-			t0 = now();
-			counted = done;
-		}
+	while (!__atomic_load_n(&win->stop, __ATOMIC_RELAXED)) {
 		n = ibv_poll_cq(cq, 64, wc);
 		if (n < 0)
 			die("ibv_poll_cq");
@@ -264,21 +265,48 @@ static unsigned long long rate_one(const char *dev, int nq, int ni, int w,
 			if (ibv_post_send(p[wr.wr_id].a, &wr, &bad))
 				die("ibv_post_send");
 		}
-		done += n;
+		if (n) {
+			done += n;
+			__atomic_store_n(&win->done[me], done,
+					 __ATOMIC_RELAXED);
+		}
 	}
-	return t0 ? (unsigned long long)((done - counted) / (now() - t0) *
-					 secs) : 0;
+}
+
+static unsigned long long window_sum(struct window *win, int np)
+{
+	unsigned long long sum = 0;
+	int i;
+
+	for (i = 0; i < np; i++)
+		sum += __atomic_load_n(&win->done[i], __ATOMIC_RELAXED);
+	return sum;
+}
+
+/* A process that ended before the window: the run has failed. */
+static int reaped(int *left)
+{
+	int st;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		(*left)--;
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+	}
+	return 0;
 }
 
 static int rate(const char *dev, int nq, int ni, int np, int w, double secs)
 {
-	unsigned long long *res = mmap(NULL, np * sizeof(*res),
-				       PROT_READ | PROT_WRITE,
-				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	unsigned long long sum = 0;
-	int i, st, bad = 0;
+	size_t len = sizeof(struct window) + np * sizeof(unsigned long long);
+	struct window *win = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unsigned long long s0, s1;
+	int i, st, bad = 0, left = np;
+	double t0, t1;
 
-	if (res == MAP_FAILED)
+	if (win == MAP_FAILED)
 		die("mmap");
 	for (i = 0; i < np; i++) {
 		pid_t pid = fork();
@@ -286,20 +314,32 @@ static int rate(const char *dev, int nq, int ni, int np, int w, double secs)
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
-			res[i] = rate_one(dev, nq, ni, w, secs);
+			rate_one(win, i, dev, nq, ni, w);
 			_exit(0);
 		}
 	}
-	for (i = 0; i < np; i++) {
-		if (wait(&st) < 0)
-			die("wait");
+	while (__atomic_load_n(&win->ready, __ATOMIC_ACQUIRE) < np && !bad) {
+		bad = reaped(&left);
+		usleep(10000);
+	}
+	__atomic_store_n(&win->go, 1, __ATOMIC_RELEASE);
+	/* A second of warm-up, then the window; the parent only sleeps. */
+	if (!bad)
+		usleep(1000000);
+	s0 = window_sum(win, np);
+	t0 = now();
+	if (!bad)
+		usleep((useconds_t)(secs * 1e6));
+	s1 = window_sum(win, np);
+	t1 = now();
+	__atomic_store_n(&win->stop, 1, __ATOMIC_RELAXED);
+	while (left > 0 && wait(&st) > 0) {
+		left--;
 		bad |= !WIFEXITED(st) || WEXITSTATUS(st);
 	}
-	for (i = 0; i < np; i++)
-		sum += res[i];
 	printf("dev %s processes %d qps_per_process %d idle_pairs %d window %d "
-	       "writes_per_s %.0f%s\n", dev, np, nq, ni, w, sum / secs,
-	       bad ? " failed yes" : "");
+	       "writes_per_s %.0f%s\n", dev, np, nq, ni, w,
+	       bad ? 0.0 : (s1 - s0) / (t1 - t0), bad ? " failed yes" : "");
 	return bad;
 }
 
