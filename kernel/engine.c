@@ -2268,16 +2268,94 @@ static int sv_engine_drive(struct sv_file *f, struct sv_engine_file *ef,
  * until release. Runs the poster's own file only, in its context, or, to
  * drive, the files of the poster's uid on the file's engine.
  */
+/*
+ * Offer the kthread the work at most once per idle time: if it finds a
+ * CPU of its own it polls and the poster stops ringing; if not, it
+ * sleeps again, and a poster that rings for each WR must not pay a
+ * wakeup and two context switches every time. An idle time of 0 means
+ * the kthread never polls for this file: it gets only what is left over.
+ * True if it is the time. Under ef->run_lock.
+ */
+static bool sv_doorbell_offer(struct sv_file *f, struct sv_engine_file *ef)
+{
+	u32 idle = READ_ONCE(f->sdev->idle_us);
+	u64 now;
+
+	if (!idle)
+		return false;
+	now = ktime_get_ns();
+	if (now < ef->doorbell_wake_ns)
+		return false;
+	ef->doorbell_wake_ns = now + (u64)idle * NSEC_PER_USEC;
+	return true;
+}
+
+/*
+ * A post's ring that names its QP (SV_RING_QP): that QP alone, in the
+ * poster's syscall, with no hint to take and no other QP to look at. Its
+ * hint bits were not set: if the engine, a drive or another doorbell is
+ * in the file, the QP goes on the ready list for them, and the kthread
+ * is woken as for a plain ring (a drive leaves with a look at it).
+ */
+static int sv_ring_qp(struct sv_file *f, struct sv_engine_file *ef, u32 slot)
+{
+	u64 wake = SV_NO_WAKE, bytes = SV_FILE_BYTES, executed;
+	struct sv_engine *e = ef->e;
+	u32 wqes = SV_FILE_BUDGET;
+	struct sv_qp *qp;
+	bool ran, more;
+
+	ran = mutex_trylock(&ef->run_lock);
+	spin_lock_bh(&e->lock);
+	qp = xa_load(&ef->slots, slot);
+	if (qp && !ran)
+		sv_qp_ready(ef, qp);
+	else if (qp)
+		kref_get(&qp->uobj.ref);
+	spin_unlock_bh(&e->lock);
+	if (!ran) {
+		if (qp && !READ_ONCE(ef->user->drivers))
+			sv_engine_wake(e);
+		return 0;
+	}
+	if (!qp) {
+		mutex_unlock(&ef->run_lock);
+		return 0;
+	}
+	executed = ef->executed;
+	sv_engine_run_qp(ef, qp, SV_DOORBELL_BUDGET, &wqes, &bytes, &wake);
+	sv_stat_add(f->sdev, SV_STAT_QP_RUNS, 1);
+	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, ef->executed - executed);
+	sv_exec_buf_drop(ef->exec_buf);
+	/* Left over (budget), or backing off: the kthread's job. */
+	spin_lock_bh(&e->lock);
+	more = wake != SV_NO_WAKE || sv_qp_due(qp);
+	if (more)
+		sv_qp_ready(ef, qp);
+	else
+		sv_qp_settle(ef, qp, false);
+	spin_unlock_bh(&e->lock);
+	more |= sv_doorbell_offer(f, ef);
+	mutex_unlock(&ef->run_lock);
+	sv_qp_put(qp);
+	if (more)
+		sv_engine_wake(e);
+	return 0;
+}
+
 int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_ring_doorbell *d = arg;
 	struct sv_engine_file *ef;
-	u64 wake = SV_NO_WAKE, bytes = SV_FILE_BYTES, now, executed, frames;
-	u32 wqes = SV_FILE_BUDGET, idle;
+	u64 wake = SV_NO_WAKE, bytes = SV_FILE_BYTES, executed, frames;
+	u32 wqes = SV_FILE_BUDGET;
 	bool more, left;
 
-	if (d->flags & ~SV_RING_DRIVE || d->reserved ||
-	    (d->flags && d->size < SV_RING_DOORBELL_SIZE_VER1))
+	if (d->flags & ~(SV_RING_DRIVE | SV_RING_QP) ||
+	    (d->flags && d->size < SV_RING_DOORBELL_SIZE_VER1) ||
+	    d->flags == (SV_RING_DRIVE | SV_RING_QP) ||
+	    (d->flags & SV_RING_QP ? d->cq_handle ||
+	     d->qp_slot >= SV_DB_SLOTS : d->qp_slot))
 		return -EINVAL;
 	/* Pairs with the release store in sv_engine_file_get(). */
 	ef = smp_load_acquire(&f->ef);
@@ -2286,6 +2364,8 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	sv_stat_add(f->sdev, SV_STAT_DOORBELLS, 1);
 	if (!ef)
 		return 0;
+	if (d->flags & SV_RING_QP)
+		return sv_ring_qp(f, ef, d->qp_slot);
 	/* The engine is in the file: make sure one more pass follows. */
 	if (!mutex_trylock(&ef->run_lock)) {
 		/* A drive leaves with one more look at every queue. */
@@ -2300,7 +2380,6 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	sv_file_pass(ef, SV_DOORBELL_BUDGET, &wqes, &bytes, &wake);
 	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, ef->executed - executed);
 	sv_stat_add(f->sdev, SV_STAT_DOORBELL_FRAMES, ef->frames - frames);
-	now = ktime_get_ns();
 	/* Left over (budget), or a QP backing off: the kthread's job. */
 	left = sv_file_has_work(ef);
 	more = left || wake != SV_NO_WAKE;
@@ -2312,19 +2391,7 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	 */
 	if (left && READ_ONCE(ef->e->asleep) && sv_file_has_frames(ef))
 		WRITE_ONCE(ef->db->rx, 1);
-	/*
-	 * Offer the kthread the work at most once per idle time: if it
-	 * finds a CPU of its own it polls and the poster stops ringing; if
-	 * not, it sleeps again, and a poster that rings for each WR must not
-	 * pay a wakeup and two context switches every time. An idle time of
-	 * 0 means the kthread never polls for this file: it gets only what
-	 * is left over.
-	 */
-	idle = READ_ONCE(f->sdev->idle_us);
-	if (idle && now >= ef->doorbell_wake_ns) {
-		ef->doorbell_wake_ns = now + (u64)idle * NSEC_PER_USEC;
-		more = true;
-	}
+	more |= sv_doorbell_offer(f, ef);
 	mutex_unlock(&ef->run_lock);
 	if (more)
 		sv_engine_wake(ef->e);

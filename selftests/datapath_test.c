@@ -1319,18 +1319,38 @@ TEST(raw_ioctls)
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
 	EXPECT_EQ(EINVAL, errno);
 	r.size = sizeof(r);
-	r.flags = 2;
+	r.flags = 4;
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
 	EXPECT_EQ(EINVAL, errno);
-	r.flags = ~SV_RING_DRIVE;
+	r.flags = ~(SV_RING_DRIVE | SV_RING_QP);
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
 	EXPECT_EQ(EINVAL, errno);
-	r.flags = 0;
+	/* A ring that names a QP names no CQ, and a slot there can be. */
+	r.flags = SV_RING_QP;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.flags = SV_RING_QP | SV_RING_DRIVE;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
 	r.cq_handle = 0;
-	r.reserved = 1;
+	r.flags = SV_RING_QP;
+	r.qp_slot = SV_DB_SLOTS;
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
 	EXPECT_EQ(EINVAL, errno);
-	r.reserved = 0;
+	r.qp_slot = SV_DB_SLOTS - 1;
+	r.size = SV_RING_DOORBELL_SIZE_VER0;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	/* A slot that names no QP of the file: nothing to run. */
+	r.size = sizeof(r);
+	EXPECT_EQ(0, ioctl(fd, SV_IOC_DOORBELL, &r));
+	r.qp_slot = 7;
+	EXPECT_EQ(0, ioctl(fd, SV_IOC_DOORBELL, &r));
+	/* Without SV_RING_QP the slot is reserved. */
+	r.flags = 0;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.qp_slot = 0;
 	r.size = 4;
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
 	EXPECT_EQ(EINVAL, errno);

@@ -14,6 +14,7 @@
 
 #include "sv_harness.h"
 #include "sv_dp_test.h"
+#include "sv_ring_test.h"
 #include "softverbs-abi.h"
 
 #define NETDEV	"sved0"
@@ -250,6 +251,90 @@ static int write_at(FIXTURE_DATA(eng) *self, struct ibv_qp *qp, size_t off,
 	return post_send(qp, IBV_WR_RDMA_WRITE, self->mr->lkey, self->buf + off,
 			 len, wr_id, IBV_SEND_SIGNALED,
 			 (uintptr_t)self->buf + LEN + off, self->mr->rkey);
+}
+
+/*
+ * A ring that names its QP (SV_RING_QP) runs that QP in the ringer's
+ * syscall, and only in the ringer's file: a WQE written into b's ring
+ * with no hint and no ring waits; another file ringing b's slot number
+ * (its own QPs have slots too) runs nothing of b's; b's own ring of the
+ * slot executes it at once. (b's ring: the library's view of a's stays
+ * whole.) A post through the library that rings names its QP that way
+ * and sets no hint bit.
+ */
+TEST_F(eng, a_ring_names_its_qp_alone)
+{
+	struct ibv_context *other = sv_open_named(self->list, DEV);
+	struct ibv_pd *opd = other ? ibv_alloc_pd(other) : NULL;
+	struct ibv_cq *ocq = other ? ibv_create_cq(other, 4, NULL, NULL,
+						   0) : NULL;
+	struct ibv_qp_init_attr ia = {
+		.send_cq = ocq, .recv_cq = ocq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *oq[4] = {};
+	long long wq0 = stat(self, "doorbell_wqes");
+	struct sv_send_wqe *w;
+	struct sv_sge *sg;
+	struct ring rg, ra;
+	struct ibv_wc wc;
+	__u64 *hint;
+	int i;
+
+	ASSERT_NE(NULL, ocq);
+	for (i = 0; i < 4; i++) {
+		oq[i] = ibv_create_qp(opd, &ia);
+		ASSERT_NE(NULL, oq[i]);
+	}
+	ASSERT_EQ(0, ring_map(self->b, &rg));
+	ASSERT_EQ(0, ring_map(self->a, &ra));
+	ASSERT_NE(NULL, rg.db);
+	ASSERT_GT(SV_DB_SLOTS, rg.slot);
+	sv_fill(self->buf, 4096, 9);
+	memset(self->buf + LEN, 0, 4096);
+	w = ring_slot(&rg);
+	w->wr_id = 77;
+	w->opcode = SV_WR_RDMA_WRITE;
+	w->send_flags = SV_SEND_SIGNALED;
+	w->num_sge = 1;
+	w->rkey = self->mr->rkey;
+	w->remote_addr = (uintptr_t)self->buf + LEN;
+	sg = (struct sv_sge *)(w + 1);
+	sg->addr = (uintptr_t)self->buf;
+	sg->length = 4096;
+	sg->lkey = self->mr->lkey;
+	ring_write(&rg);
+	/* The other file's rings: its own slots, a's number among them. */
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, ring_qp(other->cmd_fd, i));
+	EXPECT_EQ(0, ring_qp(other->cmd_fd, rg.slot));
+	usleep(50000);
+	EXPECT_EQ(0, ibv_poll_cq(self->cq, 1, &wc));
+	EXPECT_EQ(wq0, stat(self, "doorbell_wqes"));
+	EXPECT_NE(0, memcmp(self->buf, self->buf + LEN, 4096));
+	/* b's file names it: done when the ring returns. */
+	EXPECT_EQ(0, ring_qp(rg.fd, rg.slot));
+	ASSERT_EQ(1, ibv_poll_cq(self->cq, 1, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(77, wc.wr_id);
+	EXPECT_EQ(0, memcmp(self->buf, self->buf + LEN, 4096));
+	EXPECT_EQ(wq0 + 1, stat(self, "doorbell_wqes"));
+	/* The library's post rings the same way: no hint bit set. */
+	hint = (__u64 *)((char *)ra.db + SV_DB_HINT_OFFSET);
+	__atomic_store_n(&hint[ra.slot / 64], 0, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, write_at(self, self->a, 0, 512, 5));
+	ASSERT_EQ(1, ibv_poll_cq(self->cq, 1, &wc));
+	EXPECT_EQ(5, wc.wr_id);
+	EXPECT_EQ(0, __atomic_load_n(&hint[ra.slot / 64], __ATOMIC_SEQ_CST) &
+		     (1ULL << (ra.slot % 64)));
+	ring_unmap(&rg);
+	ring_unmap(&ra);
+	for (i = 0; i < 4; i++)
+		ibv_destroy_qp(oq[i]);
+	ibv_destroy_cq(ocq);
+	ibv_dealloc_pd(opd);
+	ibv_close_device(other);
 }
 
 /*

@@ -788,8 +788,13 @@ FZ void fz_doorbell(struct fz *fz, int fdi)
 		d.flags = FZ_RND(fz);
 	else if (FZ_PCT(fz, 30))
 		d.flags = SV_RING_DRIVE;
+	else if (FZ_PCT(fz, 40))
+		d.flags = SV_RING_QP;
 	if (d.flags & SV_RING_DRIVE)
 		d.cq_handle = fz_handle(fz, FT_CQ, fdi);
+	/* Mostly a slot a QP may hold; sometimes anything. */
+	if (d.flags & SV_RING_QP)
+		d.qp_slot = FZ_PCT(fz, 90) ? FZ_RND(fz) % 64 : FZ_RND(fz);
 	fz_ioc(fz, fdi, SV_IOC_DOORBELL, &d);
 	fz_count(&fz->st->dp);
 }

@@ -1961,14 +1961,25 @@ struct sv_map_doorbell {
  * charged to the caller's CPU time. Returns 1 if it did work or found
  * work under way in another context (the kthread, a doorbell), 0 if it
  * found none (a poller backs off before the next drive).
+ *
+ * SV_RING_QP (VER1, a file mapped with SV_MAP_DOORBELL_HINTS): a post's
+ * ring that names its QP by its hint slot (qp_slot, sv_map_wq's db_slot)
+ * instead of by the bitmap: the doorbell runs that QP alone (at most 4
+ * WQEs, the rest left to the engine, which is woken), or, if the engine
+ * or a drive is in the file, puts it before them. A slot that names no
+ * QP of the file runs nothing. The library names the QP this way when it
+ * has seen SV_DB_NEED_WAKEUP, so a post that rings sets no hint bit; one
+ * that found the flag clear sets its bits and rings only if the flag is
+ * set when it looks again after them.
  */
 #define SV_RING_DRIVE		0x1U
+#define SV_RING_QP		0x2U
 
 struct sv_ring_doorbell {
 	__u32 size;
-	__u32 flags;		/* in: 0 or SV_RING_DRIVE; VER0: reserved */
-	__u32 cq_handle;	/* in (VER1): SV_RING_DRIVE's CQ */
-	__u32 reserved;		/* must be zero */
+	__u32 flags;		/* in: 0, SV_RING_DRIVE or SV_RING_QP; VER0: reserved */
+	__u32 cq_handle;	/* in (VER1): SV_RING_DRIVE's CQ, else zero */
+	__u32 qp_slot;		/* in: SV_RING_QP's slot, else zero */
 };
 
 #define SV_RING_DOORBELL_SIZE_VER0	8

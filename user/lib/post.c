@@ -102,6 +102,29 @@ static bool sv_hint(struct sv_context *c, uint32_t slot)
 	return set;
 }
 
+/*
+ * A ring that names the QP in slot (SV_RING_QP): the kernel runs it
+ * alone, with no hint bit to take. False if this kernel has no such
+ * ring (it said EINVAL once): the caller names the QP by its bits.
+ */
+static bool sv_ring_qp(struct ibv_context *ctx, uint32_t slot)
+{
+	struct sv_context *c = to_svctx(ctx);
+	struct sv_ring_doorbell d = {
+		.size = sizeof(d), .flags = SV_RING_QP, .qp_slot = slot,
+	};
+
+	if (!c->hint || slot >= SV_DB_SLOTS ||
+	    __atomic_load_n(&c->no_ring_qp, __ATOMIC_RELAXED))
+		return false;
+	if (!ioctl(ctx->cmd_fd, SV_IOC_DOORBELL, &d))
+		return true;
+	if (errno != EINVAL)
+		return true;
+	__atomic_store_n(&c->no_ring_qp, true, __ATOMIC_RELAXED);
+	return false;
+}
+
 /* After a post's prod: the QP in slot (or SV_DB_NO_SLOT) has work. */
 static void sv_kick(struct ibv_context *ctx, uint32_t slot)
 {
@@ -111,15 +134,19 @@ static void sv_kick(struct ibv_context *ctx, uint32_t slot)
 	/*
 	 * Pairs with the engine's smp_mb() after setting NEED_WAKEUP, and
 	 * with a drive's after clearing posted: either it sees this prod or
-	 * this sees posted clear and sets it (uapi: struct sv_doorbell).
-	 * The same between prod and the hint's bits, and between those and
-	 * the flags.
+	 * this sees posted clear and sets it, and the flag (uapi: struct
+	 * sv_doorbell). A ring that names the QP needs no hint; without
+	 * the flag the QP's bits name it, and the flag is looked at again
+	 * after them (the engine sets it, then looks at the bits).
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (sv_hint(c, slot))
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&c->db->posted, __ATOMIC_RELAXED))
 		__atomic_store_n(&c->db->posted, 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&c->db->flags, __ATOMIC_RELAXED) &
+	    SV_DB_NEED_WAKEUP && sv_ring_qp(ctx, slot))
+		return;
+	if (sv_hint(c, slot))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&c->db->flags, __ATOMIC_RELAXED) &
 	    SV_DB_NEED_WAKEUP)
 		sv_cmd(ctx, SV_IOC_DOORBELL, &d);

@@ -41,6 +41,7 @@ struct sv_context {
 	uint64_t drive_after;
 	uint64_t drive_backoff;
 	bool no_drive;			/* the kernel does not drive */
+	bool no_ring_qp;		/* nor take SV_RING_QP */
 };
 
 #ifndef container_of
