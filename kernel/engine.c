@@ -2327,14 +2327,20 @@ static int sv_ring_qp(struct sv_file *f, struct sv_engine_file *ef, u32 slot)
 	sv_stat_add(f->sdev, SV_STAT_QP_RUNS, 1);
 	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, ef->executed - executed);
 	sv_exec_buf_drop(ef->exec_buf);
-	/* Left over (budget), or backing off: the kthread's job. */
-	spin_lock_bh(&e->lock);
+	/*
+	 * Left over (budget), or backing off: the kthread's job. Done, and
+	 * off the ready list: nothing to settle (whoever puts it there
+	 * after this look runs it).
+	 */
 	more = wake != SV_NO_WAKE || sv_qp_due(qp);
-	if (more)
-		sv_qp_ready(ef, qp);
-	else
-		sv_qp_settle(ef, qp, false);
-	spin_unlock_bh(&e->lock);
+	if (more || !list_empty(&qp->ready_node)) {
+		spin_lock_bh(&e->lock);
+		if (more)
+			sv_qp_ready(ef, qp);
+		else
+			sv_qp_settle(ef, qp, false);
+		spin_unlock_bh(&e->lock);
+	}
 	more |= sv_doorbell_offer(f, ef);
 	mutex_unlock(&ef->run_lock);
 	sv_qp_put(qp);

@@ -1269,6 +1269,7 @@ TEST(raw_ioctls)
 	struct sv_ring_doorbell r = { .size = sizeof(r) };
 	struct sv_doorbell *db;
 	int fd = open(SV_DEV0, O_RDWR);
+	char big[32];
 
 	ASSERT_LE(0, fd);
 	m.handle = 12345;
@@ -1354,6 +1355,18 @@ TEST(raw_ioctls)
 	r.size = 4;
 	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, &r));
 	EXPECT_EQ(EINVAL, errno);
+	/* A larger struct's tail must be zero; a VER0 command number works. */
+	memset(big, 0, sizeof(big));
+	memcpy(big, &r, sizeof(r));
+	((struct sv_ring_doorbell *)big)->size = sizeof(big);
+	big[sizeof(big) - 1] = 1;
+	EXPECT_EQ(-1, ioctl(fd, SV_IOC_DOORBELL, big));
+	EXPECT_EQ(E2BIG, errno);
+	big[sizeof(big) - 1] = 0;
+	EXPECT_EQ(0, ioctl(fd, SV_IOC_DOORBELL, big));
+	r.size = SV_RING_DOORBELL_SIZE_VER0;
+	EXPECT_EQ(0, ioctl(fd, _IOWR(SV_IOC_MAGIC, SV_NR_DOORBELL, __u64), &r));
+	EXPECT_EQ(0, ioctl(fd, SV_IOC_DOORBELL, &r));
 	/* a PROT_EXEC or private mapping of a ring: EINVAL */
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, d.len, PROT_READ, MAP_PRIVATE, fd,
 				   d.offset));
