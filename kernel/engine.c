@@ -2264,11 +2264,6 @@ static int sv_engine_drive(struct sv_file *f, struct sv_engine_file *ef,
 }
 
 /*
- * Without f->lock (file.c): the file's engine share, once there, stays
- * until release. Runs the poster's own file only, in its context, or, to
- * drive, the files of the poster's uid on the file's engine.
- */
-/*
  * Offer the kthread the work at most once per idle time: if it finds a
  * CPU of its own it polls and the poster stops ringing; if not, it
  * sleeps again, and a poster that rings for each WR must not pay a
@@ -2349,6 +2344,11 @@ static int sv_ring_qp(struct sv_file *f, struct sv_engine_file *ef, u32 slot)
 	return 0;
 }
 
+/*
+ * Without f->lock (file.c): the file's engine share, once there, stays
+ * until release. Runs the poster's own file only, in its context, or, to
+ * drive, the files of the poster's uid on the file's engine.
+ */
 int sv_ring_doorbell(struct sv_file *f, void *arg)
 {
 	struct sv_ring_doorbell *d = arg;

@@ -307,10 +307,11 @@ static long sv_ioctl_finish(struct sv_file *f, const struct sv_ioctl_desc *d,
 }
 
 /*
- * The data path's syscall, a post's ring, on its own path: a struct the
- * size of each ABI version, copied in with no room to check at run time,
- * and nothing to copy out. What else the generic path does (a tail of a
- * larger struct must be zero) it does too.
+ * The data path's syscall, a post's ring, on its own path: this ABI's
+ * struct copied in at a size known when compiling (no object size check
+ * at run time), and nothing to copy out. Other sizes get what the
+ * generic path gives them (a shorter struct zero-filled, a larger one's
+ * tail zero).
  */
 static long sv_ioctl_doorbell(struct sv_file *f, void __user *uarg)
 {
@@ -322,10 +323,6 @@ static long sv_ioctl_doorbell(struct sv_file *f, void __user *uarg)
 		return -EFAULT;
 	if (usize == sizeof(d)) {
 		if (copy_from_user(&d, uarg, sizeof(d)))
-			return -EFAULT;
-	} else if (usize == SV_RING_DOORBELL_SIZE_VER0) {
-		memset(&d, 0, sizeof(d));
-		if (copy_from_user(&d, uarg, SV_RING_DOORBELL_SIZE_VER0))
 			return -EFAULT;
 	} else {
 		if (usize < SV_RING_DOORBELL_SIZE_VER0 ||

@@ -117,9 +117,7 @@ static bool sv_ring_qp(struct ibv_context *ctx, uint32_t slot)
 	if (!c->hint || slot >= SV_DB_SLOTS ||
 	    __atomic_load_n(&c->no_ring_qp, __ATOMIC_RELAXED))
 		return false;
-	if (!ioctl(ctx->cmd_fd, SV_IOC_DOORBELL, &d))
-		return true;
-	if (errno != EINVAL)
+	if (sv_cmd(ctx, SV_IOC_DOORBELL, &d) != EINVAL)
 		return true;
 	__atomic_store_n(&c->no_ring_qp, true, __ATOMIC_RELAXED);
 	return false;
