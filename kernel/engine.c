@@ -180,6 +180,10 @@ MODULE_PARM_DESC(max_engines, "Engine kthreads shared by all open files (0 at lo
 #define SV_ENGINE_NAP_NS	(10 * NSEC_PER_SEC)
 /* A pass's wake time when no QP is backing off. */
 #define SV_NO_WAKE		U64_MAX
+/* While files defer their rings (SV_DB_DEFER): the longest sleep ... */
+#define SV_ENGINE_LAZY_NS	(SV_DB_DEFER_US * NSEC_PER_USEC)
+/* ... for this long after a file last deferred. */
+#define SV_ENGINE_LAZY_HOLD_NS	(100 * NSEC_PER_MSEC)
 
 /* One execution kthread of the pool. */
 struct sv_engine {
@@ -193,6 +197,9 @@ struct sv_engine {
 	/* Since it last slept: kicked by steered frames only (no polling) */
 	bool rx_only;
 	bool asleep;			/* the doorbell pages ask for a ring */
+	bool lazy;			/* ... or a later one (SV_DB_DEFER) */
+	bool want_lazy;			/* a ring saw a file that would defer */
+	u64 lazy_until;			/* lazy till then, unless files defer */
 	u64 idle_ns;			/* its files' longest idle_us */
 	u64 move_after;			/* the kthread may change CPU after */
 	cpumask_var_t allowed;		/* its CPUs: never widened */
@@ -1140,7 +1147,10 @@ static bool sv_user_file_turn(struct sv_engine_user *u,
 static u32 sv_file_db_flags(struct sv_engine *e, struct sv_engine_user *u,
 			    struct sv_engine_file *ef)
 {
-	return e->asleep && !u->drivers && !ef->quiet ? SV_DB_NEED_WAKEUP : 0;
+	if (!e->asleep || u->drivers || ef->quiet)
+		return 0;
+	/* Deferred posts are found by their hint bits. */
+	return SV_DB_NEED_WAKEUP | (e->lazy && ef->hints ? SV_DB_DEFER : 0);
 }
 
 static void sv_user_set_flags(struct sv_engine *e, struct sv_engine_user *u)
@@ -1331,13 +1341,17 @@ static bool sv_engine_pass(struct sv_engine *e, u64 *wake, bool *sent)
 	return did;
 }
 
-/* Set (or clear) the need-wakeup flag in the doorbell page of each file. */
-static void sv_engine_set_asleep(struct sv_engine *e, bool asleep)
+/*
+ * Set (or clear) the need-wakeup flag in the doorbell page of each file,
+ * and the defer flag with it while lazy.
+ */
+static void sv_engine_set_asleep(struct sv_engine *e, bool asleep, bool lazy)
 {
 	struct sv_engine_user *u;
 
 	spin_lock_bh(&e->lock);
 	WRITE_ONCE(e->asleep, asleep);
+	WRITE_ONCE(e->lazy, lazy);
 	list_for_each_entry(u, &e->users, node)
 		sv_user_set_flags(e, u);
 	spin_unlock_bh(&e->lock);
@@ -1390,10 +1404,44 @@ static bool sv_engine_move(struct sv_engine *e)
 static void sv_engine_share(struct sv_engine *e)
 {
 	bool shared = need_resched() || !single_task_running();
+	bool lazy = e->lazy;
 
-	/* Only the kthread writes e->asleep. */
-	if (shared != e->asleep)
-		sv_engine_set_asleep(e, shared);
+	/* A ring found a file that would defer: let it, from now. */
+	if (!lazy && READ_ONCE(e->want_lazy)) {
+		WRITE_ONCE(e->want_lazy, false);
+		e->lazy_until = ktime_get_ns() + SV_ENGINE_LAZY_HOLD_NS;
+		lazy = true;
+	}
+	/* Only the kthread writes e->asleep and e->lazy. */
+	if (shared != e->asleep || lazy != e->lazy)
+		sv_engine_set_asleep(e, shared, lazy);
+}
+
+/*
+ * Going to sleep: lazy (sleeping SV_ENGINE_LAZY_NS at most, its files
+ * told SV_DB_DEFER) while files defer their rings, and for
+ * SV_ENGINE_LAZY_HOLD_NS after. Each file's defer is taken as looked at.
+ */
+static bool sv_engine_lazy(struct sv_engine *e, u64 now)
+{
+	struct sv_engine_file *ef;
+	struct sv_engine_user *u;
+	bool defer = READ_ONCE(e->want_lazy);
+
+	WRITE_ONCE(e->want_lazy, false);
+	spin_lock_bh(&e->lock);
+	list_for_each_entry(u, &e->users, node) {
+		list_for_each_entry(ef, &u->files, node) {
+			if (!READ_ONCE(ef->db->defer))
+				continue;
+			WRITE_ONCE(ef->db->defer, 0);
+			defer = true;
+		}
+	}
+	spin_unlock_bh(&e->lock);
+	if (defer)
+		e->lazy_until = now + SV_ENGINE_LAZY_HOLD_NS;
+	return now < e->lazy_until;
 }
 
 static void sv_engine_yield(struct sv_engine *e)
@@ -1437,7 +1485,7 @@ static int sv_engine_thread(void *arg)
 {
 	struct sv_engine *e = arg;
 	u64 idle_start = ktime_get_ns(), wake, now;
-	bool pending, sent, rx_only;
+	bool pending, sent, rx_only, lazy;
 
 	sv_engine_init_affinity(e);
 	while (!kthread_should_stop()) {
@@ -1458,7 +1506,8 @@ static int sv_engine_thread(void *arg)
 			continue;
 		}
 		/* Going to sleep: tell every file, then look once more. */
-		sv_engine_set_asleep(e, true);
+		lazy = sv_engine_lazy(e, ktime_get_ns());
+		sv_engine_set_asleep(e, true, lazy);
 		/* Pairs with the library's fence between prod and flags. */
 		smp_mb();
 		spin_lock_bh(&e->lock);
@@ -1466,7 +1515,8 @@ static int sv_engine_thread(void *arg)
 		e->kicked = false;
 		spin_unlock_bh(&e->lock);
 		now = ktime_get_ns();
-		wake = min(wake, now + SV_ENGINE_NAP_NS);
+		wake = min(wake, now + (lazy ? SV_ENGINE_LAZY_NS :
+						    SV_ENGINE_NAP_NS));
 		/* An hrtimer: back-offs are tens of microseconds and up. */
 		if (!pending && wake > now)
 			wait_event_interruptible_hrtimeout(e->wait,
@@ -2286,6 +2336,22 @@ static bool sv_doorbell_offer(struct sv_file *f, struct sv_engine_file *ef)
 }
 
 /*
+ * A ring from a file whose posts would leave their rings to a later poll
+ * but for a missing SV_DB_DEFER (struct sv_doorbell's defer): have the
+ * kthread set it. A lazy engine keeps it set while files defer.
+ */
+static void sv_doorbell_defer(struct sv_engine_file *ef)
+{
+	struct sv_engine *e = ef->e;
+
+	if (likely(READ_ONCE(e->lazy) || !ef->hints ||
+		   !READ_ONCE(ef->db->defer)))
+		return;
+	WRITE_ONCE(e->want_lazy, true);
+	sv_engine_wake(e);
+}
+
+/*
  * A post's ring that names its QP (SV_RING_QP): that QP alone, in the
  * poster's syscall, with no hint to take and no other QP to look at. Its
  * hint bits were not set: if the engine, a drive or another doorbell is
@@ -2300,6 +2366,7 @@ static int sv_ring_qp(struct sv_file *f, struct sv_engine_file *ef, u32 slot)
 	struct sv_qp *qp;
 	bool ran, more;
 
+	sv_doorbell_defer(ef);
 	ran = mutex_trylock(&ef->run_lock);
 	spin_lock_bh(&e->lock);
 	qp = xa_load(&ef->slots, slot);
@@ -2372,6 +2439,7 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 		return 0;
 	if (d->flags & SV_RING_QP)
 		return sv_ring_qp(f, ef, d->qp_slot);
+	sv_doorbell_defer(ef);
 	/* The engine is in the file: make sure one more pass follows. */
 	if (!mutex_trylock(&ef->run_lock)) {
 		/* A drive leaves with one more look at every queue. */
@@ -2383,7 +2451,9 @@ int sv_ring_doorbell(struct sv_file *f, void *arg)
 	frames = ef->frames;
 	/* Before the pass: what comes during it sets rx again. */
 	WRITE_ONCE(ef->db->rx, 0);
-	sv_file_pass(ef, SV_DOORBELL_BUDGET, &wqes, &bytes, &wake);
+	/* Posts left to a later ring (SV_DB_DEFER) come in bursts. */
+	sv_file_pass(ef, READ_ONCE(ef->e->lazy) ? SV_ENGINE_BUDGET :
+		     SV_DOORBELL_BUDGET, &wqes, &bytes, &wake);
 	sv_stat_add(f->sdev, SV_STAT_DOORBELL_WQES, ef->executed - executed);
 	sv_stat_add(f->sdev, SV_STAT_DOORBELL_FRAMES, ef->frames - frames);
 	/* Left over (budget), or a QP backing off: the kthread's job. */

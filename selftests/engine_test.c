@@ -338,6 +338,105 @@ TEST_F(eng, a_ring_names_its_qp_alone)
 }
 
 /*
+ * Until the doorbell page of a's file says SV_DB_DEFER (at most 2 s):
+ * true if it does.
+ */
+static bool defer_set(struct ring *ra)
+{
+	int i;
+
+	for (i = 0; i < 20000; i++) {
+		if (__atomic_load_n(&ra->db->flags, __ATOMIC_ACQUIRE) &
+		    SV_DB_DEFER)
+			return true;
+		usleep(100);
+	}
+	return false;
+}
+
+/*
+ * A busy poster's posts share a syscall (uapi: SV_DB_DEFER). While the
+ * engine sleeps (idle_us 0), a post whose send CQ already holds a
+ * completion it asked for rings once more, telling the engine its file
+ * would defer; once the page says SV_DB_DEFER, such posts only set their
+ * QP's bit and the next poll rings once for them all. Eight posts, one
+ * ring, every completion in order, the data in place.
+ */
+#define DEFERRED	8
+
+TEST_F(eng, posts_leave_their_rings_to_the_next_poll)
+{
+	long long db0 = stat(self, "doorbells");
+	struct ibv_wc wc[DEFERRED + 2];
+	struct ring ra;
+	int i;
+
+	ASSERT_LE(0, db0);
+	ASSERT_EQ(0, ring_map(self->a, &ra));
+	ASSERT_NE(NULL, ra.db);
+	/* No completion outstanding: it rings, as would a ping-pong's. */
+	ASSERT_EQ(0, write_at(self, self->a, 0, 512, 0));
+	EXPECT_EQ(0, __atomic_load_n(&ra.db->defer, __ATOMIC_ACQUIRE));
+	/* One outstanding: it rings, and asks for SV_DB_DEFER. */
+	ASSERT_EQ(0, write_at(self, self->a, 512, 512, 1));
+	ASSERT_TRUE(defer_set(&ra));
+	for (i = 2; i < DEFERRED + 2; i++)
+		ASSERT_EQ(0, write_at(self, self->a, i * 512, 512, i));
+	ASSERT_EQ(DEFERRED + 2, ibv_poll_cq(self->cq, DEFERRED + 2, wc));
+	for (i = 0; i < DEFERRED + 2; i++) {
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[i].status);
+		EXPECT_EQ(i, wc[i].wr_id);
+	}
+	EXPECT_EQ(0, memcmp(self->buf, self->buf + LEN, (DEFERRED + 2) * 512));
+	/*
+	 * Two rings for the first two posts, one for the poll (none if the
+	 * posts came while the kthread was in the file: they need none).
+	 */
+	db0 = stat(self, "doorbells") - db0;
+	EXPECT_LE(2, db0);
+	EXPECT_GE(3, db0);
+	ring_unmap(&ra);
+}
+
+/*
+ * A deferred post whose poll never comes is not lost: the engine looks
+ * at the hint bits every SV_DB_DEFER_US while the page says SV_DB_DEFER.
+ * No library call after the post, and the data lands.
+ */
+TEST_F(eng, a_deferred_post_runs_without_its_poll)
+{
+	struct ibv_wc wc[3];
+	struct ring ra;
+	long long db0;
+	int i, n;
+
+	ASSERT_EQ(0, ring_map(self->a, &ra));
+	ASSERT_NE(NULL, ra.db);
+	db0 = stat(self, "doorbells");
+	ASSERT_LE(0, db0);
+	ASSERT_EQ(0, write_at(self, self->a, 0, 512, 0));
+	ASSERT_EQ(0, write_at(self, self->a, 512, 512, 1));
+	ASSERT_TRUE(defer_set(&ra));
+	ASSERT_EQ(0, write_at(self, self->a, 4096, 8192, 2));
+	for (i = 0; i < 2000; i++) {
+		if (!memcmp(self->buf + 4096, self->buf + LEN + 4096, 8192))
+			break;
+		usleep(1000);
+	}
+	EXPECT_GT(2000, i);
+	EXPECT_EQ(0, memcmp(self->buf + 4096, self->buf + LEN + 4096, 8192));
+	/* The first two posts' rings alone: the third made none. */
+	EXPECT_EQ(db0 + 2, stat(self, "doorbells"));
+	for (n = 0; n < 3; n += i) {
+		i = poll1(self->cq, &wc[n]);
+		ASSERT_EQ(1, i);
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[n].status);
+		EXPECT_EQ(n, wc[n].wr_id);
+	}
+	ring_unmap(&ra);
+}
+
+/*
  * Thousands of connected QPs that nobody posts to cost the engine
  * nothing: each write of a ping-pong on one QP runs a handful of QPs
  * (engine_qp_runs), not every QP of the file. Then one write on each of

@@ -1884,12 +1884,36 @@ struct sv_doorbell {
 	 * and the engine, not by other files' drives.
 	 */
 	__u32 posted;
-	__u32 reserved2[15];
+	/*
+	 * defer: the library sets it when a post leaves its ring to the
+	 * next poll (SV_DB_DEFER), or would have, had the flag been set.
+	 * The engine clears it when it looks; while files set it, it keeps
+	 * SV_DB_DEFER set (see there).
+	 */
+	__u32 defer;
+	__u32 reserved2[14];
 	/* Hints (above): the summary of the bitmap at SV_DB_HINT_OFFSET. */
 	__u64 hint_sum[8];
 };
 
 #define SV_DB_NEED_WAKEUP	0x1U
+/*
+ * SV_DB_DEFER (with SV_DB_NEED_WAKEUP): the engine looks at the file's
+ * hint bits at least every SV_DB_DEFER_US microseconds, though it sleeps
+ * or shares its CPU. A post may then set its QP's bits and leave the
+ * ring to a later call, as the library does when its send CQ has a
+ * completion it asked for outstanding (a poll will come): the next poll,
+ * ibv_req_notify_cq() or ibv_get_cq_event() of the context rings once
+ * (flags 0) for all such posts, so a busy poster makes one syscall per
+ * poll, not per WR. Its barriers are the hints': the library sets the
+ * bits, issues a full barrier and looks at flags; the engine clears
+ * SV_DB_DEFER, issues smp_mb() and then looks at the bits. A post that
+ * finds SV_DB_NEED_WAKEUP without SV_DB_DEFER rings. The kernel sets the
+ * flag while files of its engine defer (struct sv_doorbell's defer), and
+ * a plain doorbell's pass then runs up to 64 WQEs of a QP, not 4.
+ */
+#define SV_DB_DEFER		0x2U
+#define SV_DB_DEFER_US		200
 #define SV_DB_HINT_OFFSET	4096
 #define SV_DB_SLOTS		32768
 #define SV_DB_NO_SLOT		0xffffffffU

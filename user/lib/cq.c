@@ -56,6 +56,9 @@ static bool sv_cq_next(struct sv_cq *cq, struct sv_cqe *out, uint64_t *wall)
 			0;
 	cq->cons++;
 	__atomic_store_n(&cq->ring->cons, cq->cons, __ATOMIC_RELEASE);
+	/* A send's: one fewer to poll for (post.c) */
+	if (out->opcode < IBV_WC_RECV)
+		__atomic_fetch_sub(&cq->sig_out, 1, __ATOMIC_RELAXED);
 	return true;
 }
 
@@ -97,6 +100,7 @@ static int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 	if (num_entries < 0)
 		return -1;
+	sv_db_flush(ibcq->context);
 	n = sv_cq_take(cq, num_entries, wc);
 	/* Empty: take the frames waiting for a busy engine, then once more */
 	if (!n && sv_db_rx_ring(ibcq->context, ibcq->handle))
@@ -108,6 +112,8 @@ static int sv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct sv_cq *cq = to_svcq(ibcq);
 
+	/* About to wait: posts that left their rings to a poll ring now. */
+	sv_db_flush(ibcq->context);
 	/* A full barrier: pairs with the kernel's smp_mb() (uapi). */
 	__atomic_fetch_or(&cq->ring->arm, solicited_only ?
 			  SV_CQ_ARM_SOLICITED : SV_CQ_ARM_NEXT,
@@ -129,6 +135,7 @@ static int sv_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 
 	if (attr->comp_mask)
 		return EINVAL;
+	sv_db_flush(ibcq->context);
 	sv_cq_lock(cq);
 	if (!sv_cq_next(cq, &cq->cur, &cq->cur_wallclock)) {
 		sv_cq_unlock(cq);

@@ -108,6 +108,8 @@ SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 	struct sv_comp_event ev;
 	struct ibv_cq *ibcq;
 
+	/* About to wait: posts that left their rings to a poll ring now. */
+	sv_db_flush(channel->context);
 	if (sv_read_event(channel->fd, &ev, sizeof(ev)))
 		return -1;
 	ibcq = (struct ibv_cq *)(uintptr_t)ev.user_handle;

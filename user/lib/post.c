@@ -123,11 +123,73 @@ static bool sv_ring_qp(struct ibv_context *ctx, uint32_t slot)
 	return false;
 }
 
-/* After a post's prod: the QP in slot (or SV_DB_NO_SLOT) has work. */
-static void sv_kick(struct ibv_context *ctx, uint32_t slot)
+/*
+ * Leave the ring of a post to the QP in slot to the next poll (uapi:
+ * SV_DB_DEFER): its bits name it, then the flags are looked at again
+ * (the engine clears SV_DB_DEFER, then looks at the bits). True if no
+ * ring is needed: deferred, or the engine polls and sees the bits.
+ */
+static bool sv_defer(struct sv_context *c, uint32_t slot)
+{
+	uint32_t flags;
+
+	if (sv_hint(c, slot))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	flags = __atomic_load_n(&c->db->flags, __ATOMIC_RELAXED);
+	if (!(flags & SV_DB_NEED_WAKEUP))
+		return true;
+	if (!(flags & SV_DB_DEFER))
+		return false;
+	if (!__atomic_load_n(&c->db->defer, __ATOMIC_RELAXED))
+		__atomic_store_n(&c->db->defer, 1, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&c->deferred, __ATOMIC_RELAXED))
+		__atomic_store_n(&c->deferred, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * nsig signaled WRs (or, sq_sig_all, every one) went to qp. True if one
+ * posted before them is not polled yet: its poll is to come.
+ */
+static bool sv_sig_posted(struct sv_qp *qp, uint32_t nsig)
+{
+	struct ibv_cq *send_cq = qp->qpx.qp_base.send_cq;
+	struct sv_cq *cq;
+	int64_t out;
+
+	if (!send_cq)
+		return false;
+	cq = to_svcq(send_cq);
+	out = __atomic_load_n(&cq->sig_out, __ATOMIC_RELAXED);
+	if (nsig)
+		__atomic_fetch_add(&cq->sig_out, nsig, __ATOMIC_RELAXED);
+	return out > 0;
+}
+
+/*
+ * Posts left their rings to this call (sv_defer()): one ring, a pass over
+ * the QPs their bits name.
+ */
+void sv_db_flush(struct ibv_context *ctx)
 {
 	struct sv_context *c = to_svctx(ctx);
 	struct sv_ring_doorbell d = { .size = sizeof(d) };
+
+	if (__atomic_load_n(&c->deferred, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&c->deferred, 0, __ATOMIC_ACQ_REL))
+		sv_cmd(ctx, SV_IOC_DOORBELL, &d);
+}
+
+/*
+ * After a post's prod: the QP in slot (or SV_DB_NO_SLOT) has work. With
+ * defer, a poll is to come (its send CQ has a signaled completion
+ * outstanding): the post may leave its ring to it.
+ */
+static void sv_kick(struct ibv_context *ctx, uint32_t slot, bool defer)
+{
+	struct sv_context *c = to_svctx(ctx);
+	struct sv_ring_doorbell d = { .size = sizeof(d) };
+	uint32_t flags;
 
 	/*
 	 * Pairs with the engine's smp_mb() after setting NEED_WAKEUP, and
@@ -140,9 +202,17 @@ static void sv_kick(struct ibv_context *ctx, uint32_t slot)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&c->db->posted, __ATOMIC_RELAXED))
 		__atomic_store_n(&c->db->posted, 1, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&c->db->flags, __ATOMIC_RELAXED) &
-	    SV_DB_NEED_WAKEUP && sv_ring_qp(ctx, slot))
-		return;
+	flags = __atomic_load_n(&c->db->flags, __ATOMIC_RELAXED);
+	if (flags & SV_DB_NEED_WAKEUP) {
+		defer = defer && c->hint && slot < SV_DB_SLOTS;
+		if (defer && flags & SV_DB_DEFER && sv_defer(c, slot))
+			return;
+		/* Ask for SV_DB_DEFER: this ring tells the engine. */
+		if (defer && !__atomic_load_n(&c->db->defer, __ATOMIC_RELAXED))
+			__atomic_store_n(&c->db->defer, 1, __ATOMIC_RELAXED);
+		if (sv_ring_qp(ctx, slot))
+			return;
+	}
 	if (sv_hint(c, slot))
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&c->db->flags, __ATOMIC_RELAXED) &
@@ -450,7 +520,7 @@ static int sv_post_recv_wq(struct ibv_context *ctx, struct sv_uwq *wq,
 	/* Only an errored QP's engine wants to hear about receives. */
 	if (__atomic_load_n(&wq->ring->flags, __ATOMIC_RELAXED) &
 	    SV_WQ_RING_ERR)
-		sv_kick(ctx, slot);
+		sv_kick(ctx, slot, false);
 	return ret;
 }
 
@@ -690,6 +760,7 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct sv_qp *qp = to_svqp(ibqp);
 	struct sv_uwq *wq = &qp->sq;
 	struct sv_send_wqe *w;
+	uint32_t nsig = 0;
 	int ret = 0;
 
 	/* As rxe and mlx5: no posting to the send queue before INIT. */
@@ -707,13 +778,14 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		ret = sv_fill_send(qp, w, wr);
 		if (ret)
 			break;
+		nsig += qp->sig_all || (w->send_flags & IBV_SEND_SIGNALED);
 		wq->prod++;
 	}
 	sv_uwq_publish(wq);
 	sv_uwq_unlock(wq);
 	if (ret)
 		*bad = wr;
-	sv_kick(ibqp->context, qp->db_slot);
+	sv_kick(ibqp->context, qp->db_slot, sv_sig_posted(qp, nsig));
 	return ret;
 }
 
@@ -750,6 +822,7 @@ static void sv_wr_begin(struct ibv_qp_ex *q, enum ibv_wr_opcode op)
 	w->send_flags = q->wr_flags;
 	qp->wr_cur = w;
 	qp->sq.prod++;
+	qp->wr_nsig += qp->sig_all || (q->wr_flags & IBV_SEND_SIGNALED);
 	/* A new WR ends an mkey configure that lacked setters. */
 	if (qp->umr)
 		qp->wr_err = EINVAL;
@@ -1304,6 +1377,7 @@ static void sv_x_start(struct ibv_qp_ex *q)
 	qp->wr_err = q->qp_base.state == IBV_QPS_RESET ? EINVAL : 0;
 	qp->wr_cur = NULL;
 	qp->wr_start_prod = qp->sq.prod;
+	qp->wr_nsig = 0;
 }
 
 static int sv_x_complete(struct ibv_qp_ex *q)
@@ -1323,7 +1397,8 @@ static int sv_x_complete(struct ibv_qp_ex *q)
 	qp->wr_err = 0;
 	sv_uwq_unlock(&qp->sq);
 	if (!ret)
-		sv_kick(q->qp_base.context, qp->db_slot);
+		sv_kick(q->qp_base.context, qp->db_slot,
+			sv_sig_posted(qp, qp->wr_nsig));
 	return ret;
 }
 

@@ -372,6 +372,7 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	c.srq_handle = attr->srq ? attr->srq->handle : 0;
 	c.qp_type = dc_type ? dc_type : attr->qp_type;
 	/* One mapping for both rings: a small QP takes one page. */
+	qp->sig_all = attr->sq_sig_all;
 	c.flags = (attr->sq_sig_all ? SV_CREATE_QP_SQ_SIG_ALL : 0) | dv_flags |
 		  SV_CREATE_QP_SHARED_RINGS;
 	if (dc_type == SV_QPT_DCT) {

@@ -42,6 +42,8 @@ struct sv_context {
 	uint64_t drive_backoff;
 	bool no_drive;			/* the kernel does not drive */
 	bool no_ring_qp;		/* nor take SV_RING_QP */
+	/* posts left their rings to the next poll (uapi: SV_DB_DEFER) */
+	uint32_t deferred;
 };
 
 #ifndef container_of
@@ -186,6 +188,12 @@ struct sv_cq {
 	uint32_t cqe_offset;
 	struct sv_cqe cur;		/* ibv_cq_ex: the current CQE */
 	uint64_t cur_wallclock;		/* ... and its sv_cqe_ext's */
+	/*
+	 * Signaled send WRs of its QPs not yet polled (post.c): while any
+	 * are, a poll will come, and posts may leave their rings to it.
+	 * Only a guess (an error completes unsignaled WRs too).
+	 */
+	int64_t sig_out;
 };
 
 static inline struct sv_cq *to_svcq(struct ibv_cq *cq)
@@ -306,6 +314,8 @@ struct sv_qp {
 	/* data path (post.c) */
 	struct sv_uwq sq, rq;
 	uint32_t db_slot;		/* its doorbell hint slot (post.c) */
+	bool sig_all;			/* created with sq_sig_all */
+	uint32_t wr_nsig;		/* ibv_wr_*: signaled WRs since start */
 	void *app_ring;			/* its parent domain's buffer, or NULL */
 	uint32_t max_inline;
 	uint32_t max_tso_header;	/* RAW_PACKET: IBV_WR_TSO headers */
@@ -334,6 +344,7 @@ void sv_ring_unmap(struct ibv_context *ctx, struct sv_ring_map *m);
 
 /* post.c: an empty poll takes work waiting for a busy engine (cq.c) */
 bool sv_db_rx_ring(struct ibv_context *ctx, uint32_t cq_handle);
+void sv_db_flush(struct ibv_context *ctx);
 
 /* post.c: a receive or send ring's mapping (QPs, SRQs, WQs) */
 int sv_uwq_map(struct ibv_context *ctx, struct sv_uwq *wq, uint64_t off,
