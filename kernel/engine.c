@@ -78,6 +78,11 @@
  * poster's own file: a post never runs another file's WRs (posted work
  * is either done or with a woken kthread, which sleeps only when every
  * queue is empty or backing off, then with a timer for the back-off).
+ * A busy poster's posts share their rings (SV_DB_DEFER, uapi): while a
+ * file says its posts would defer (its doorbell page's defer), the
+ * kthread lets them, in every hinted file it serves, and never sleeps
+ * longer than SV_ENGINE_LAZY_NS meanwhile (sv_engine_lazy()); its
+ * wakeups run what the deferred posts' hint bits name.
  * Polls do the same for frames queued for the file's QPs: while the
  * kthread sleeps or shares its CPU they set the doorbell page's rx, and a
  * poll that finds its CQ empty rings for them.

@@ -1898,19 +1898,20 @@ struct sv_doorbell {
 
 #define SV_DB_NEED_WAKEUP	0x1U
 /*
- * SV_DB_DEFER (with SV_DB_NEED_WAKEUP): the engine looks at the file's
- * hint bits at least every SV_DB_DEFER_US microseconds, though it sleeps
- * or shares its CPU. A post may then set its QP's bits and leave the
- * ring to a later call, as the library does when its send CQ has a
- * completion it asked for outstanding (a poll will come): the next poll,
- * ibv_req_notify_cq() or ibv_get_cq_event() of the context rings once
- * (flags 0) for all such posts, so a busy poster makes one syscall per
- * poll, not per WR. Its barriers are the hints': the library sets the
- * bits, issues a full barrier and looks at flags; the engine clears
- * SV_DB_DEFER, issues smp_mb() and then looks at the bits. A post that
- * finds SV_DB_NEED_WAKEUP without SV_DB_DEFER rings. The kernel sets the
- * flag while files of its engine defer (struct sv_doorbell's defer), and
- * a plain doorbell's pass then runs up to 64 WQEs of a QP, not 4.
+ * SV_DB_DEFER (with SV_DB_NEED_WAKEUP): the engine sleeps no longer than
+ * SV_DB_DEFER_US microseconds and then runs the QPs the file's hint bits
+ * name (on a shared CPU, as soon as the scheduler lets it). A post may
+ * then set its QP's bits and leave the ring to a later call, as the
+ * library does when its send CQ has a completion it asked for
+ * outstanding (a poll will come): the context's next poll,
+ * ibv_req_notify_cq() or ibv_get_cq_event() rings once (flags 0) for all
+ * such posts, so a busy poster makes one syscall per poll, not per WR.
+ * Its barriers are the hints': the library sets the bits, issues a full
+ * barrier and looks at flags; the engine clears SV_DB_DEFER, issues
+ * smp_mb() and then looks at the bits. A post that finds
+ * SV_DB_NEED_WAKEUP without SV_DB_DEFER rings. The kernel sets the flag
+ * while files of its engine defer (struct sv_doorbell's defer), and a
+ * plain doorbell's pass then runs up to 64 WQEs of a QP, not 4.
  */
 #define SV_DB_DEFER		0x2U
 #define SV_DB_DEFER_US		200

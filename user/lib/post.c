@@ -161,6 +161,10 @@ static bool sv_sig_posted(struct sv_qp *qp, uint32_t nsig)
 		return false;
 	cq = to_svcq(send_cq);
 	out = __atomic_load_n(&cq->sig_out, __ATOMIC_RELAXED);
+	/* Errors of unsignaled WRs took it below: start again from none. */
+	if (out < 0)
+		__atomic_compare_exchange_n(&cq->sig_out, &out, 0, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	if (nsig)
 		__atomic_fetch_add(&cq->sig_out, nsig, __ATOMIC_RELAXED);
 	return out > 0;
