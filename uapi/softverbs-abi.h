@@ -1914,7 +1914,7 @@ struct sv_doorbell {
  * plain doorbell's pass then runs up to 64 WQEs of a QP, not 4.
  */
 #define SV_DB_DEFER		0x2U
-#define SV_DB_DEFER_US		200
+#define SV_DB_DEFER_US		1000
 #define SV_DB_HINT_OFFSET	4096
 #define SV_DB_SLOTS		32768
 #define SV_DB_NO_SLOT		0xffffffffU

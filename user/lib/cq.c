@@ -6,7 +6,9 @@
  * the kernel's producer index (acquire) and hands slots back by storing
  * our consumer index (release); ibv_req_notify_cq() sets a bit in the
  * ring's arm word. The contract is in uapi/softverbs-abi.h. Neither
- * polls nor arms enter the kernel.
+ * polls nor arms enter the kernel, but to ring once for posts that left
+ * their rings to them (post.c, SV_DB_DEFER) and for an empty poll's
+ * frames or drive.
  */
 #include <limits.h>
 #include <stdlib.h>
