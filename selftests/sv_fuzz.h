@@ -1995,6 +1995,11 @@ FZ void fz_datapath(struct fz *fz)
 						  FZ_RND(fz), __ATOMIC_SEQ_CST);
 				__atomic_fetch_or(&db->hint_sum[FZ_N(fz, 8)],
 						  FZ_RND(fz), __ATOMIC_SEQ_CST);
+				/* "Posts defer": any word (SV_DB_DEFER) */
+				if (FZ_PCT(fz, 30))
+					__atomic_store_n(&db->defer,
+							 (__u32)FZ_RND(fz),
+							 __ATOMIC_RELAXED);
 			}
 			kick = m->fdi;
 		}
