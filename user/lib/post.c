@@ -124,6 +124,16 @@ static bool sv_ring_qp(struct ibv_context *ctx, uint32_t slot)
 }
 
 /*
+ * Set a flag word that another side clears (the kernel, a flushing
+ * thread), unless it is set: a post then leaves its cache line shared.
+ */
+static void sv_mark(uint32_t *w)
+{
+	if (!__atomic_load_n(w, __ATOMIC_RELAXED))
+		__atomic_store_n(w, 1, __ATOMIC_RELEASE);
+}
+
+/*
  * Leave the ring of a post to the QP in slot to the next poll (uapi:
  * SV_DB_DEFER): its bits name it, then the flags are looked at again
  * (the engine clears SV_DB_DEFER, then looks at the bits). True if no
@@ -140,10 +150,8 @@ static bool sv_defer(struct sv_context *c, uint32_t slot)
 		return true;
 	if (!(flags & SV_DB_DEFER))
 		return false;
-	if (!__atomic_load_n(&c->db->defer, __ATOMIC_RELAXED))
-		__atomic_store_n(&c->db->defer, 1, __ATOMIC_RELAXED);
-	if (!__atomic_load_n(&c->deferred, __ATOMIC_RELAXED))
-		__atomic_store_n(&c->deferred, 1, __ATOMIC_RELEASE);
+	sv_mark(&c->db->defer);
+	sv_mark(&c->deferred);
 	return true;
 }
 
@@ -204,16 +212,15 @@ static void sv_kick(struct ibv_context *ctx, uint32_t slot, bool defer)
 	 * after them (the engine sets it, then looks at the bits).
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&c->db->posted, __ATOMIC_RELAXED))
-		__atomic_store_n(&c->db->posted, 1, __ATOMIC_RELAXED);
+	sv_mark(&c->db->posted);
 	flags = __atomic_load_n(&c->db->flags, __ATOMIC_RELAXED);
 	if (flags & SV_DB_NEED_WAKEUP) {
 		defer = defer && c->hint && slot < SV_DB_SLOTS;
 		if (defer && flags & SV_DB_DEFER && sv_defer(c, slot))
 			return;
 		/* Ask for SV_DB_DEFER: this ring tells the engine. */
-		if (defer && !__atomic_load_n(&c->db->defer, __ATOMIC_RELAXED))
-			__atomic_store_n(&c->db->defer, 1, __ATOMIC_RELAXED);
+		if (defer)
+			sv_mark(&c->db->defer);
 		if (sv_ring_qp(ctx, slot))
 			return;
 	}
