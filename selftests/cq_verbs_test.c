@@ -6,11 +6,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "sv_harness.h"
 #include "sv_qp_test.h"
@@ -165,6 +172,115 @@ TEST_F(ctx, cq_ex)
 	a.cqe = 0;
 	EXPECT_EQ(NULL, ibv_create_cq_ex(self->ctx, &a));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * Empty polls yield the CPU after SOFTVERBS_POLL_YIELD_US (default 200)
+ * of nothing: counted by trapping sched_yield() with seccomp in a child
+ * that polls an empty CQ for 20 ms. Its exit status is the count (at
+ * most 250), or 255 on a setup failure.
+ */
+static volatile sig_atomic_t yields;
+
+static void count_yield(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si->si_syscall == __NR_sched_yield)
+		yields++;
+}
+
+static int trap_sched_yield(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sched_yield, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = 4, .filter = f };
+	struct sigaction sa = {
+		.sa_sigaction = count_yield, .sa_flags = SA_SIGINFO,
+	};
+
+	if (sigaction(SIGSYS, &sa, NULL) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void empty_poll_child(const char *env, bool ex)
+{
+	struct ibv_cq_init_attr_ex a = { .cqe = 4 };
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_cq_ex *cq;
+	struct ibv_wc wc;
+	double end;
+	int n;
+
+	if (env)
+		setenv("SOFTVERBS_POLL_YIELD_US", env, 1);
+	else
+		unsetenv("SOFTVERBS_POLL_YIELD_US");
+	list = ibv_get_device_list(&n);
+	ctx = list ? sv_open_named(list, "softverbs0") : NULL;
+	cq = ctx ? ibv_create_cq_ex(ctx, &a) : NULL;
+	if (!cq || trap_sched_yield())
+		_exit(255);
+	end = now_s() + 0.02;
+	while (now_s() < end) {
+		if (ex ? ibv_start_poll(cq, &pa) != ENOENT :
+			 ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc) != 0)
+			_exit(255);
+	}
+	_exit(yields > 250 ? 250 : yields);
+}
+
+static int empty_poll_yields(const char *env, bool ex)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		empty_poll_child(env, ex);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST(empty_polls_yield_the_cpu)
+{
+	int n;
+
+	/* 20 ms of empty polls: a yield about every 200 us. */
+	n = empty_poll_yields(NULL, false);
+	ASSERT_NE(255, n);
+	EXPECT_LE(2, n);
+	EXPECT_GE(100, n);
+	n = empty_poll_yields(NULL, true);
+	EXPECT_LE(2, n);
+	EXPECT_GE(100, n);
+	n = empty_poll_yields("1000", false);
+	EXPECT_LE(1, n);
+	EXPECT_GE(20, n);
+	/* Never, and not within a second. */
+	EXPECT_EQ(0, empty_poll_yields("0", false));
+	EXPECT_EQ(0, empty_poll_yields("0", true));
+	EXPECT_EQ(0, empty_poll_yields("1000000", false));
 }
 
 TEST_F(ctx, close_with_live_cqs)

@@ -7,10 +7,12 @@
  * our consumer index (release); ibv_req_notify_cq() sets a bit in the
  * ring's arm word. The contract is in uapi/softverbs-abi.h. Neither
  * polls nor arms enter the kernel, but to ring once for posts that left
- * their rings to them (post.c, SV_DB_DEFER) and for an empty poll's
- * frames or drive.
+ * their rings to them (post.c, SV_DB_DEFER), for an empty poll's frames
+ * or drive, and to yield the CPU after a long run of empty polls (below).
  */
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -95,6 +97,67 @@ static int sv_cq_take(struct sv_cq *cq, int num_entries, struct ibv_wc *wc)
 	return n;
 }
 
+/*
+ * A poller that has found its CQ empty for SV_POLL_YIELD_NS yields its
+ * CPU (sched_yield()) to whatever else is runnable there, and again each
+ * such time after. Two processes that poll on one CPU (a sender waiting
+ * for its completions, its receiver for their messages) otherwise take
+ * turns only at the end of scheduler time slices, milliseconds, each
+ * spinning on a CPU the other needs: ib_send_bw ran 3 to 4x slower so.
+ * Alone on its CPU, the call returns at once: a syscall per
+ * SV_POLL_YIELD_NS of spinning. The clock is read every
+ * SV_POLL_CLOCK_EVERY empty polls. SOFTVERBS_POLL_YIELD_US sets the time
+ * (0: never yield).
+ */
+#define SV_POLL_YIELD_NS	200000ULL
+#define SV_POLL_CLOCK_EVERY	64
+
+static pthread_once_t sv_poll_yield_once = PTHREAD_ONCE_INIT;
+static uint64_t sv_poll_yield_ns = SV_POLL_YIELD_NS;
+
+static void sv_poll_yield_init(void)
+{
+	const char *v = secure_getenv("SOFTVERBS_POLL_YIELD_US");
+	unsigned long long us;
+	char *end;
+
+	if (!v || !*v)
+		return;
+	errno = 0;
+	us = strtoull(v, &end, 10);
+	if (!errno && !*end && us <= UINT64_MAX / 1000)
+		sv_poll_yield_ns = us * 1000;
+}
+
+/* After each poll: empty or not. Counts are a heuristic: relaxed. */
+static void sv_cq_idle(struct sv_cq *cq, bool empty)
+{
+	uint64_t now;
+	uint32_t n;
+
+	if (!empty) {
+		if (__atomic_load_n(&cq->empty, __ATOMIC_RELAXED))
+			__atomic_store_n(&cq->empty, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	n = __atomic_add_fetch(&cq->empty, 1, __ATOMIC_RELAXED);
+	if (n % SV_POLL_CLOCK_EVERY)
+		return;
+	pthread_once(&sv_poll_yield_once, sv_poll_yield_init);
+	if (!sv_poll_yield_ns)
+		return;
+	now = sv_now_ns();
+	if (n == SV_POLL_CLOCK_EVERY) {
+		__atomic_store_n(&cq->empty_since, now, __ATOMIC_RELAXED);
+		return;
+	}
+	if (now - __atomic_load_n(&cq->empty_since, __ATOMIC_RELAXED) <
+	    sv_poll_yield_ns)
+		return;
+	sched_yield();
+	__atomic_store_n(&cq->empty_since, sv_now_ns(), __ATOMIC_RELAXED);
+}
+
 static int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct sv_cq *cq = to_svcq(ibcq);
@@ -107,6 +170,7 @@ static int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	/* Empty: take the frames waiting for a busy engine, then once more */
 	if (!n && sv_db_rx_ring(ibcq->context, ibcq->handle))
 		n = sv_cq_take(cq, num_entries, wc);
+	sv_cq_idle(cq, !n);
 	return n;
 }
 
@@ -141,14 +205,18 @@ static int sv_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	sv_cq_lock(cq);
 	if (!sv_cq_next(cq, &cq->cur, &cq->cur_wallclock)) {
 		sv_cq_unlock(cq);
-		if (!sv_db_rx_ring(ibcq->context, cq->cq.handle))
+		if (!sv_db_rx_ring(ibcq->context, cq->cq.handle)) {
+			sv_cq_idle(cq, true);
 			return ENOENT;	/* the caller does not call end_poll */
+		}
 		sv_cq_lock(cq);
 		if (!sv_cq_next(cq, &cq->cur, &cq->cur_wallclock)) {
 			sv_cq_unlock(cq);
+			sv_cq_idle(cq, true);
 			return ENOENT;
 		}
 	}
+	sv_cq_idle(cq, false);
 	sv_cq_ex_load(cq);
 	return 0;
 }

@@ -235,7 +235,7 @@ static void sv_kick(struct ibv_context *ctx, uint32_t slot, bool defer)
 #define SV_DRIVE_BACKOFF_MIN	16000ULL
 #define SV_DRIVE_BACKOFF_MAX	1000000ULL
 
-static uint64_t sv_now_ns(void)
+uint64_t sv_now_ns(void)
 {
 	struct timespec ts;
 

@@ -194,6 +194,12 @@ struct sv_cq {
 	 * Only a guess (an error completes unsignaled WRs too).
 	 */
 	int64_t sig_out;
+	/*
+	 * Empty polls in a row, and when the count last reached a multiple
+	 * of SV_POLL_CLOCK_EVERY with the clock read (ns): cq.c, "yield".
+	 */
+	uint32_t empty;
+	uint64_t empty_since;
 };
 
 static inline struct sv_cq *to_svcq(struct ibv_cq *cq)
@@ -344,6 +350,7 @@ void sv_ring_unmap(struct ibv_context *ctx, struct sv_ring_map *m);
 
 /* post.c: an empty poll takes work waiting for a busy engine (cq.c) */
 bool sv_db_rx_ring(struct ibv_context *ctx, uint32_t cq_handle);
+uint64_t sv_now_ns(void);
 void sv_db_flush(struct ibv_context *ctx);
 
 /* post.c: a receive or send ring's mapping (QPs, SRQs, WQs) */
