@@ -199,7 +199,7 @@ static int trap_sched_yield(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = 4, .filter = f };
+	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
 	struct sigaction sa = {
 		.sa_sigaction = count_yield, .sa_flags = SA_SIGINFO,
 	};

@@ -195,8 +195,8 @@ struct sv_cq {
 	 */
 	int64_t sig_out;
 	/*
-	 * Empty polls in a row, and when the count last reached a multiple
-	 * of SV_POLL_CLOCK_EVERY with the clock read (ns): cq.c, "yield".
+	 * Empty polls in a row, and the clock (ns) at the run's first read
+	 * or its last yield: cq.c, sv_cq_idle().
 	 */
 	uint32_t empty;
 	uint64_t empty_since;
