@@ -127,4 +127,79 @@ TEST_F_TIMEOUT(wire, mckey, 300)
 	EXPECT_EQ(0, sh(cmd));
 }
 
+/*
+ * The rxe end through our librdmacm.so.1 too: it hands rxe's ids to the
+ * system's librdmacm (rdmacm_system.c), so one library serves both.
+ * rping (an id bound to, or resolved from, rxe's address), rdma_server
+ * and rdma_client (synchronous ids, rdma_create_ep) and ucmatose, whose
+ * server binds the wildcard (a listener on both libraries).
+ */
+TEST_F_TIMEOUT(wire, rxe_through_ours, 400)
+{
+	char s_args[128], c_args[128];
+	const char *ip = S_IP(IP_A, IP_B);
+
+	if (!variant->rxe)
+		SKIP(return, "for the rxe end");
+	self->a.lib = true;
+	snprintf(s_args, sizeof(s_args), "-s -v -V -C 5 -a %s -p 18740", ip);
+	snprintf(c_args, sizeof(c_args), "-c -v -V -C 5 -a %s -p 18740", ip);
+	EXPECT_EQ(0, cm_pair(SERVER, CLIENT, "rping", s_args, c_args,
+			     "ping data: rdma-ping-4: "));
+	snprintf(s_args, sizeof(s_args), "rdma_server -s %s -p 18741", ip);
+	snprintf(c_args, sizeof(c_args), "rdma_client -s %s -p 18741", ip);
+	EXPECT_EQ(0, pair(SERVER, s_args, CLIENT, c_args, "refused", 25,
+			  false, "rdma_client: end 0"));
+	snprintf(c_args, sizeof(c_args), "-s %s -p 18742 -c 2 -C 20 -S 500",
+		 ip);
+	EXPECT_EQ(0, cm_pair(SERVER, CLIENT, "ucmatose",
+			     "-p 18742 -c 2 -C 20 -S 500", c_args,
+			     "test complete"));
+}
+
+/*
+ * One program, both libraries at once: a ucmatose server in init_net on
+ * the wildcard, through ours, takes a connection from the softverbs end
+ * across the wire to rxe's address (the system's library) and one from a
+ * softverbs device of its own namespace (ours), bound to a dummy.
+ */
+TEST_F_TIMEOUT(wire, both_at_once, 300)
+{
+	char svctl[PATH_MAX + 32], pre[PATH_MAX + 64], bpre[PATH_MAX + 64];
+
+	if (!variant->rxe || !variant->a_serves)
+		SKIP(return, "for rxe serving");
+	snprintf(svctl, sizeof(svctl), "%s/../bin/svctl", sv_compat_dir());
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; ip link add " DUMMY_D " type dummy; "
+		 "ip addr add " IP_D "/24 dev " DUMMY_D "; "
+		 "ip link set " DUMMY_D " up; %s link add " SV_D " netdev "
+		 DUMMY_D, svctl);
+	ASSERT_EQ(0, sh(cmd));
+	self->a.lib = true;
+	end_prefix(&self->a, pre, sizeof(pre));
+	end_prefix(&self->b, bpre, sizeof(bpre));
+	/* Each client tries again while the server does not listen yet. */
+	snprintf(cmd, sizeof(cmd),
+		 "o=/tmp/svboth.$$; "
+		 "%s timeout %d stdbuf -oL ucmatose -p 18743 -c 2 -C 20 "
+		 "> $o.s 2>&1 & s=$!; "
+		 "cl() { n=$1; shift; for i in $(seq 25); do sleep 0.5; "
+		 "\"$@\" > $o.$n 2>&1 && return 0; "
+		 "grep -q 'REJECTED\\|UNREACHABLE' $o.$n || return 1; done; "
+		 "return 1; }; "
+		 "cl w %s timeout %d ucmatose -s " IP_A " -p 18743 -c 1 -C 20 & "
+		 "w=$!; cl l %s timeout %d ucmatose -s " IP_D
+		 " -p 18743 -c 1 -C 20; l=$?; wait $w; w=$?; wait $s; q=$?; "
+		 "[ $q = 0 -a $w = 0 -a $l = 0 ] || { echo \"server $q\"; "
+		 "cat $o.s; echo \"wire client $w\"; cat $o.w; "
+		 "echo \"local client $l\"; cat $o.l; }; "
+		 "grep -q 'test complete' $o.w && grep -q 'test complete' $o.l; "
+		 "r=$?; rm -f $o.s $o.w $o.l; [ $q = 0 -a $w = 0 -a $l = 0 ] && "
+		 "[ $r = 0 ]",
+		 pre, 120 * sv_slow(), bpre, 60 * sv_slow(), pre,
+		 60 * sv_slow());
+	EXPECT_EQ(0, sh(cmd));
+}
+
 TEST_HARNESS_MAIN

@@ -37,6 +37,10 @@
 #define IP_B	"198.51.100.2"
 #define IP6_A	"2001:db8:51::1"
 #define IP6_B	"2001:db8:51::2"
+/* A softverbs device beside rxe in init_net (cm_test's both_at_once) */
+#define DUMMY_D	"svwd"
+#define SV_D	"svwire2"
+#define IP_D	"198.51.101.1"
 
 static char cmd[4 * PATH_MAX];
 
@@ -53,6 +57,7 @@ struct end {
 	const char *dev;
 	bool sv;
 	int g4, g6;		/* its IPv4 and IPv6 addresses' GID indexes */
+	bool lib;		/* rxe, through our libraries (rdma-core's beside) */
 };
 
 /* "ip netns exec NS env ..." so that a command runs as that end's. */
@@ -60,8 +65,9 @@ static inline void end_prefix(const struct end *e, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s %s", *e->ns ? "ip netns exec " : "",
 		 e->ns, *e->ns ? " " : "",
-		 e->sv ? "env LD_LIBRARY_PATH=" : "env -u LD_LIBRARY_PATH");
-	if (e->sv)
+		 e->sv || e->lib ? "env LD_LIBRARY_PATH=" :
+		 "env -u LD_LIBRARY_PATH");
+	if (e->sv || e->lib)
 		strncat(buf, sv_compat_dir(), len - strlen(buf) - 1);
 }
 
@@ -267,12 +273,15 @@ static inline void wire_down(void)
 	snprintf(cmd, sizeof(cmd),
 		 "pkill -KILL -x 'ibv_(ud|rc|uc)_pingpong|rping|ucmatose|udaddy|mckey|ib_.*|rdma_server|rdma_client' "
 		 "2>/dev/null; sleep 0.2; "
+		 "%s link del " SV_D " 2>/dev/null; ip link del " DUMMY_D
+		 " 2>/dev/null; "
 		 "rdma link del " RXE " 2>/dev/null; "
 		 "ip netns exec " NS_A " %s link del " SV_A " 2>/dev/null; "
 		 "ip netns exec " NS_B " %s link del " SV_B " 2>/dev/null; "
 		 "ip link del " END_A " 2>/dev/null; "
 		 "ip netns del " NS_A " 2>/dev/null; "
-		 "ip netns del " NS_B " 2>/dev/null; true", svctl, svctl);
+		 "ip netns del " NS_B " 2>/dev/null; true", svctl, svctl,
+		 svctl);
 	sh(cmd);
 }
 
@@ -329,8 +338,8 @@ FIXTURE_SETUP(wire)
 	ASSERT_EQ(0, sh("ip netns exec " NS_B " bash -c 'echo > /dev/udp/"
 			IP6_A "/9' && sleep 0.5"));
 	self->a = (struct end){ a_ns, variant->rxe ? RXE : SV_A,
-				!variant->rxe, -1, -1 };
-	self->b = (struct end){ NS_B, SV_B, true, -1, -1 };
+				!variant->rxe, -1, -1, false };
+	self->b = (struct end){ NS_B, SV_B, true, -1, -1, false };
 	self->a.g4 = gid_index(&self->a, IP_A);
 	self->a.g6 = gid_index(&self->a, IP6_A);
 	self->b.g4 = gid_index(&self->b, IP_B);

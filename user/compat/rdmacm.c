@@ -23,11 +23,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
-
 #include "rdmacm.h"
+#include "../lib/sv_private.h"
 
 /* Opened device contexts and their default PDs, for the library's life */
 static pthread_mutex_t sv_dev_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,7 +62,10 @@ static int sv_open_all(void)
 		ret = -1;
 		goto out;
 	}
+	/* The system's librdmacm serves the others (rdmacm_system.c). */
 	for (i = 0; i < n; i++) {
+		if (!sv_private_device_is_ours(list[i]))
+			continue;
 		sv_ctxs[sv_nctx] = ibv_open_device(list[i]);
 		if (sv_ctxs[sv_nctx])
 			sv_nctx++;
@@ -111,31 +116,63 @@ int sv_cm_ioctl(int fd, unsigned long cmd, void *arg)
  * listening later take no more than their ioctls (perftest -R's server
  * races its client's connect to listen).
  */
+/* Both fds in an epoll fd, each non-blocking (sv_cms_wait() waits). */
+static int sv_chan_merge(struct sv_cm_chan *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0)
+		return -1;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, c->kfd, &ev) ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, c->sys->fd, &ev) ||
+	    fcntl(c->kfd, F_SETFL, fcntl(c->kfd, F_GETFL) | O_NONBLOCK) ||
+	    fcntl(c->sys->fd, F_SETFL,
+		  fcntl(c->sys->fd, F_GETFL) | O_NONBLOCK)) {
+		close(ep);
+		return -1;
+	}
+	c->ch.fd = ep;
+	return 0;
+}
+
 SV_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
 {
-	struct rdma_event_channel *ch;
+	struct sv_cm_chan *c;
 
 	if (sv_open_all())
 		return NULL;
-	ch = calloc(1, sizeof(*ch));
-	if (!ch) {
+	c = calloc(1, sizeof(*c));
+	if (!c) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	ch->fd = open(SV_DEV_DIR "/" SV_CM_DEV_NAME, O_RDWR | O_CLOEXEC);
-	if (ch->fd < 0) {
+	c->kfd = open(SV_DEV_DIR "/" SV_CM_DEV_NAME, O_RDWR | O_CLOEXEC);
+	if (c->kfd < 0) {
 		if (errno == ENOENT)
 			errno = ENODEV;
-		free(ch);
+		free(c);
 		return NULL;
 	}
-	return ch;
+	c->ch.fd = c->kfd;
+	c->sys = sv_cms_channel();
+	if (c->sys && sv_chan_merge(c)) {
+		SV_CMS_VOID(rdma_destroy_event_channel, c->sys);
+		c->sys = NULL;
+	}
+	return &c->ch;
 }
 
 SV_EXPORT void rdma_destroy_event_channel(struct rdma_event_channel *ch)
 {
-	close(ch->fd);
-	free(ch);
+	struct sv_cm_chan *c = sv_chan(ch);
+
+	if (c->sys) {
+		SV_CMS_VOID(rdma_destroy_event_channel, c->sys);
+		close(ch->fd);
+	}
+	close(c->kfd);
+	free(c);
 }
 
 static uint32_t sv_qpt(enum ibv_qp_type t)
@@ -143,9 +180,8 @@ static uint32_t sv_qpt(enum ibv_qp_type t)
 	return t == IBV_QPT_UD ? SV_QPT_UD : SV_QPT_RC;
 }
 
-static struct sv_cm_idp *sv_idp_new(struct rdma_event_channel *ch,
-				    void *context, enum rdma_port_space ps,
-				    enum ibv_qp_type qpt)
+struct sv_cm_idp *sv_idp_new(struct rdma_event_channel *ch, void *context,
+			     enum rdma_port_space ps, enum ibv_qp_type qpt)
 {
 	struct sv_cm_idp *p = calloc(1, sizeof(*p));
 
@@ -162,7 +198,7 @@ static struct sv_cm_idp *sv_idp_new(struct rdma_event_channel *ch,
 	return p;
 }
 
-static void sv_idp_free(struct sv_cm_idp *p)
+void sv_idp_free(struct sv_cm_idp *p)
 {
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
@@ -188,7 +224,7 @@ int sv_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id,
 		goto err;
 	c.uid = (uintptr_t)p;
 	c.qp_type = sv_qpt(qpt);
-	if (sv_cm_ioctl(ch->fd, SV_CM_IOC_CREATE_ID, &c)) {
+	if (sv_cm_ioctl(sv_kfd(ch), SV_CM_IOC_CREATE_ID, &c)) {
 		sv_idp_free(p);
 		goto err;
 	}
@@ -213,13 +249,37 @@ SV_EXPORT int rdma_create_id(struct rdma_event_channel *ch,
 			    IBV_QPT_UD : IBV_QPT_RC);
 }
 
+/* A forwarded id: the system's goes, after the event it holds. */
+static int sv_destroy_fwd(struct sv_cm_idp *p)
+{
+	struct rdma_cm_id *id = &p->id;
+
+	if (id->event) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
+	if (SV_CMS(rdma_destroy_id, p->sys))
+		return -1;
+	if (p->sync)
+		rdma_destroy_event_channel(id->channel);
+	free(p->qp_init_attr);
+	sv_idp_free(p);
+	return 0;
+}
+
 SV_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct sv_cm_idp *p = sv_idp(id);
 	struct sv_cm_destroy_id c = { .size = sizeof(c), .id = p->handle };
 
+	if (p->fwd)
+		return sv_destroy_fwd(p);
+	/* A wildcard's system id beside ours. */
+	if (p->sys && SV_CMS(rdma_destroy_id, p->sys))
+		return -1;
+	p->sys = NULL;
 	sv_mc_leave_all(p);
-	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_DESTROY_ID, &c))
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_DESTROY_ID, &c))
 		return -1;
 	if (id->event)		/* a synchronous id's last one */
 		rdma_ack_cm_event(id->event);
@@ -267,7 +327,7 @@ static int sv_query_k(struct sv_cm_idp *p, struct sv_cm_query *out)
 	struct rdma_cm_id *id = &p->id;
 	int i;
 
-	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_QUERY, &q))
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_QUERY, &q))
 		return -1;
 	if (out)
 		*out = q;
@@ -311,27 +371,185 @@ static int sv_query(struct sv_cm_idp *p)
 	return sv_query_k(p, NULL);
 }
 
+static __be16 sv_port_of(const struct sockaddr *a)
+{
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_port;
+	if (a->sa_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)a)->sin6_port;
+	return 0;
+}
+
+/* The IPv4-mapped or IPv6 GID of an address. */
+static bool sv_addr_gid(const struct sockaddr *a, union ibv_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	if (a->sa_family == AF_INET) {
+		gid->raw[10] = 0xff;
+		gid->raw[11] = 0xff;
+		memcpy(&gid->raw[12],
+		       &((const struct sockaddr_in *)a)->sin_addr, 4);
+		return true;
+	}
+	if (a->sa_family == AF_INET6) {
+		memcpy(gid->raw, &((const struct sockaddr_in6 *)a)->sin6_addr,
+		       16);
+		return true;
+	}
+	return false;
+}
+
+/* Does a softverbs device of this namespace hold the address? */
+bool sv_cm_addr_ours(const struct sockaddr *a)
+{
+	struct ibv_port_attr pa;
+	union ibv_gid want, gid;
+	int i, j;
+
+	if (!sv_addr_gid(a, &want) || sv_open_all())
+		return false;
+	for (i = 0; i < sv_nctx; i++) {
+		if (ibv_query_port(sv_ctxs[i], 1, &pa))
+			continue;
+		for (j = 0; j < pa.gid_tbl_len; j++)
+			if (!ibv_query_gid(sv_ctxs[i], 1, j, &gid) &&
+			    !memcmp(&gid, &want, sizeof(gid)))
+				return true;
+	}
+	return false;
+}
+
+static bool sv_addr_any(const struct sockaddr *a)
+{
+	static const struct in6_addr any6;
+
+	if (a->sa_family == AF_INET)
+		return !((const struct sockaddr_in *)a)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &any6,
+		       sizeof(any6));
+}
+
+/*
+ * Is dst reached from an address of a device of the system's library?
+ * The source the kernel's routing picks (a connected UDP socket's) says.
+ */
+static bool sv_route_is_system(const struct sockaddr *src,
+			       const struct sockaddr *dst)
+{
+	struct sockaddr_storage s;
+	socklen_t len = sizeof(s);
+	bool sys = false;
+	int fd;
+
+	if (src && sv_addr_len(src) && !sv_addr_any(src))
+		return !sv_cm_addr_ours(src);
+	if (!sv_addr_len(dst))
+		return false;
+	fd = socket(dst->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	if (!connect(fd, dst, sv_addr_len(dst)) &&
+	    !getsockname(fd, (struct sockaddr *)&s, &len))
+		sys = !sv_cm_addr_ours((struct sockaddr *)&s);
+	close(fd);
+	return sys;
+}
+
+/* The port ours took, for the system's id beside it. */
+static void sv_set_port(struct sockaddr_storage *a, __be16 port)
+{
+	if (a->ss_family == AF_INET)
+		((struct sockaddr_in *)a)->sin_port = port;
+	else
+		((struct sockaddr_in6 *)a)->sin6_port = port;
+}
+
+static void sv_drop_sys(struct sv_cm_idp *p)
+{
+	int save = errno;
+
+	if (p->sys)
+		SV_CMS(rdma_destroy_id, p->sys);
+	p->sys = NULL;
+	errno = save;
+}
+
+/*
+ * A wildcard binds the system's id beside ours, to the same port, so
+ * that a listener takes requests from every device: a port named is bound
+ * there first (busy there, the bind fails with nothing bound); a port
+ * picked for us is tried there after, and if busy the id is ours alone.
+ */
 SV_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
-	struct sv_cm_bind c = { .size = sizeof(c), .id = sv_idp(id)->handle };
+	struct sv_cm_idp *p = sv_idp(id);
+	struct sv_cm_bind c = { .size = sizeof(c), .id = p->handle };
+	bool sys = sv_chan(id->channel)->sys, both;
+	struct sockaddr_storage a;
 
-	if (sv_copy_addr(&c.addr, addr) ||
-	    sv_cm_ioctl(id->channel->fd, SV_CM_IOC_BIND, &c))
+	if (p->fwd)
+		return SV_CMS_FWD(p, rdma_bind_addr, addr);
+	if (!addr || sv_copy_addr(&c.addr, addr)) {
+		errno = addr ? errno : EINVAL;
 		return -1;
-	return sv_query(sv_idp(id));
+	}
+	if (sys && !sv_addr_any(addr) && !sv_cm_addr_ours(addr)) {
+		if (sv_cms_forward(p))
+			return -1;
+		return SV_CMS_FWD(p, rdma_bind_addr, addr);
+	}
+	both = sys && sv_addr_any(addr) && !p->sys;
+	if (both && sv_port_of(addr) &&
+	    (sv_cms_attach(p) || SV_CMS(rdma_bind_addr, p->sys, addr))) {
+		sv_drop_sys(p);
+		return -1;
+	}
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_BIND, &c) ||
+	    sv_query(p)) {
+		sv_drop_sys(p);
+		return -1;
+	}
+	if (both && !sv_port_of(addr)) {
+		memcpy(&a, addr, sv_addr_len(addr));
+		sv_set_port(&a, sv_port_of(&id->route.addr.src_addr));
+		if (sv_cms_attach(p) ||
+		    SV_CMS(rdma_bind_addr, p->sys, (struct sockaddr *)&a))
+			sv_drop_sys(p);
+	}
+	return 0;
 }
 
 SV_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src,
 				struct sockaddr *dst, int timeout_ms)
 {
+	struct sv_cm_idp *p = sv_idp(id);
 	struct sv_cm_resolve_addr c = {
 		.size = sizeof(c),
-		.id = sv_idp(id)->handle,
+		.id = p->handle,
 		.timeout_ms = timeout_ms,
 	};
+	const struct sockaddr *bound = &id->route.addr.src_addr;
 
+	if (!dst) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Unbound or a wildcard: the route decides whose the id is. */
+	if (!p->fwd && sv_chan(id->channel)->sys &&
+	    (!bound->sa_family || sv_addr_any(bound)) &&
+	    sv_route_is_system(src, dst)) {
+		if (sv_cms_forward(p))
+			return -1;
+	} else if (!p->fwd) {
+		sv_drop_sys(p);
+	}
+	if (p->fwd) {
+		if (SV_CMS_FWD(p, rdma_resolve_addr, src, dst, timeout_ms))
+			return -1;
+		return sv_complete(id);
+	}
 	if ((src && sv_copy_addr(&c.src, src)) || sv_copy_addr(&c.dst, dst) ||
-	    sv_cm_ioctl(id->channel->fd, SV_CM_IOC_RESOLVE_ADDR, &c))
+	    sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_RESOLVE_ADDR, &c))
 		return -1;
 	return sv_complete(id);
 }
@@ -344,7 +562,12 @@ SV_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 		.timeout_ms = timeout_ms,
 	};
 
-	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_RESOLVE_ROUTE, &c))
+	if (sv_idp(id)->fwd) {
+		if (SV_CMS_FWD(sv_idp(id), rdma_resolve_route, timeout_ms))
+			return -1;
+		return sv_complete(id);
+	}
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_RESOLVE_ROUTE, &c))
 		return -1;
 	return sv_complete(id);
 }
@@ -358,8 +581,11 @@ SV_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,
 		.qp_state = qp_attr->qp_state,
 	};
 	struct ibv_ah_attr *ah = &qp_attr->ah_attr;
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_init_qp_attr, qp_attr,
+				  qp_attr_mask);
 
-	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_INIT_QP_ATTR, &c))
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_INIT_QP_ATTR, &c))
 		return -1;
 	memset(qp_attr, 0, sizeof(*qp_attr));
 	qp_attr->qp_state = c.attr.qp_state;
@@ -491,6 +717,8 @@ SV_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 {
 	struct ibv_qp *qp;
 	int save;
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_create_qp_ex, attr);
 
 	if (!id->verbs || (attr->pd && attr->pd->context != id->verbs)) {
 		errno = EINVAL;
@@ -551,6 +779,15 @@ SV_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 
 SV_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
 {
+	/* rdma-core's destroys what it is given, NULL too: not called. */
+	if (sv_idp(id)->fwd) {
+		if (!id->qp)
+			return;
+		sv_cms_push(sv_idp(id));
+		SV_CMS_VOID(rdma_destroy_qp, sv_idp(id)->sys);
+		sv_cms_pull(sv_idp(id));
+		return;
+	}
 	if (id->qp)
 		ibv_destroy_qp(id->qp);
 	id->qp = NULL;
@@ -588,6 +825,9 @@ SV_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		.retry_count = 7,
 		.rnr_retry_count = 7,
 	};
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_connect, conn_param) ?:
+		       sv_complete(id);
 
 	if (!sv_param_ok(conn_param, id->qp_type == IBV_QPT_UD ?
 			 SV_CM_SIDR_REQ_PRIVATE_MAX : SV_CM_REQ_PRIVATE_MAX)) {
@@ -603,7 +843,7 @@ SV_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		c.param.qp_num = id->qp->qp_num;
 		c.param.srq = id->qp->srq != NULL;
 	}
-	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_CONNECT, &c))
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_CONNECT, &c))
 		return -1;
 	return sv_complete(id);
 }
@@ -616,8 +856,13 @@ SV_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 		.backlog = backlog > 0 ? backlog : 0,
 	};
 
-	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_LISTEN, &c))
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_listen, backlog);
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_LISTEN, &c))
 		return -1;
+	/* A wildcard's system id listens too, or goes. */
+	if (sv_idp(id)->sys && SV_CMS(rdma_listen, sv_idp(id)->sys, backlog))
+		sv_drop_sys(sv_idp(id));
 	return sv_query(sv_idp(id));
 }
 
@@ -644,7 +889,7 @@ static int sv_accept_ud(struct sv_cm_idp *p,
 	}
 	if (p->id.qp)
 		c.param.qp_num = p->id.qp->qp_num;
-	return sv_cm_ioctl(p->id.channel->fd, SV_CM_IOC_ACCEPT, &c);
+	return sv_cm_ioctl(sv_kfd(p->id.channel), SV_CM_IOC_ACCEPT, &c);
 }
 
 SV_EXPORT int rdma_accept(struct rdma_cm_id *id,
@@ -661,6 +906,11 @@ SV_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		.initiator_depth = p->req_init_depth,
 		.rnr_retry_count = 7,
 	};
+	if (p->fwd) {
+		if (SV_CMS_FWD(p, rdma_accept, conn_param))
+			return -1;
+		return id->qp_type == IBV_QPT_UD ? 0 : sv_complete(id);
+	}
 
 	if (id->qp_type == IBV_QPT_UD)
 		return sv_accept_ud(p, conn_param);
@@ -688,7 +938,7 @@ SV_EXPORT int rdma_accept(struct rdma_cm_id *id,
 			return -1;
 		}
 	}
-	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_ACCEPT, &c)) {
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_ACCEPT, &c)) {
 		int save = errno;
 
 		sv_qp_err(id);
@@ -702,6 +952,9 @@ SV_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 			  uint8_t private_data_len)
 {
 	struct sv_cm_reject c = { .size = sizeof(c), .id = sv_idp(id)->handle };
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_reject, private_data,
+				  private_data_len);
 
 	if (private_data_len > SV_CM_REJ_PRIVATE_MAX ||
 	    (!private_data && private_data_len)) {
@@ -711,7 +964,7 @@ SV_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	c.private_data_len = private_data_len;
 	if (private_data_len)
 		memcpy(c.private_data, private_data, private_data_len);
-	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_REJECT, &c);
+	return sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_REJECT, &c);
 }
 
 SV_EXPORT int rdma_reject_ece(struct rdma_cm_id *id, const void *private_data,
@@ -724,10 +977,13 @@ SV_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct sv_cm_disconnect c = { .size = sizeof(c),
 				      .id = sv_idp(id)->handle };
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_disconnect) ?:
+		       sv_complete(id);
 
 	if (id->qp_type != IBV_QPT_UD)
 		sv_qp_err(id);
-	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_DISCONNECT, &c))
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_DISCONNECT, &c))
 		return -1;
 	/* A UD id has no connection: no event comes to wait for. */
 	return id->qp_type == IBV_QPT_UD ? 0 : sv_complete(id);
@@ -737,20 +993,25 @@ SV_EXPORT int rdma_establish(struct rdma_cm_id *id)
 {
 	struct sv_cm_establish c = { .size = sizeof(c),
 				     .id = sv_idp(id)->handle };
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_establish);
 
 	if (id->qp) {
 		errno = EINVAL;
 		return -1;
 	}
-	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_ESTABLISH, &c);
+	return sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_ESTABLISH, &c);
 }
 
 SV_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 			      void *optval, size_t optlen)
 {
-	struct sv_cm_set_option c = { .size = sizeof(c),
-				      .id = sv_idp(id)->handle };
+	struct sv_cm_idp *p = sv_idp(id);
+	struct sv_cm_set_option c = { .size = sizeof(c), .id = p->handle };
 
+	if (p->fwd)
+		return SV_CMS_FWD(p, rdma_set_option, level, optname, optval,
+				  optlen);
 	if (level != RDMA_OPTION_ID || !optval) {
 		errno = level == RDMA_OPTION_IB ? EOPNOTSUPP : EINVAL;
 		return -1;
@@ -773,7 +1034,16 @@ SV_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 		return -1;
 	}
 	c.option = optname;
-	return sv_cm_ioctl(id->channel->fd, SV_CM_IOC_SET_OPTION, &c);
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_SET_OPTION, &c))
+		return -1;
+	/* Kept for a system id made later, and set on one there is. */
+	if (optname < SV_CM_OPTS) {
+		p->opt_set |= 1 << optname;
+		p->opt_val[optname] = c.value;
+	}
+	if (p->sys)
+		SV_CMS(rdma_set_option, p->sys, level, optname, optval, optlen);
+	return 0;
 inval:
 	errno = EINVAL;
 	return -1;
@@ -856,9 +1126,25 @@ SV_EXPORT int rdma_get_cm_event(struct rdma_event_channel *ch,
 		return -1;
 	}
 retry:
-	memset(&k, 0, sizeof(k));
-	k.size = sizeof(k);
-	if (sv_cm_ioctl(ch->fd, SV_CM_IOC_GET_EVENT, &k)) {
+	/* With the system's channel beside ours: whichever has one. */
+	ret = sv_chan(ch)->sys ? sv_cms_wait(ch) : 1;
+	if (ret == 2) {
+		if (!sv_cms_event(ch, e)) {
+			*event = &e->ev;
+			return 0;
+		}
+		ret = -1;
+	}
+	if (ret == 1) {
+		memset(&k, 0, sizeof(k));
+		k.size = sizeof(k);
+		ret = sv_cm_ioctl(sv_kfd(ch), SV_CM_IOC_GET_EVENT, &k);
+	}
+	if (ret) {
+		/* Taken by another thread: wait again, if it may. */
+		if (errno == EAGAIN && sv_chan(ch)->sys &&
+		    !sv_cms_nonblock(ch))
+			goto retry;
 		free(e);
 		return -1;
 	}
@@ -894,7 +1180,7 @@ retry:
 			struct sv_cm_destroy_id d = { .size = sizeof(d),
 						      .id = k.id };
 
-			ioctl(ch->fd, SV_CM_IOC_DESTROY_ID, &d);
+			ioctl(sv_kfd(ch), SV_CM_IOC_DESTROY_ID, &d);
 			rdma_ack_cm_event(&e->ev);
 			e = calloc(1, sizeof(*e));
 			if (!e) {
@@ -915,7 +1201,7 @@ retry:
 			struct sv_cm_establish c = { .size = sizeof(c),
 						     .id = p->handle };
 
-			ret = sv_cm_ioctl(ch->fd, SV_CM_IOC_ESTABLISH, &c);
+			ret = sv_cm_ioctl(sv_kfd(ch), SV_CM_IOC_ESTABLISH, &c);
 		}
 		if (ret) {
 			e->ev.status = -errno;
@@ -947,6 +1233,12 @@ SV_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
 	if (!event) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (e->sys_ev) {
+		/* Nothing of the id is touched: it may go once this is done. */
+		SV_CMS(rdma_ack_cm_event, e->sys_ev);
+		free(e);
+		return 0;
 	}
 	p = e->owner;
 	pthread_mutex_lock(&p->lock);
@@ -986,35 +1278,45 @@ SV_EXPORT const char *rdma_event_str(enum rdma_cm_event_type event)
 	return "UNKNOWN EVENT";
 }
 
+/*
+ * Ours, then the system library's: its own list is kept past the end, for
+ * rdma_free_devices().
+ */
 SV_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
 {
-	struct ibv_context **list;
+	struct ibv_context **list, **sys;
+	int n;
 
 	if (sv_open_all())
 		return NULL;
-	list = calloc(sv_nctx + 1, sizeof(*list));
+	sys = sv_cms_devices(&n);
+	list = calloc(sv_nctx + n + 2, sizeof(*list));
 	if (!list) {
+		if (sys)
+			SV_CMS_VOID(rdma_free_devices, sys);
 		errno = ENOMEM;
 		return NULL;
 	}
 	memcpy(list, sv_ctxs, sv_nctx * sizeof(*list));
+	if (n)
+		memcpy(list + sv_nctx, sys, n * sizeof(*list));
+	list[sv_nctx + n + 1] = (struct ibv_context *)sys;
 	if (num_devices)
-		*num_devices = sv_nctx;
+		*num_devices = sv_nctx + n;
 	return list;
 }
 
 SV_EXPORT void rdma_free_devices(struct ibv_context **list)
 {
-	free(list);
-}
+	struct ibv_context **end;
 
-static __be16 sv_port_of(const struct sockaddr *a)
-{
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_port;
-	if (a->sa_family == AF_INET6)
-		return ((const struct sockaddr_in6 *)a)->sin6_port;
-	return 0;
+	if (!list)
+		return;
+	for (end = list; *end; end++)
+		;
+	if (end[1])
+		SV_CMS_VOID(rdma_free_devices, (struct ibv_context **)end[1]);
+	free(list);
 }
 
 SV_EXPORT __be16 rdma_get_src_port(struct rdma_cm_id *id)
@@ -1031,6 +1333,8 @@ SV_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
 				 struct ibv_srq_init_attr_ex *attr)
 {
 	struct ibv_srq *srq;
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_create_srq_ex, attr);
 
 	if (!id->verbs) {
 		errno = EINVAL;
@@ -1071,6 +1375,15 @@ SV_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 
 SV_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
 {
+	/* rdma-core's destroys what it is given, NULL too: not called. */
+	if (sv_idp(id)->fwd) {
+		if (!id->srq)
+			return;
+		sv_cms_push(sv_idp(id));
+		SV_CMS_VOID(rdma_destroy_srq, sv_idp(id)->sys);
+		sv_cms_pull(sv_idp(id));
+		return;
+	}
 	if (id->srq)
 		ibv_destroy_srq(id->srq);
 	id->srq = NULL;
@@ -1184,16 +1497,20 @@ SV_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 	return 0;
 }
 
-/* Not yet: each says so. */
-#define SV_NOT_YET(ret, name, ...)			\
-	SV_EXPORT ret name(__VA_ARGS__)			\
-	{						\
-		errno = EOPNOTSUPP;			\
-		return (ret)-1;				\
+/*
+ * Not yet: each says so, but on an id the system's library serves, which
+ * may do them.
+ */
+#define SV_NOT_YET_FWD(name, type)					\
+	SV_EXPORT int name(struct rdma_cm_id *id, type arg)		\
+	{								\
+		if (sv_idp(id)->fwd)					\
+			return SV_CMS_FWD(sv_idp(id), name, arg);	\
+		errno = EOPNOTSUPP;					\
+		return -1;						\
 	}
 
-SV_NOT_YET(int, rdma_notify, struct rdma_cm_id *id, enum ibv_event_type event)
-SV_NOT_YET(int, rdma_set_local_ece, struct rdma_cm_id *id, struct ibv_ece *ece)
-SV_NOT_YET(int, rdma_get_remote_ece, struct rdma_cm_id *id,
-	   struct ibv_ece *ece)
+SV_NOT_YET_FWD(rdma_notify, enum ibv_event_type)
+SV_NOT_YET_FWD(rdma_set_local_ece, struct ibv_ece *)
+SV_NOT_YET_FWD(rdma_get_remote_ece, struct ibv_ece *)
 

@@ -41,7 +41,7 @@ static int sv_join(struct rdma_cm_id *id, const struct sockaddr *addr,
 	c.uid = (uintptr_t)mc;
 	c.flags = sendonly ? SV_CM_JOIN_SENDONLY : 0;
 	pthread_mutex_lock(&p->lock);
-	if (sv_cm_ioctl(id->channel->fd, SV_CM_IOC_JOIN_MCAST, &c)) {
+	if (sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_JOIN_MCAST, &c)) {
 		pthread_mutex_unlock(&p->lock);
 		free(mc);
 		return -1;
@@ -59,6 +59,9 @@ static int sv_join(struct rdma_cm_id *id, const struct sockaddr *addr,
 SV_EXPORT int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 				  void *context)
 {
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_join_multicast, addr,
+				  context) ?: sv_complete(id);
 	if (!addr) {
 		errno = EINVAL;
 		return -1;
@@ -70,6 +73,9 @@ SV_EXPORT int rdma_join_multicast_ex(struct rdma_cm_id *id,
 				     struct rdma_cm_join_mc_attr_ex *attr,
 				     void *context)
 {
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_join_multicast_ex, attr,
+				  context) ?: sv_complete(id);
 	if (attr->comp_mask >= RDMA_CM_JOIN_MC_ATTR_RESERVED) {
 		errno = ENOTSUP;
 		return -1;
@@ -103,7 +109,7 @@ static int sv_leave(struct sv_cm_mcp *mc)
 
 	if (sv_attached(mc))
 		ibv_detach_mcast(p->id.qp, &mc->mgid, 0);
-	ret = sv_cm_ioctl(p->id.channel->fd, SV_CM_IOC_LEAVE_MCAST, &c);
+	ret = sv_cm_ioctl(sv_kfd(p->id.channel), SV_CM_IOC_LEAVE_MCAST, &c);
 	pthread_mutex_lock(&p->lock);
 	while (!ret && mc->events_completed < c.events_reported)
 		pthread_cond_wait(&p->cond, &p->lock);
@@ -135,6 +141,8 @@ SV_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id,
 {
 	socklen_t len;
 	struct sv_cm_mcp *mc;
+	if (sv_idp(id)->fwd)
+		return SV_CMS_FWD(sv_idp(id), rdma_leave_multicast, addr);
 
 	len = !addr ? 0 : addr->sa_family == AF_INET ?
 	      sizeof(struct sockaddr_in) : addr->sa_family == AF_INET6 ?

@@ -53,7 +53,7 @@ SV_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	struct sv_cm_migrate_id c = {
 		.size = sizeof(c),
 		.id = p->handle,
-		.fd = id->channel->fd,
+		.fd = sv_kfd(id->channel),
 	};
 	bool sync = !channel;
 	int save;
@@ -67,13 +67,14 @@ SV_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 		if (!channel)
 			return -1;
 	}
-	if (sv_cm_ioctl(channel->fd, SV_CM_IOC_MIGRATE_ID, &c)) {
-		save = errno;
-		if (sync)
-			rdma_destroy_event_channel(channel);
-		errno = save;
-		return -1;
+	/* The system's id moves to the new channel's system channel. */
+	if (p->sys && (!sv_chan(channel)->sys ||
+		       SV_CMS(rdma_migrate_id, p->sys, sv_chan(channel)->sys))) {
+		errno = sv_chan(channel)->sys ? errno : ENODEV;
+		goto err;
 	}
+	if (!p->fwd && sv_cm_ioctl(sv_kfd(channel), SV_CM_IOC_MIGRATE_ID, &c))
+		goto err;
 	if (p->sync) {
 		if (id->event) {
 			rdma_ack_cm_event(id->event);
@@ -84,12 +85,19 @@ SV_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	/* Events it had read from the old channel are acked first. */
 	pthread_mutex_lock(&p->lock);
 	p->sync = sync;
-	p->handle = c.id;
 	id->channel = channel;
-	while (p->events_completed < c.events_reported)
+	if (!p->fwd)
+		p->handle = c.id;
+	while (!p->fwd && p->events_completed < c.events_reported)
 		pthread_cond_wait(&p->cond, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 	return 0;
+err:
+	save = errno;
+	if (sync)
+		rdma_destroy_event_channel(channel);
+	errno = save;
+	return -1;
 }
 
 SV_EXPORT int rdma_get_request(struct rdma_cm_id *listen,

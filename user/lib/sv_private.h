@@ -28,6 +28,16 @@ bool sv_private_device_is_ours(struct ibv_device *dev);
 /* Was @ctx opened by this library, on a softverbs device? */
 bool sv_private_context_is_ours(struct ibv_context *ctx);
 
+/*
+ * rdma-core's other libraries beside ours (librdmacm.so.1's): load @path
+ * in the link-map namespace of the system's libibverbs (sv_system.h), so
+ * that it binds to that one; NULL if there is none or it fails.
+ */
+void *sv_private_system_dlopen(const char *path);
+
+/* errno as that namespace's libc has it, for the calling thread. */
+int sv_private_system_errno(void);
+
 /* The SV_CREATE_QP_* flags sv_private_create_qp() passes to the kernel. */
 #define SV_PRIVATE_QP_FLAGS	(SV_CREATE_QP_TUNNEL_OFFLOADS |		\
 				 SV_CREATE_QP_MLX5_TIR |		\

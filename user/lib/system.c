@@ -92,6 +92,21 @@ bool sv_system_context(struct ibv_context *ctx)
 	return ctx && sv_system_device(ctx->device);
 }
 
+SV_EXPORT void *sv_private_system_dlopen(const char *path)
+{
+	Lmid_t lmid;
+
+	if (!sv_system_load() ||
+	    dlinfo(sv_system_handle, RTLD_DI_LMID, &lmid))
+		return NULL;
+	return dlmopen(lmid, path, RTLD_NOW | RTLD_LOCAL);
+}
+
+SV_EXPORT int sv_private_system_errno(void)
+{
+	return sv_system_handle ? *sv_system_errno_location() : 0;
+}
+
 void *sv_system_sym(const char *name)
 {
 	void *p = dlsym(sv_system_handle, name);
