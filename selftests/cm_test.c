@@ -131,8 +131,9 @@ TEST_F_TIMEOUT(wire, mckey, 300)
  * The rxe end through our librdmacm.so.1 too: it hands rxe's ids to the
  * system's librdmacm (rdmacm_system.c), so one library serves both.
  * rping (an id bound to, or resolved from, rxe's address), rdma_server
- * and rdma_client (synchronous ids, rdma_create_ep) and ucmatose, whose
- * server binds the wildcard (a listener on both libraries).
+ * and rdma_client (synchronous ids, rdma_create_ep), ucmatose, whose
+ * server binds the wildcard (a listener on both libraries), and udaddy
+ * (UD ids, SIDR).
  */
 TEST_F_TIMEOUT(wire, rxe_through_ours, 400)
 {
@@ -155,6 +156,7 @@ TEST_F_TIMEOUT(wire, rxe_through_ours, 400)
 	EXPECT_EQ(0, cm_pair(SERVER, CLIENT, "ucmatose",
 			     "-p 18742 -c 2 -C 20 -S 500", c_args,
 			     "test complete"));
+	EXPECT_EQ(0, cm_bs(self, variant, "udaddy", "-c 1 -C 5 -S 100"));
 }
 
 /*
