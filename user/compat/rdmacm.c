@@ -344,6 +344,9 @@ static int sv_query_k(struct sv_cm_idp *p, struct sv_cm_query *out)
 		}
 		id->verbs = sv_ctxs[i];
 		id->port_num = q.port_num;
+		/* The device's PD, as rdma-core's gives (rdma_reg_msgs()). */
+		if (!id->pd)
+			id->pd = sv_default_pd(id->verbs);
 	}
 	if (q.num_paths) {
 		struct ibv_sa_path_rec *r = &p->path;
@@ -581,6 +584,7 @@ SV_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,
 		.qp_state = qp_attr->qp_state,
 	};
 	struct ibv_ah_attr *ah = &qp_attr->ah_attr;
+
 	if (sv_idp(id)->fwd)
 		return SV_CMS_FWD(sv_idp(id), rdma_init_qp_attr, qp_attr,
 				  qp_attr_mask);
@@ -717,6 +721,7 @@ SV_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 {
 	struct ibv_qp *qp;
 	int save;
+
 	if (sv_idp(id)->fwd)
 		return SV_CMS_FWD(sv_idp(id), rdma_create_qp_ex, attr);
 
@@ -825,6 +830,7 @@ SV_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		.retry_count = 7,
 		.rnr_retry_count = 7,
 	};
+
 	if (sv_idp(id)->fwd)
 		return SV_CMS_FWD(sv_idp(id), rdma_connect, conn_param) ?:
 		       sv_complete(id);
@@ -952,6 +958,7 @@ SV_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 			  uint8_t private_data_len)
 {
 	struct sv_cm_reject c = { .size = sizeof(c), .id = sv_idp(id)->handle };
+
 	if (sv_idp(id)->fwd)
 		return SV_CMS_FWD(sv_idp(id), rdma_reject, private_data,
 				  private_data_len);
@@ -977,6 +984,7 @@ SV_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct sv_cm_disconnect c = { .size = sizeof(c),
 				      .id = sv_idp(id)->handle };
+
 	if (sv_idp(id)->fwd)
 		return SV_CMS_FWD(sv_idp(id), rdma_disconnect) ?:
 		       sv_complete(id);
@@ -993,6 +1001,7 @@ SV_EXPORT int rdma_establish(struct rdma_cm_id *id)
 {
 	struct sv_cm_establish c = { .size = sizeof(c),
 				     .id = sv_idp(id)->handle };
+
 	if (sv_idp(id)->fwd)
 		return SV_CMS_FWD(sv_idp(id), rdma_establish);
 
@@ -1333,6 +1342,7 @@ SV_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
 				 struct ibv_srq_init_attr_ex *attr)
 {
 	struct ibv_srq *srq;
+
 	if (sv_idp(id)->fwd)
 		return SV_CMS_FWD(sv_idp(id), rdma_create_srq_ex, attr);
 

@@ -141,6 +141,7 @@ SV_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id,
 {
 	socklen_t len;
 	struct sv_cm_mcp *mc;
+
 	if (sv_idp(id)->fwd)
 		return SV_CMS_FWD(sv_idp(id), rdma_leave_multicast, addr);
 
