@@ -110,12 +110,6 @@ int sv_cm_ioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? -1 : 0;
 }
 
-/*
- * A channel; the devices are opened here, once, as rdma-core's library
- * finds its devices when its first channel is made, so that binding and
- * listening later take no more than their ioctls (perftest -R's server
- * races its client's connect to listen).
- */
 /* Both fds in an epoll fd, each non-blocking (sv_cms_wait() waits). */
 static int sv_chan_merge(struct sv_cm_chan *c)
 {
@@ -136,6 +130,12 @@ static int sv_chan_merge(struct sv_cm_chan *c)
 	return 0;
 }
 
+/*
+ * A channel; the devices are opened here, once, as rdma-core's library
+ * finds its devices when its first channel is made, so that binding and
+ * listening later take no more than their ioctls (perftest -R's server
+ * races its client's connect to listen).
+ */
 SV_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
 {
 	struct sv_cm_chan *c;
@@ -496,10 +496,16 @@ SV_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 		errno = addr ? errno : EINVAL;
 		return -1;
 	}
-	if (sys && !sv_addr_any(addr) && !sv_cm_addr_ours(addr)) {
-		if (sv_cms_forward(p))
+	/* Another device's address: the system's id, if it binds there. */
+	if (sys && !p->sys && !sv_addr_any(addr) && !sv_cm_addr_ours(addr)) {
+		if (sv_cms_attach(p))
 			return -1;
-		return SV_CMS_FWD(p, rdma_bind_addr, addr);
+		if (SV_CMS(rdma_bind_addr, p->sys, addr)) {
+			sv_drop_sys(p);
+			return -1;
+		}
+		sv_cms_commit(p);
+		return 0;
 	}
 	both = sys && sv_addr_any(addr) && !p->sys;
 	if (both && sv_port_of(addr) &&
@@ -537,20 +543,30 @@ SV_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src,
 		errno = EINVAL;
 		return -1;
 	}
-	/* Unbound or a wildcard: the route decides whose the id is. */
-	if (!p->fwd && sv_chan(id->channel)->sys &&
+	if (p->fwd)
+		return SV_CMS_FWD(p, rdma_resolve_addr, src, dst, timeout_ms) ?:
+		       sv_complete(id);
+	/*
+	 * Unbound or on the wildcard: the route decides whose the id is. If
+	 * the system's refuses it, it stays as it was (a wildcard's system
+	 * id stays beside it).
+	 */
+	if (sv_chan(id->channel)->sys &&
 	    (!bound->sa_family || sv_addr_any(bound)) &&
 	    sv_route_is_system(src, dst)) {
-		if (sv_cms_forward(p))
+		bool had = p->sys;
+
+		if (sv_cms_attach(p))
 			return -1;
-	} else if (!p->fwd) {
-		sv_drop_sys(p);
-	}
-	if (p->fwd) {
-		if (SV_CMS_FWD(p, rdma_resolve_addr, src, dst, timeout_ms))
+		if (SV_CMS(rdma_resolve_addr, p->sys, src, dst, timeout_ms)) {
+			if (!had)
+				sv_drop_sys(p);
 			return -1;
+		}
+		sv_cms_commit(p);
 		return sv_complete(id);
 	}
+	sv_drop_sys(p);
 	if ((src && sv_copy_addr(&c.src, src)) || sv_copy_addr(&c.dst, dst) ||
 	    sv_cm_ioctl(sv_kfd(id->channel), SV_CM_IOC_RESOLVE_ADDR, &c))
 		return -1;
@@ -912,6 +928,7 @@ SV_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		.initiator_depth = p->req_init_depth,
 		.rnr_retry_count = 7,
 	};
+
 	if (p->fwd) {
 		if (SV_CMS_FWD(p, rdma_accept, conn_param))
 			return -1;

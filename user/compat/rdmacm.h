@@ -109,7 +109,7 @@ int sv_cms_errno(void);
 int sv_cms_attach(struct sv_cm_idp *p);
 void sv_cms_push(struct sv_cm_idp *p);
 void sv_cms_pull(struct sv_cm_idp *p);
-int sv_cms_forward(struct sv_cm_idp *p);
+void sv_cms_commit(struct sv_cm_idp *p);
 int sv_cms_wait(struct rdma_event_channel *ch);
 bool sv_cms_nonblock(struct rdma_event_channel *ch);
 int sv_cms_event(struct rdma_event_channel *ch, struct sv_cm_evp *e);

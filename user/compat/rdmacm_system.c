@@ -199,20 +199,18 @@ int sv_cms_attach(struct sv_cm_idp *p)
 }
 
 /*
- * The id is the system's from now on: its kernel id (idle or bound, with
- * no event) goes.
+ * A call on the system's id (sv_cms_attach()) succeeded: the id is the
+ * system's from now on, and its kernel id (idle or bound, with no event)
+ * goes.
  */
-int sv_cms_forward(struct sv_cm_idp *p)
+void sv_cms_commit(struct sv_cm_idp *p)
 {
 	struct sv_cm_destroy_id c = { .size = sizeof(c), .id = p->handle };
 
-	if (sv_cms_attach(p))
-		return -1;
 	if (!p->fwd)
 		ioctl(sv_kfd(p->id.channel), SV_CM_IOC_DESTROY_ID, &c);
 	p->fwd = true;
 	sv_cms_pull(p);
-	return 0;
 }
 
 /* Has the program made its channel non-blocking? */
