@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rdmacm.h"
@@ -42,18 +41,6 @@
 static pthread_once_t sv_cms_once = PTHREAD_ONCE_INIT;
 static void *sv_cms_handle;
 
-static bool sv_cms_is_self(const char *path)
-{
-	struct stat a, b;
-	Dl_info info;
-
-	if (!dladdr((void *)sv_cms_channel, &info) || !info.dli_fname)
-		return false;
-	if (stat(path, &a) || stat(info.dli_fname, &b))
-		return false;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 static void sv_cms_open(void)
 {
 	const char *path = getenv("SOFTVERBS_SYSTEM_LIBRDMACM");
@@ -63,7 +50,7 @@ static void sv_cms_open(void)
 	if (!path)
 		path = SV_SYSTEM_LIBRDMACM;
 	if (!*path || !strcmp(path, "none") || access(path, R_OK) ||
-	    sv_cms_is_self(path))
+	    sv_private_is_file_of(path, (void *)sv_cms_channel))
 		return;
 	sv_cms_handle = sv_private_system_dlopen(path);
 	if (!sv_cms_handle)

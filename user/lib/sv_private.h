@@ -35,6 +35,9 @@ bool sv_private_context_is_ours(struct ibv_context *ctx);
  */
 void *sv_private_system_dlopen(const char *path);
 
+/* Is @path the file that holds @self (our own, installed in its place)? */
+bool sv_private_is_file_of(const char *path, const void *self);
+
 /* errno as that namespace's libc has it, for the calling thread. */
 int sv_private_system_errno(void);
 

@@ -35,13 +35,13 @@ static void *sv_system_handle;
 /* The errno of that namespace's libc, for the calling thread. */
 static int *(*sv_system_errno_location)(void);
 
-/* Is path this library's own file? */
-static bool sv_system_is_self(const char *path)
+/* Is path the file that holds self (a drop-in installed in its place)? */
+SV_EXPORT bool sv_private_is_file_of(const char *path, const void *self)
 {
 	struct stat a, b;
 	Dl_info info;
 
-	if (!dladdr((void *)sv_system_load, &info) || !info.dli_fname)
+	if (!dladdr(self, &info) || !info.dli_fname)
 		return false;
 	if (stat(path, &a) || stat(info.dli_fname, &b))
 		return false;
@@ -55,7 +55,7 @@ static void sv_system_open(void)
 	if (!path)
 		path = SV_SYSTEM_LIBIBVERBS;
 	if (!*path || !strcmp(path, "none") || access(path, R_OK) ||
-	    sv_system_is_self(path))
+	    sv_private_is_file_of(path, (void *)sv_system_load))
 		return;
 	sv_system_handle = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
 	/* Not usable (no rdma-core, another ABI): softverbs devices only. */
