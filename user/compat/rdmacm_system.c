@@ -18,7 +18,8 @@
  * events come through the program's channel: each of our channels has one
  * of the system's beside it, and ch->fd is an epoll fd over the two.
  *
- * $SOFTVERBS_SYSTEM_LIBRDMACM names the library ("none": ours only).
+ * $SOFTVERBS_SYSTEM_LIBRDMACM names the library ("none": ours only); a
+ * setuid or setgid program ignores it (secure_getenv), as it loads code.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,7 +44,7 @@ static void *sv_cms_handle;
 
 static void sv_cms_open(void)
 {
-	const char *path = getenv("SOFTVERBS_SYSTEM_LIBRDMACM");
+	const char *path = secure_getenv("SOFTVERBS_SYSTEM_LIBRDMACM");
 	struct ibv_context **list;
 	int n = 0;
 

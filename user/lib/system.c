@@ -3,7 +3,8 @@
  * The system's libibverbs beside ours: see sv_system.h.
  *
  * Which one: $SOFTVERBS_SYSTEM_LIBIBVERBS if set ("" or "none": no system
- * library, softverbs devices only), else SV_SYSTEM_LIBIBVERBS, the path
+ * library, softverbs devices only; a setuid or setgid program ignores it,
+ * as it names code to load), else SV_SYSTEM_LIBIBVERBS, the path
  * rdma-core's package installs it at (the Makefile's). A path that is this
  * very file (the drop-in installed in its place) is not loaded.
  *
@@ -50,7 +51,7 @@ SV_EXPORT bool sv_private_is_file_of(const char *path, const void *self)
 
 static void sv_system_open(void)
 {
-	const char *path = getenv("SOFTVERBS_SYSTEM_LIBIBVERBS");
+	const char *path = secure_getenv("SOFTVERBS_SYSTEM_LIBIBVERBS");
 
 	if (!path)
 		path = SV_SYSTEM_LIBIBVERBS;
