@@ -63,11 +63,12 @@ struct end {
 /* "ip netns exec NS env ..." so that a command runs as that end's. */
 static inline void end_prefix(const struct end *e, char *buf, size_t len)
 {
+	bool ours = e->sv || e->lib;
+
 	snprintf(buf, len, "%s%s%s %s", *e->ns ? "ip netns exec " : "",
 		 e->ns, *e->ns ? " " : "",
-		 e->sv || e->lib ? "env LD_LIBRARY_PATH=" :
-		 "env -u LD_LIBRARY_PATH");
-	if (e->sv || e->lib)
+		 ours ? "env LD_LIBRARY_PATH=" : "env -u LD_LIBRARY_PATH");
+	if (ours)
 		strncat(buf, sv_compat_dir(), len - strlen(buf) - 1);
 }
 

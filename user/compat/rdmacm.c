@@ -802,11 +802,8 @@ SV_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	/* rdma-core's destroys what it is given, NULL too: not called. */
 	if (sv_idp(id)->fwd) {
-		if (!id->qp)
-			return;
-		sv_cms_push(sv_idp(id));
-		SV_CMS_VOID(rdma_destroy_qp, sv_idp(id)->sys);
-		sv_cms_pull(sv_idp(id));
+		if (id->qp)
+			SV_CMS_FWD_VOID(sv_idp(id), rdma_destroy_qp);
 		return;
 	}
 	if (id->qp)
@@ -1404,11 +1401,8 @@ SV_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
 {
 	/* rdma-core's destroys what it is given, NULL too: not called. */
 	if (sv_idp(id)->fwd) {
-		if (!id->srq)
-			return;
-		sv_cms_push(sv_idp(id));
-		SV_CMS_VOID(rdma_destroy_srq, sv_idp(id)->sys);
-		sv_cms_pull(sv_idp(id));
+		if (id->srq)
+			SV_CMS_FWD_VOID(sv_idp(id), rdma_destroy_srq);
 		return;
 	}
 	if (id->srq)

@@ -131,6 +131,13 @@ struct ibv_context **sv_cms_devices(int *num);
 	} while (0)
 
 /* fn on a forwarded id's system id, its fields copied each way. */
+#define SV_CMS_FWD_VOID(p, fn)						\
+	do {								\
+		sv_cms_push(p);						\
+		SV_CMS_VOID(fn, (p)->sys);				\
+		sv_cms_pull(p);						\
+	} while (0)
+
 #define SV_CMS_FWD(p, fn, ...)						\
 	({								\
 		sv_cms_push(p);						\

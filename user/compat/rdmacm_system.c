@@ -26,7 +26,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -73,14 +72,7 @@ none:
 
 void *sv_cms_sym(const char *name)
 {
-	void *p = dlsym(sv_cms_handle, name);
-
-	if (!p) {
-		fprintf(stderr, "softverbs: the system librdmacm has no %s\n",
-			name);
-		abort();
-	}
-	return p;
+	return sv_private_system_sym(sv_cms_handle, "librdmacm", name);
 }
 
 int sv_cms_errno(void)

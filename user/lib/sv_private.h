@@ -38,6 +38,9 @@ void *sv_private_system_dlopen(const char *path);
 /* Is @path the file that holds @self (our own, installed in its place)? */
 bool sv_private_is_file_of(const char *path, const void *self);
 
+/* @name in a library of that namespace (@lib names it); aborts if none. */
+void *sv_private_system_sym(void *handle, const char *lib, const char *name);
+
 /* errno as that namespace's libc has it, for the calling thread. */
 int sv_private_system_errno(void);
 

@@ -108,16 +108,22 @@ SV_EXPORT int sv_private_system_errno(void)
 	return sv_system_handle ? *sv_system_errno_location() : 0;
 }
 
-void *sv_system_sym(const char *name)
+SV_EXPORT void *sv_private_system_sym(void *handle, const char *lib,
+				       const char *name)
 {
-	void *p = dlsym(sv_system_handle, name);
+	void *p = dlsym(handle, name);
 
 	if (!p) {
-		fprintf(stderr, "softverbs: the system libibverbs has no %s\n",
+		fprintf(stderr, "softverbs: the system %s has no %s\n", lib,
 			name);
 		abort();
 	}
 	return p;
+}
+
+void *sv_system_sym(const char *name)
+{
+	return sv_private_system_sym(sv_system_handle, "libibverbs", name);
 }
 
 struct ibv_device **sv_system_device_list(int *num)
