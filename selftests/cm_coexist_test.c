@@ -84,17 +84,8 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
  * The tests' bodies run in a child of their own and return 0, or print
  * what failed and return 1: rdma-core's librdmacm keeps every device it
  * opened open until the process ends, and deleting rxe (the teardown)
- * waits for that.
+ * waits for that (CK(): sv_test.h).
  */
-#define CK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "# %s:%d: %s (errno %d)\n",	\
-				__FILE__, __LINE__, #cond, errno);	\
-			return 1;					\
-		}							\
-	} while (0)
-
 static int in_child(int (*fn)(void))
 {
 	pid_t pid = fork();

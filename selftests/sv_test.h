@@ -289,4 +289,17 @@ static inline int sv_dev_limits_reset(const char *dev)
 	return sv_dev_set(dev, s);
 }
 
+/*
+ * The checks of a body that runs in a child of its own, outside the
+ * harness: print what failed, return 1 from the body.
+ */
+#define CK(cond)							\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "# %s:%d: %s (errno %d)\n",	\
+				__FILE__, __LINE__, #cond, errno);	\
+			return 1;					\
+		}							\
+	} while (0)
+
 #endif /* SV_TEST_H */

@@ -24,7 +24,10 @@ struct vend {
 	int gidx;
 };
 
-/* Open dev from namespace ns (this thread goes there and back). */
+/*
+ * Open dev from namespace ns (this thread goes there and back); "" is
+ * this thread's own.
+ */
 static inline struct ibv_context *open_in(const char *ns, const char *dev)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -33,6 +36,14 @@ static inline struct ibv_context *open_in(const char *ns, const char *dev)
 	char path[128];
 	int fd;
 
+	if (!*ns) {
+		if (self >= 0)
+			close(self);
+		ctx = sv_open_named(list, dev);
+		if (list)
+			ibv_free_device_list(list);
+		return ctx;
+	}
 	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (list && self >= 0 && fd >= 0 && !setns(fd, CLONE_NEWNET)) {
@@ -90,6 +101,72 @@ static inline void vend_close(struct vend *v)
 	if (v->ctx)
 		ibv_close_device(v->ctx);
 	free(v->buf);
+}
+
+#define PSN0	0xffffc0
+#define ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * x's QP connected to y's over the wire (RC or UC): path MTU 1024, PSNs
+ * from PSN0 both ways (they wrap past 2^24 - 1 after 64 packets), ACK
+ * timeout 14; RC with the retries asked for, min_rnr_timer 1 (10 us).
+ */
+static inline int vend_connect(struct vend *x, struct vend *y, int rnr_retry,
+		    int retry_cnt)
+{
+	bool rc = x->qp->qp_type == IBV_QPT_RC;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = rc ? ACCESS : IBV_ACCESS_LOCAL_WRITE |
+					    IBV_ACCESS_REMOTE_WRITE,
+	};
+	int ret;
+
+	ret = ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = y->qp->qp_num;
+	a.rq_psn = PSN0;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = y->gid;
+	a.ah_attr.grh.sgid_index = x->gidx;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	ret = ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    (rc ? IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER : 0));
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = PSN0;
+	a.timeout = 14;
+	a.retry_cnt = retry_cnt;
+	a.rnr_retry = rnr_retry;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     (rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				   IBV_QP_RNR_RETRY |
+				   IBV_QP_MAX_QP_RD_ATOMIC : 0));
+}
+
+/* Wait up to 10 s for one completion of v; its status, or -1. */
+static inline int wait1(struct vend *v, struct ibv_wc *wc)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (poll1(v->cq, wc))
+			return wc->status;
+	return -1;
 }
 
 /* A UD QP from RESET to RTS with Q_Key qkey. */

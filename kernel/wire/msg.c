@@ -2,14 +2,39 @@
 /*
  * softverbs on the wire: what the UC and RC transports share about a
  * message's packets. Its opcodes in order (FIRST, MIDDLE... LAST, or
- * ONLY; with immediate data on the last), their RETH and immediate data,
- * and a SEND packet's payload placed in the receive WQE the message took.
+ * ONLY; with immediate data or an IETH on the last), their RETH,
+ * immediate data and IETH, and a SEND packet's payload placed in the receive WQE the message took.
  */
+#include "../compat.h"
 #include "wire.h"
 
-/* The operation (no transport bits) of packet i of n of a message. */
-u8 sv_wire_msg_op(bool write, bool imm, u32 i, u32 n)
+/* An RDMA WRITE: a RETH on the first packet */
+static bool sv_wire_wr_write(u32 wr_op)
 {
+	return wr_op == SV_WR_RDMA_WRITE || wr_op == SV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* Immediate data or an invalidated rkey (IETH): 4 bytes on the last */
+static bool sv_wire_wr_last4(u32 wr_op)
+{
+	return wr_op == SV_WR_SEND_WITH_IMM ||
+	       wr_op == SV_WR_RDMA_WRITE_WITH_IMM ||
+	       wr_op == SV_WR_SEND_WITH_INV;
+}
+
+/*
+ * The operation (no transport bits) of packet i of n of a message of
+ * SEND, SEND_WITH_IMM, SEND_WITH_INV (RC only), RDMA_WRITE or
+ * RDMA_WRITE_WITH_IMM wr_op.
+ */
+u8 sv_wire_msg_op(u32 wr_op, u32 i, u32 n)
+{
+	bool write = sv_wire_wr_write(wr_op);
+	bool imm = wr_op == SV_WR_SEND_WITH_IMM ||
+		   wr_op == SV_WR_RDMA_WRITE_WITH_IMM;
+
+	if (wr_op == SV_WR_SEND_WITH_INV && i == n - 1)
+		return n == 1 ? SV_OP_SEND_ONLY_INV : SV_OP_SEND_LAST_INV;
 	if (n == 1)
 		return write ? (imm ? SV_OP_WRITE_ONLY_IMM : SV_OP_WRITE_ONLY) :
 			       (imm ? SV_OP_SEND_ONLY_IMM : SV_OP_SEND_ONLY);
@@ -21,14 +46,22 @@ u8 sv_wire_msg_op(bool write, bool imm, u32 i, u32 n)
 		       (imm ? SV_OP_SEND_LAST_IMM : SV_OP_SEND_LAST);
 }
 
+/* The bytes of packet i's extension headers (sv_wire_msg_ext()) */
+u32 sv_wire_msg_hdrs(u32 wr_op, u32 i, u32 n)
+{
+	return (sv_wire_wr_write(wr_op) && !i ? sizeof(struct sv_reth) : 0) +
+	       (sv_wire_wr_last4(wr_op) && i == n - 1 ? 4 : 0);
+}
+
 /*
  * After packet i's BTH at p (of n of a message of len bytes from w): the
- * first packet's RETH for a WRITE, the last one's immediate data.
+ * first packet's RETH for a WRITE, the last one's immediate data (as the
+ * WQE holds it: big endian) or IETH (the rkey to invalidate).
  */
-void sv_wire_msg_ext(u8 *p, const struct sv_send_wqe *w, u64 len, bool write,
-		     bool imm, u32 i, u32 n)
+void sv_wire_msg_ext(u8 *p, const struct sv_send_wqe *w, u64 len, u32 i,
+		     u32 n)
 {
-	if (write && !i) {
+	if (sv_wire_wr_write(w->opcode) && !i) {
 		struct sv_reth *reth = (struct sv_reth *)p;
 
 		reth->va = cpu_to_be64(w->remote_addr);
@@ -36,7 +69,11 @@ void sv_wire_msg_ext(u8 *p, const struct sv_send_wqe *w, u64 len, bool write,
 		reth->len = htonl(len);
 		p += sizeof(*reth);
 	}
-	if (imm && i == n - 1)
+	if (i != n - 1)
+		return;
+	if (w->opcode == SV_WR_SEND_WITH_INV)
+		put_unaligned_be32(w->imm_data, p);
+	else if (sv_wire_wr_last4(w->opcode))
 		memcpy(p, &w->imm_data, 4);
 }
 

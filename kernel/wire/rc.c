@@ -10,7 +10,11 @@
  * own RETH (rights checked again), an atomic's response is sent again
  * from the last max_dest_rd_atomic results kept, never carried out
  * twice. SENDs go into receive WQEs as on UC; no WQE is an RNR NAK with
- * the QP's min_rnr_timer (the PSN not taken). An RDMA WRITE, READ or
+ * the QP's min_rnr_timer (the PSN not taken). A SEND with invalidate
+ * frees its IETH's rkey (a memory window of the QP's PD, mr/mw.c) once
+ * placed, before its completion; one it cannot is an invalid request
+ * (NAK, IBV_WC_REM_INV_REQ_ERR for the receive, the QP in ERR), as on
+ * the direct path. An RDMA WRITE, READ or
  * atomic is checked against the QP's access flags and its rkey's MR
  * (the QP's PD, the rights, the range; an atomic's alignment); a
  * failure is a remote access NAK and the QP goes to ERR, as does a SEND
@@ -331,6 +335,12 @@ static bool sv_rc_send_pkt(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	if (sv_wire_op_imm(op)) {
 		cqe.wc_flags |= SV_WC_F_WITH_IMM;
 		memcpy(&cqe.imm_data, p->payload - 4, 4);
+	} else if (sv_wire_op_inv(op) && !cqe.status) {
+		/* Placed: the IETH's rkey is freed before the completion. */
+		cqe.wc_flags |= SV_WC_F_WITH_INV;
+		cqe.imm_data = get_unaligned_be32(p->payload - 4);
+		if (sv_mw_remote_inv(qp->sdev, sv_qp_pd(qp), cqe.imm_data))
+			cqe.status = SV_WC_REM_INV_REQ_ERR;
 	}
 	if (!cqe.status)
 		wq->msn = (wq->msn + 1) & SV_BTH_PSN_MASK;
@@ -442,7 +452,7 @@ static void sv_rc_request(struct sv_qp *qp, const struct sv_wire_pkt *p,
 		sv_rc_atomic(qp, p, psn, buf);
 		return;
 	}
-	if (op <= SV_OP_SEND_ONLY_IMM)
+	if (op <= SV_OP_SEND_ONLY_IMM || sv_wire_op_inv(op))
 		taken = sv_rc_send_pkt(qp, p, psn, m, buf);
 	else if (op <= SV_OP_WRITE_ONLY_IMM)
 		taken = sv_rc_write_pkt(qp, p, psn, m, buf);

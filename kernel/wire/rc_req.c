@@ -85,6 +85,7 @@ static bool sv_rc_op_wire(u32 op)
 	switch (op) {
 	case SV_WR_SEND:
 	case SV_WR_SEND_WITH_IMM:
+	case SV_WR_SEND_WITH_INV:
 	case SV_WR_RDMA_WRITE:
 	case SV_WR_RDMA_WRITE_WITH_IMM:
 	case SV_WR_RDMA_READ:
@@ -159,8 +160,6 @@ static void sv_rc_transmit(struct sv_rc_run *x, u32 i, u32 k, u32 end)
 	struct sv_send_wqe *w = x->w;
 	struct sv_req *r = &x->r;
 	u32 op = e->opcode, n = e->npkts, mtu = e->mtu, seg, j;
-	bool write = op == SV_WR_RDMA_WRITE || op == SV_WR_RDMA_WRITE_WITH_IMM;
-	bool imm = op == SV_WR_SEND_WITH_IMM || op == SV_WR_RDMA_WRITE_WITH_IMM;
 	u64 off = (u64)k * mtu;
 	u8 *p;
 
@@ -204,12 +203,11 @@ static void sv_rc_transmit(struct sv_rc_run *x, u32 i, u32 k, u32 end)
 		return;
 	}
 	for (j = k; j < end; j++, off += seg) {
-		bool last = j == n - 1, reth = write && !j;
+		bool last = j == n - 1;
 		u32 hdrs;
 
 		seg = min_t(u64, mtu, e->len - off);
-		hdrs = sizeof(struct sv_bth) +
-		       (reth ? sizeof(struct sv_reth) : 0) + (imm && last ? 4 : 0);
+		hdrs = sizeof(struct sv_bth) + sv_wire_msg_hdrs(op, j, n);
 		p = sv_wire_frame(&x->t, hdrs, seg);
 		/* On a failure the timer goes back to the first unanswered. */
 		if (!p)
@@ -217,12 +215,11 @@ static void sv_rc_transmit(struct sv_rc_run *x, u32 i, u32 k, u32 end)
 		if (seg && sv_req_read(r, off, p + hdrs, seg))
 			return;	/* its own page gone (ODP) */
 		sv_wire_rc_bth((struct sv_bth *)p,
-			       sv_wire_msg_op(write, imm, j, n), qp->dest_qpn,
+			       sv_wire_msg_op(op, j, n), qp->dest_qpn,
 			       sv_psn_add(e->psn, j), seg,
 			       last && (w->send_flags & SV_SEND_SOLICITED),
 			       j == end - 1 || !((j + 1) % SV_RC_ACK_EVERY));
-		sv_wire_msg_ext(p + sizeof(struct sv_bth), w, e->len, write, imm,
-				j, n);
+		sv_wire_msg_ext(p + sizeof(struct sv_bth), w, e->len, j, n);
 		sv_wire_xmit(qp->sdev, &x->t);
 	}
 }

@@ -62,8 +62,7 @@ static int sv_wire_op_ext(u8 op)
 
 /*
  * The bytes of an opcode's extension headers, or -1 if the device does
- * not take it: UD sends, UC sends and writes, RC's all but invalidate
- * (on the wire, SEND with invalidate is not there yet).
+ * not take it: UD sends, UC sends and writes, all of RC's.
  */
 static int sv_wire_ext_len(u8 opcode)
 {
@@ -77,8 +76,6 @@ static int sv_wire_ext_len(u8 opcode)
 	case SV_OP_UC:
 		return op <= SV_OP_WRITE_ONLY_IMM ? sv_wire_op_ext(op) : -1;
 	case SV_OP_RC:
-		if (op == SV_OP_SEND_LAST_INV || op == SV_OP_SEND_ONLY_INV)
-			return -1;
 		return sv_wire_op_ext(op);
 	default:
 		return -1;

@@ -35,16 +35,14 @@ enum sv_exec_result sv_wire_uc_send(struct sv_req *r, u32 *status)
 {
 	struct sv_qp *qp = r->qp;
 	struct sv_send_wqe *w = r->w;
-	bool write = w->opcode == SV_WR_RDMA_WRITE ||
-		     w->opcode == SV_WR_RDMA_WRITE_WITH_IMM;
-	bool imm = w->opcode == SV_WR_SEND_WITH_IMM ||
-		   w->opcode == SV_WR_RDMA_WRITE_WITH_IMM;
 	struct sv_wire_tx t = {};
 	u32 sgid_index, mtu, n, i, seg, hdrs;
 	u64 off = 0;
 	u8 *p;
 
-	if (!write && !imm && w->opcode != SV_WR_SEND) {
+	if (w->opcode != SV_WR_SEND && w->opcode != SV_WR_SEND_WITH_IMM &&
+	    w->opcode != SV_WR_RDMA_WRITE &&
+	    w->opcode != SV_WR_RDMA_WRITE_WITH_IMM) {
 		*status = SV_WC_LOC_QP_OP_ERR;	/* UC has no invalidate */
 		return SV_EXEC_FATAL;
 	}
@@ -60,12 +58,11 @@ enum sv_exec_result sv_wire_uc_send(struct sv_req *r, u32 *status)
 	n = max_t(u32, 1, DIV_ROUND_UP_ULL(r->len, mtu));
 	for (i = 0; i < n; i++, off += seg) {
 		struct sv_bth *bth;
-		u8 op = SV_OP_UC | sv_wire_msg_op(write, imm, i, n);
+		u8 op = SV_OP_UC | sv_wire_msg_op(w->opcode, i, n);
 		bool last = i == n - 1;
 
 		seg = min_t(u64, mtu, r->len - off);
-		hdrs = sizeof(*bth) + (write && !i ? sizeof(struct sv_reth) : 0) +
-		       (imm && last ? 4 : 0);
+		hdrs = sizeof(*bth) + sv_wire_msg_hdrs(w->opcode, i, n);
 		p = sv_wire_frame(&t, hdrs, seg);
 		if (!p) {
 			sv_stat_add(qp->sdev, SV_STAT_WIRE_TX_DROPS, 1);
@@ -86,7 +83,7 @@ enum sv_exec_result sv_wire_uc_send(struct sv_req *r, u32 *status)
 		bth->qpn = htonl(qp->dest_qpn & SV_QPN_MASK);
 		bth->apsn = htonl(qp->tx_psn);
 		qp->tx_psn = (qp->tx_psn + 1) & SV_BTH_PSN_MASK;
-		sv_wire_msg_ext(p + sizeof(*bth), w, r->len, write, imm, i, n);
+		sv_wire_msg_ext(p + sizeof(*bth), w, r->len, i, n);
 		sv_wire_xmit(qp->sdev, &t);
 	}
 	sv_wire_tx_release(&t);

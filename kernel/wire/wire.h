@@ -228,11 +228,15 @@ bool sv_wire_recv(struct sv_qp *qp, struct sk_buff *skb,
 		  const struct sv_rx_meta *m, void *buf);
 void sv_wire_tx_av(struct sv_qp *qp, struct sv_wire_tx *t, u32 *sgid_index);
 
-/* The operation starts, ends a message, carries immediate data */
+/*
+ * The operation starts, ends a message, carries immediate data, carries
+ * an IETH (the rkey a SEND with invalidate frees)
+ */
 static inline bool sv_wire_op_first(u8 op)
 {
 	return op == SV_OP_SEND_FIRST || op == SV_OP_SEND_ONLY ||
-	       op == SV_OP_SEND_ONLY_IMM || op == SV_OP_WRITE_FIRST ||
+	       op == SV_OP_SEND_ONLY_IMM || op == SV_OP_SEND_ONLY_INV ||
+	       op == SV_OP_WRITE_FIRST ||
 	       op == SV_OP_WRITE_ONLY || op == SV_OP_WRITE_ONLY_IMM;
 }
 
@@ -248,10 +252,16 @@ static inline bool sv_wire_op_imm(u8 op)
 	       op == SV_OP_WRITE_LAST_IMM || op == SV_OP_WRITE_ONLY_IMM;
 }
 
+static inline bool sv_wire_op_inv(u8 op)
+{
+	return op == SV_OP_SEND_LAST_INV || op == SV_OP_SEND_ONLY_INV;
+}
+
 /* msg.c */
-u8 sv_wire_msg_op(bool write, bool imm, u32 i, u32 n);
-void sv_wire_msg_ext(u8 *p, const struct sv_send_wqe *w, u64 len, bool write,
-		     bool imm, u32 i, u32 n);
+u8 sv_wire_msg_op(u32 wr_op, u32 i, u32 n);
+u32 sv_wire_msg_hdrs(u32 wr_op, u32 i, u32 n);
+void sv_wire_msg_ext(u8 *p, const struct sv_send_wqe *w, u64 len, u32 i,
+		     u32 n);
 int sv_wire_take(struct sv_qp *qp);
 u32 sv_wire_place(struct sv_qp *qp, const struct sv_wire_pkt *p, void *buf);
 
