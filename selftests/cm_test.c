@@ -47,6 +47,19 @@ TEST_F_TIMEOUT(wire, rping, 300)
 	}
 }
 
+/* rping -v -V over VLAN 100 (vlan_up(): softverbs bound to the VLAN device) */
+TEST_F_TIMEOUT(wire, rping_vlan, 300)
+{
+	const char *ip = S_IP(IP_VA, IP_VB);
+	char s_args[128], c_args[128];
+
+	ASSERT_EQ(0, vlan_up(self, variant));
+	snprintf(s_args, sizeof(s_args), "-s -v -V -C 10 -a %s -p 18705", ip);
+	snprintf(c_args, sizeof(c_args), "-c -v -V -C 10 -a %s -p 18705", ip);
+	EXPECT_EQ(0, cm_pair(SERVER, CLIENT, "rping", s_args, c_args,
+			     "ping data: rdma-ping-9: "));
+}
+
 /*
  * prog (ucmatose, udaddy: "-b" binds the server, "-s" names it) with
  * the server's address and more args on both ends, until "test complete".

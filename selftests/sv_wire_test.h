@@ -37,6 +37,10 @@
 #define IP_B	"198.51.100.2"
 #define IP6_A	"2001:db8:51::1"
 #define IP6_B	"2001:db8:51::2"
+/* VLAN 100 above END_A and END_B (wire_test's rc_vlan) */
+#define IP_VA	"198.51.102.1"
+#define IP_VB	"198.51.102.2"
+#define SV_V	"svwire3"
 /* A softverbs device beside rxe in init_net (cm_test's both_at_once) */
 #define DUMMY_D	"svwd"
 #define SV_D	"svwire2"
@@ -356,6 +360,54 @@ FIXTURE_TEARDOWN(wire)
 	wire_down();
 	if (self->backlog >= 0 && self->backlog < WIRE_BACKLOG)
 		backlog_set(self->backlog);
+}
+
+/*
+ * RoCE over a VLAN: VLAN 100 above each end of the veth, with addresses
+ * of its own (IP_VA, IP_VB). rxe stays bound to its veth end and takes
+ * the VLAN device's addresses as GIDs (as a RoCE NIC does); a softverbs
+ * end is bound to the VLAN device itself (its GIDs are the VLAN device's
+ * addresses, its frames leave tagged and come back untagged by the VLAN
+ * code), once the device bound to the veth end is gone: the two netdevs
+ * share a MAC, hence a GID (EADDRINUSE, checked on B). The ends' g4 are
+ * the VLAN addresses' GIDs then. 0, or -1 if that failed.
+ */
+static inline int vlan_up(FIXTURE_DATA(wire) *self,
+			  const FIXTURE_VARIANT(wire) *variant)
+{
+	const char *a = variant->rxe ? "" : "ip netns exec " NS_A " ";
+	char svctl[PATH_MAX + 32];
+
+	snprintf(svctl, sizeof(svctl), "%s/../bin/svctl", sv_compat_dir());
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; "
+		 "%sip link add link " END_A " name " END_A ".100 type vlan id 100; "
+		 "%sip addr add " IP_VA "/24 dev " END_A ".100; "
+		 "%sip link set " END_A ".100 up; "
+		 "ip -n " NS_B " link add link " END_B " name " END_B
+		 ".100 type vlan id 100; "
+		 "ip -n " NS_B " addr add " IP_VB "/24 dev " END_B ".100; "
+		 "ip -n " NS_B " link set " END_B ".100 up; "
+		 "! ip netns exec " NS_B " %s link add " SV_V " netdev " END_B
+		 ".100 2>/dev/null; "
+		 "ip netns exec " NS_B " %s link del " SV_B "; "
+		 "ip netns exec " NS_B " %s link add " SV_B " netdev " END_B
+		 ".100", a, a, a, svctl, svctl, svctl);
+	if (sh(cmd))
+		return -1;
+	if (!variant->rxe) {
+		snprintf(cmd, sizeof(cmd),
+			 "set -e; ip netns exec " NS_A " %s link del " SV_A "; "
+			 "ip netns exec " NS_A " %s link add " SV_A " netdev "
+			 END_A ".100", svctl, svctl);
+		if (sh(cmd))
+			return -1;
+	}
+	/* The tables fill from the addresses a moment after they appear. */
+	usleep(500000);
+	self->a.g4 = gid_index(&self->a, IP_VA);
+	self->b.g4 = gid_index(&self->b, IP_VB);
+	return self->a.g4 < 0 || self->b.g4 < 0 ? -1 : 0;
 }
 
 /* The server's end and address, the client's end and address. */
