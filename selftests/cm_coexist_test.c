@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/wait.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
@@ -88,18 +87,11 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
  */
 static int in_child(int (*fn)(void))
 {
-	pid_t pid = fork();
-	int st;
+	pid_t pid = sv_fork();
 
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		fflush(stderr);
+	if (!pid)
 		_exit(fn());
-	}
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
+	return sv_reap(pid);
 }
 
 static const char *dev_of(struct rdma_cm_id *id)

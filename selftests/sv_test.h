@@ -290,8 +290,29 @@ static inline int sv_dev_limits_reset(const char *dev)
 }
 
 /*
- * The checks of a body that runs in a child of its own, outside the
- * harness: print what failed, return 1 from the body.
+ * A body run in a child of its own, outside the harness: pid =
+ * sv_fork(); the child _exit()s with the body's result; sv_reap(pid) is
+ * that result, or -1 if the fork failed or the child did not exit. The
+ * output buffered before is flushed first, so that it shows once.
+ */
+static inline pid_t sv_fork(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	return fork();
+}
+
+static inline int sv_reap(pid_t pid)
+{
+	int st;
+
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * The checks of such a body: print what failed, return 1 from the body.
  */
 #define CK(cond)							\
 	do {								\

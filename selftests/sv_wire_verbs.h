@@ -113,7 +113,7 @@ static inline void vend_close(struct vend *v)
  * timeout 14; RC with the retries asked for, min_rnr_timer 1 (10 us).
  */
 static inline int vend_connect(struct vend *x, struct vend *y, int rnr_retry,
-		    int retry_cnt)
+			       int retry_cnt)
 {
 	bool rc = x->qp->qp_type == IBV_QPT_RC;
 	struct ibv_qp_attr a = {

@@ -10,17 +10,16 @@
  * 1024-byte MTU, the last SEND_LAST_WITH_INVALIDATE) naming the window's
  * rkey. The receive completes with IBV_WC_WITH_INV (rxe's flag as it
  * gives it: RXE_WC_WITH_INV) and the rkey in invalidated_rkey, the data
- * intact; a WRITE through the window then fails (IBV_WC_REM_ACCESS_ERR). To a softverbs receiver, a SEND that
- * names an MR's rkey (only windows are remotely invalidated) is an
- * invalid request: IBV_WC_REM_INV_REQ_ERR on both sides.
+ * intact; a WRITE through the window then fails (IBV_WC_REM_ACCESS_ERR).
+ * To a softverbs receiver, a SEND that names an MR's rkey (only windows
+ * are remotely invalidated) is an invalid request: IBV_WC_REM_INV_REQ_ERR
+ * on both sides.
  *
  * The receiver is the variant's server: rxe_serves, sv_serves_rxe,
  * sv_sv. The bodies run in a child of their own: rdma-core's rxe
  * context of a body that stopped early would keep rxe open, and
  * deleting rxe (the teardown) waits for that.
  */
-#include <sys/wait.h>
-
 #define SV_TEST_COMPAT_LIBIBVERBS	/* selftests/Makefile: how it links */
 #include "sv_harness.h"
 #include "sv_test.h"
@@ -38,28 +37,17 @@
  */
 #define RXE_WC_WITH_INV	(1 << 2)
 
-/*
- * fn(self, variant) in a child: its exit code (0, or 1 from a failed
- * CK()), -1 if it did not exit.
- */
+/* fn(self, variant) in a child (sv_fork(), sv_reap()) */
 static int in_child(int (*fn)(FIXTURE_DATA(wire) *,
 			      const FIXTURE_VARIANT(wire) *),
 		    FIXTURE_DATA(wire) *self,
 		    const FIXTURE_VARIANT(wire) *variant)
 {
-	pid_t pid;
-	int st;
+	pid_t pid = sv_fork();
 
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -1;
 	if (!pid)
 		_exit(fn(self, variant));
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
+	return sv_reap(pid);
 }
 
 /* The receiver's and sender's ends, RC, connected. */

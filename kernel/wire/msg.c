@@ -3,7 +3,8 @@
  * softverbs on the wire: what the UC and RC transports share about a
  * message's packets. Its opcodes in order (FIRST, MIDDLE... LAST, or
  * ONLY; with immediate data or an IETH on the last), their RETH,
- * immediate data and IETH, and a SEND packet's payload placed in the receive WQE the message took.
+ * immediate data and IETH, and a SEND packet's payload placed in the
+ * receive WQE the message took.
  */
 #include "../compat.h"
 #include "wire.h"
@@ -14,12 +15,17 @@ static bool sv_wire_wr_write(u32 wr_op)
 	return wr_op == SV_WR_RDMA_WRITE || wr_op == SV_WR_RDMA_WRITE_WITH_IMM;
 }
 
+/* Immediate data (ImmDt) on the last packet */
+static bool sv_wire_wr_imm(u32 wr_op)
+{
+	return wr_op == SV_WR_SEND_WITH_IMM ||
+	       wr_op == SV_WR_RDMA_WRITE_WITH_IMM;
+}
+
 /* Immediate data or an invalidated rkey (IETH): 4 bytes on the last */
 static bool sv_wire_wr_last4(u32 wr_op)
 {
-	return wr_op == SV_WR_SEND_WITH_IMM ||
-	       wr_op == SV_WR_RDMA_WRITE_WITH_IMM ||
-	       wr_op == SV_WR_SEND_WITH_INV;
+	return sv_wire_wr_imm(wr_op) || wr_op == SV_WR_SEND_WITH_INV;
 }
 
 /*
@@ -29,9 +35,7 @@ static bool sv_wire_wr_last4(u32 wr_op)
  */
 u8 sv_wire_msg_op(u32 wr_op, u32 i, u32 n)
 {
-	bool write = sv_wire_wr_write(wr_op);
-	bool imm = wr_op == SV_WR_SEND_WITH_IMM ||
-		   wr_op == SV_WR_RDMA_WRITE_WITH_IMM;
+	bool write = sv_wire_wr_write(wr_op), imm = sv_wire_wr_imm(wr_op);
 
 	if (wr_op == SV_WR_SEND_WITH_INV && i == n - 1)
 		return n == 1 ? SV_OP_SEND_ONLY_INV : SV_OP_SEND_LAST_INV;
@@ -73,7 +77,7 @@ void sv_wire_msg_ext(u8 *p, const struct sv_send_wqe *w, u64 len, u32 i,
 		return;
 	if (w->opcode == SV_WR_SEND_WITH_INV)
 		put_unaligned_be32(w->imm_data, p);
-	else if (sv_wire_wr_last4(w->opcode))
+	else if (sv_wire_wr_imm(w->opcode))
 		memcpy(p, &w->imm_data, 4);
 }
 
