@@ -702,17 +702,6 @@ static enum sv_exec_result sv_atomic(struct sv_req *r, u32 *status)
 	return SV_EXEC_DONE;
 }
 
-/* A FLUSH WR's placement types (swap's low byte), selectivity (next). */
-static u32 sv_flush_type(const struct sv_send_wqe *w)
-{
-	return w->swap & 0xff;
-}
-
-static u32 sv_flush_level(const struct sv_send_wqe *w)
-{
-	return (w->swap >> 8) & 0xff;
-}
-
 /*
  * An RDMA FLUSH (SV_WR_FLUSH, checked by sv_flush_wqe_ok()): the
  * responder's QP must grant its types' flush rights, its MR too (mr.c).
@@ -720,10 +709,7 @@ static u32 sv_flush_level(const struct sv_send_wqe *w)
 static enum sv_exec_result sv_flush(struct sv_req *r, u32 *status)
 {
 	struct sv_send_wqe *w = r->w;
-	u32 type = sv_flush_type(w);
-	u32 need = (type & SV_FLUSH_GLOBAL ? SV_ACCESS_FLUSH_GLOBAL : 0) |
-		   (type & SV_FLUSH_PERSISTENT ?
-		    SV_ACCESS_FLUSH_PERSISTENT : 0);
+	u32 need = sv_flush_access(sv_flush_type(w));
 	int ret;
 
 	if ((sv_dqp_access(r->dqp) & need) != need)
@@ -738,10 +724,7 @@ static enum sv_exec_result sv_flush(struct sv_req *r, u32 *status)
 /* A FLUSH WR's own fields: a placement type, a selectivity, no data. */
 static bool sv_flush_wqe_ok(const struct sv_send_wqe *w)
 {
-	u32 type = sv_flush_type(w), level = sv_flush_level(w);
-
-	return type && !(type & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) &&
-	       (level == SV_FLUSH_RANGE || level == SV_FLUSH_MR) &&
+	return sv_flush_kind_ok(sv_flush_type(w), sv_flush_level(w)) &&
 	       !(w->swap >> 16) && !w->num_sge &&
 	       !(w->send_flags & SV_SEND_INLINE);
 }

@@ -114,6 +114,17 @@ u32 sv_recv_fail_status(u32 cqe_status);
 void sv_responder_err(struct sv_qp *dqp, bool access);
 enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status);
 
+/* A FLUSH WR's placement types (swap's low byte), selectivity (next). */
+static inline u32 sv_flush_type(const struct sv_send_wqe *w)
+{
+	return w->swap & 0xff;
+}
+
+static inline u32 sv_flush_level(const struct sv_send_wqe *w)
+{
+	return (w->swap >> 8) & 0xff;
+}
+
 /* tm.c */
 enum sv_tm_kind sv_tm_recv(struct sv_req *r, struct sv_srq *srq,
 			   enum sv_exec_result *res, u32 *status);

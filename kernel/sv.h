@@ -356,6 +356,25 @@ int sv_mr_span_get(struct sv_device *sdev, u32 key, struct sv_pd *pd,
 struct sv_qp;
 int sv_mr_flush(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey, u32 access,
 		u64 iova, u64 len, bool whole);
+
+/*
+ * An RDMA FLUSH's placement types (SV_FLUSH_GLOBAL, _PERSISTENT: at least
+ * one, no other) and selectivity (SV_FLUSH_RANGE or _MR): fit to carry
+ * out? And the flush rights (SV_ACCESS_FLUSH_*) its types need of the
+ * responder's QP and MR.
+ */
+static inline bool sv_flush_kind_ok(u32 type, u32 level)
+{
+	return type && !(type & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) &&
+	       (level == SV_FLUSH_RANGE || level == SV_FLUSH_MR);
+}
+
+static inline u32 sv_flush_access(u32 type)
+{
+	return (type & SV_FLUSH_GLOBAL ? SV_ACCESS_FLUSH_GLOBAL : 0) |
+	       (type & SV_FLUSH_PERSISTENT ? SV_ACCESS_FLUSH_PERSISTENT : 0);
+}
+
 int sv_mr_span_get_remote(struct sv_qp *dqp, struct sv_pd *pd, u32 rkey,
 			  u32 access, u64 iova, u64 len,
 			  struct sv_mr_span *sp, struct sv_mr_cache *cache);

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * RDMA FLUSH (IBA 1.5, ibv_wr_flush()) between two RC QPs of softverbs0,
- * called as a program built with rdma-core 45's headers calls it: through
- * the builder that follows wr_atomic_write in struct ibv_qp_ex (Debian's
- * rdma-core 44 headers end there, so this test names it itself). Global
- * visibility over a range or a whole MR completes with IBV_WC_FLUSH;
+ * called as a program built with rdma-core 45's headers calls it
+ * (sv_verbs45.h). Global visibility over a range or a whole MR completes
+ * with IBV_WC_FLUSH;
  * the responder's QP and MR must grant the type's flush right
  * (IBV_WC_REM_ACCESS_ERR otherwise); a bad type or selectivity is the
  * requester's IBV_WC_LOC_QP_OP_ERR; persistence is only for MRs of
@@ -16,32 +15,7 @@
 
 #include "sv_harness.h"
 #include "sv_dp_test.h"
-
-/* rdma-core 45's names, absent from rdma-core 44's headers */
-#define FLUSH_GLOBAL		1	/* IBV_FLUSH_GLOBAL */
-#define FLUSH_PERSISTENT	2	/* IBV_FLUSH_PERSISTENT */
-#define FLUSH_RANGE		0	/* IBV_FLUSH_RANGE */
-#define FLUSH_MR		1	/* IBV_FLUSH_MR */
-#define ACCESS_FLUSH_GLOBAL	(1 << 8)
-#define ACCESS_FLUSH_PERSISTENT	(1 << 9)
-#define QP_EX_WITH_FLUSH	(1ULL << 11)
-#define WC_FLUSH		8	/* IBV_WC_FLUSH */
-#define DEVICE_FLUSH_GLOBAL	(1ULL << 38)
-#define DEVICE_FLUSH_PERSISTENT	(1ULL << 39)
-
-struct qp_ex45 {
-	struct ibv_qp_ex x;
-	void (*wr_flush)(struct ibv_qp_ex *qp, uint32_t rkey,
-			 uint64_t remote_addr, size_t len, uint8_t type,
-			 uint8_t level);
-};
-
-/* What rdma-core 45's inline ibv_wr_flush() does */
-static void wr_flush(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t addr,
-		     size_t len, uint8_t type, uint8_t level)
-{
-	((struct qp_ex45 *)qp)->wr_flush(qp, rkey, addr, len, type, level);
-}
+#include "sv_verbs45.h"
 
 #define BSZ	65536
 
@@ -130,11 +104,7 @@ FIXTURE_TEARDOWN(fl)
 static int flush1(FIXTURE_DATA(fl) *self, uint32_t rkey, uint64_t addr,
 		  size_t len, uint8_t type, uint8_t level, struct ibv_wc *wc)
 {
-	ibv_wr_start(self->ax);
-	self->ax->wr_id = 77;
-	self->ax->wr_flags = IBV_SEND_SIGNALED;
-	wr_flush(self->ax, rkey, addr, len, type, level);
-	if (ibv_wr_complete(self->ax))
+	if (post_flush(self->ax, 77, rkey, addr, len, type, level))
 		return -1;
 	if (poll1(self->cq, wc) != 1 || wc->wr_id != 77)
 		return -1;

@@ -19,6 +19,7 @@ struct vend {
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
 	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;	/* vend_open_ops()'s, with its send ops */
 	char *buf;
 	union ibv_gid gid;
 	int gidx;
@@ -60,11 +61,17 @@ static inline struct ibv_context *open_in(const char *ns, const char *dev)
 	return ctx;
 }
 
-static inline int vend_open(struct vend *v, const char *ns,
-			    const char *dev, int gidx, enum ibv_qp_type type,
-			    size_t len, int access)
+/*
+ * v's objects on dev (from namespace ns): a len-byte buffer registered
+ * with access, a QP of type; with send_ops (IBV_QP_EX_WITH_*), made by
+ * ibv_create_qp_ex() and its builders in v->qpx.
+ */
+static inline int vend_open_ops(struct vend *v, const char *ns,
+				const char *dev, int gidx,
+				enum ibv_qp_type type, size_t len, int access,
+				uint64_t send_ops)
 {
-	struct ibv_qp_init_attr ia = {
+	struct ibv_qp_init_attr_ex ia = {
 		.qp_type = type,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
@@ -84,8 +91,23 @@ static inline int vend_open(struct vend *v, const char *ns,
 	v->mr = ibv_reg_mr(v->pd, v->buf, len, access);
 	ia.send_cq = v->cq;
 	ia.recv_cq = v->cq;
-	v->qp = ibv_create_qp(v->pd, &ia);
-	return v->mr && v->qp ? 0 : -1;
+	ia.pd = v->pd;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+	if (send_ops) {
+		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ia.send_ops_flags = send_ops;
+	}
+	v->qp = ibv_create_qp_ex(v->ctx, &ia);
+	if (v->qp && send_ops)
+		v->qpx = ibv_qp_to_qp_ex(v->qp);
+	return v->mr && v->qp && (!send_ops || v->qpx) ? 0 : -1;
+}
+
+static inline int vend_open(struct vend *v, const char *ns,
+			    const char *dev, int gidx, enum ibv_qp_type type,
+			    size_t len, int access)
+{
+	return vend_open_ops(v, ns, dev, gidx, type, len, access, 0);
 }
 
 static inline void vend_close(struct vend *v)

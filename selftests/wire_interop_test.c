@@ -15,8 +15,16 @@
  * are remotely invalidated) is an invalid request: IBV_WC_REM_INV_REQ_ERR
  * on both sides.
  *
- * The receiver is the variant's server: rxe_serves, sv_serves_rxe,
- * sv_sv. The bodies run in a child of their own: rdma-core's rxe
+ * ATOMIC WRITE and RDMA FLUSH (IBA 1.5's memory placement extensions):
+ * eight ATOMIC WRITEs in one batch land in order, a misaligned one is an
+ * invalid request; FLUSH after a WRITE (a range, the whole MR, an empty
+ * range) completes with IBV_WC_FLUSH, a persistence the MR lacks is a
+ * remote access error. rxe has ATOMIC WRITE from Linux 6.2 (its ends
+ * skip on 6.1); FLUSH runs between softverbs ends only (rc_flush says
+ * why).
+ *
+ * The receiver (or responder) is the variant's server: rxe_serves,
+ * sv_serves_rxe, sv_sv. The bodies run in a child of their own: rdma-core's rxe
  * context of a body that stopped early would keep rxe open, and
  * deleting rxe (the teardown) waits for that.
  */
@@ -26,6 +34,7 @@
 #include "sv_dp_test.h"
 #include "sv_wire_test.h"
 #include "sv_wire_verbs.h"
+#include "sv_verbs45.h"
 
 #define LEN	(64 * 1024)
 #define SLEN	9000
@@ -162,6 +171,179 @@ static int send_inv_mr_body(FIXTURE_DATA(wire) *self,
 	vend_close(&r);
 	vend_close(&s);
 	return 0;
+}
+
+/* A body's exit code for a skip: an end lacks what it needs. */
+#define SKIPPED	77
+
+/* Does v's device say it does cap (rdma-core 45's IBV_DEVICE_*)? */
+static bool has_cap(struct vend *v, uint64_t cap)
+{
+	struct ibv_device_attr_ex a;
+
+	return !ibv_query_device_ex(v->ctx, NULL, &a) &&
+	       (a.device_cap_flags_ex & cap);
+}
+
+/*
+ * The responder's (the server's) and requester's ends, RC, connected;
+ * the responder's MR and QP grant ACCESS | access, the requester's QP
+ * has the builders of send_ops.
+ */
+static int mpe_pair(FIXTURE_DATA(wire) *self,
+		    const FIXTURE_VARIANT(wire) *variant, struct vend *rsp,
+		    struct vend *req, int access, uint64_t send_ops)
+{
+	const struct end *r = SERVER, *s = CLIENT;
+	struct ibv_qp_attr a = { .qp_access_flags = ACCESS | access };
+
+	if (vend_open(rsp, r->ns, r->dev, r->g4, IBV_QPT_RC, LEN,
+		      ACCESS | access) ||
+	    vend_open_ops(req, s->ns, s->dev, s->g4, IBV_QPT_RC, LEN, ACCESS,
+			  send_ops))
+		return -1;
+	if (vend_connect(rsp, req, 7, 7) || vend_connect(req, rsp, 7, 7))
+		return -1;
+	return access ? ibv_modify_qp(rsp->qp, &a, IBV_QP_ACCESS_FLAGS) : 0;
+}
+
+/* n signaled ATOMIC WRITEs of vals[i] at raddr + 8 i, one batch */
+static int post_awrites(struct vend *x, uint32_t rkey, uint64_t raddr,
+			const uint64_t *vals, int n)
+{
+	int i;
+
+	ibv_wr_start(x->qpx);
+	for (i = 0; i < n; i++) {
+		x->qpx->wr_id = 0xa0 + i;
+		x->qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_atomic_write(x->qpx, rkey, raddr + 8 * i, &vals[i]);
+	}
+	return ibv_wr_complete(x->qpx);
+}
+
+/*
+ * Eight ATOMIC WRITEs in one batch (more than max_rd_atomic, 4, may be
+ * in flight): each completes in order with IBV_WC_ATOMIC_WRITE, the 64
+ * bytes land as the requester held them, nothing around them moves. A
+ * misaligned one is an invalid request (IBV_WC_REM_INV_REQ_ERR).
+ */
+static int atomic_write_body(FIXTURE_DATA(wire) *self,
+			     const FIXTURE_VARIANT(wire) *variant)
+{
+	uint64_t vals[8];
+	struct vend r, s;
+	struct ibv_wc wc;
+	char pad[128];
+	int i;
+
+	CK(!mpe_pair(self, variant, &r, &s, 0,
+		     IBV_QP_EX_WITH_ATOMIC_WRITE));
+	if (!has_cap(&r, DEVICE_ATOMIC_WRITE) ||
+	    !has_cap(&s, DEVICE_ATOMIC_WRITE))
+		return SKIPPED;
+	for (i = 0; i < 8; i++)
+		vals[i] = 0x0102030405060708ULL * (i + 1) ^ 0xa5;
+	memset(r.buf, 0xee, 256);
+	memset(pad, 0xee, sizeof(pad));
+	CK(!post_awrites(&s, r.mr->rkey, (uintptr_t)r.buf + 64, vals, 8));
+	for (i = 0; i < 8; i++) {
+		CK(wait1(&s, &wc) == IBV_WC_SUCCESS);
+		CK(wc.wr_id == 0xa0 + (uint64_t)i);
+		CK(wc.opcode == IBV_WC_ATOMIC_WRITE);
+	}
+	CK(!memcmp(r.buf + 64, vals, 64));
+	CK(!memcmp(r.buf, pad, 64));
+	CK(!memcmp(r.buf + 128, pad, 128));
+	CK(!post_awrites(&s, r.mr->rkey, (uintptr_t)r.buf + 4, vals, 1));
+	CK(wait1(&s, &wc) == IBV_WC_REM_INV_REQ_ERR);
+	CK(!memcmp(r.buf, pad, 64));
+	vend_close(&r);
+	vend_close(&s);
+	return 0;
+}
+
+/* One signaled FLUSH of x's; its completion's status (opcode checked) */
+static int flush1(struct vend *x, uint32_t rkey, uint64_t addr, size_t len,
+		  uint8_t type, uint8_t level)
+{
+	struct ibv_wc wc;
+	int st;
+
+	if (post_flush(x->qpx, 0xf1, rkey, addr, len, type, level))
+		return -1;
+	st = wait1(x, &wc);
+	if (st == IBV_WC_SUCCESS && (wc.opcode != WC_FLUSH || wc.wr_id != 0xf1))
+		return -1;
+	return st;
+}
+
+/*
+ * RDMA FLUSH after an RDMA WRITE: global visibility over the written
+ * range, the whole MR, an empty range, each IBV_WC_FLUSH. Persistence on
+ * an MR of ordinary memory (which cannot have that right) is a remote
+ * access error, though the QP grants it.
+ */
+static int flush_body(FIXTURE_DATA(wire) *self,
+		      const FIXTURE_VARIANT(wire) *variant)
+{
+	struct ibv_qp_attr pa = {
+		.qp_access_flags = ACCESS | ACCESS_FLUSH_GLOBAL |
+				   ACCESS_FLUSH_PERSISTENT,
+	};
+	struct vend r, s;
+	uint64_t rb;
+
+	CK(!mpe_pair(self, variant, &r, &s, ACCESS_FLUSH_GLOBAL,
+		     IBV_QP_EX_WITH_RDMA_WRITE | QP_EX_WITH_FLUSH));
+	if (!has_cap(&r, DEVICE_FLUSH_GLOBAL))
+		return SKIPPED;
+	rb = (uintptr_t)r.buf;
+	sv_fill(s.buf, 4096, 9);
+	CK(!post_send(s.qp, IBV_WR_RDMA_WRITE, s.mr->lkey, s.buf, 4096, 1, 0,
+		      rb + 8192, r.mr->rkey));
+	CK(flush1(&s, r.mr->rkey, rb + 8192, 4096, FLUSH_GLOBAL,
+		  FLUSH_RANGE) == IBV_WC_SUCCESS);
+	CK(!memcmp(r.buf + 8192, s.buf, 4096));
+	CK(flush1(&s, r.mr->rkey, 0, 0, FLUSH_GLOBAL, FLUSH_MR) ==
+	   IBV_WC_SUCCESS);
+	CK(flush1(&s, r.mr->rkey, rb, 0, FLUSH_GLOBAL, FLUSH_RANGE) ==
+	   IBV_WC_SUCCESS);
+	/* The QP grants persistence; the MR cannot. */
+	CK(!ibv_modify_qp(r.qp, &pa, IBV_QP_ACCESS_FLAGS));
+	CK(flush1(&s, r.mr->rkey, rb, 64, FLUSH_PERSISTENT, FLUSH_RANGE) ==
+	   IBV_WC_REM_ACCESS_ERR);
+	vend_close(&r);
+	vend_close(&s);
+	return 0;
+}
+
+/* fn in a child; its skip is the harness's */
+#define RUN_CHILD(fn, why)						\
+	do {								\
+		int ret_ = in_child(fn, self, variant);			\
+									\
+		if (ret_ == SKIPPED)					\
+			SKIP(return, why);				\
+		ASSERT_EQ(0, ret_);					\
+	} while (0)
+
+TEST_F_TIMEOUT(wire, rc_atomic_write, 120)
+{
+	RUN_CHILD(atomic_write_body, "an end has no ATOMIC WRITE (rxe < 6.2)");
+}
+
+TEST_F_TIMEOUT(wire, rc_flush, 120)
+{
+	/*
+	 * rxe's FLUSH frames are not RoCE v2's: its opcode table gives
+	 * FLUSH no payload offset, so its ICRC sums the BTH, FETH and RETH
+	 * twice, and it drops a FLUSH with the standard ICRC (ours) as
+	 * corrupt; and rdma-core 44's rxe provider has no ibv_wr_flush().
+	 */
+	if (!SERVER->sv || !CLIENT->sv)
+		SKIP(return, "rxe's FLUSH ICRC is not RoCE v2's");
+	RUN_CHILD(flush_body, "the responder has no FLUSH");
 }
 
 TEST_F_TIMEOUT(wire, rc_send_inv, 120)

@@ -14,9 +14,12 @@
  * frees its IETH's rkey (a memory window of the QP's PD, mr/mw.c) once
  * placed, before its completion; one it cannot is an invalid request
  * (NAK, IBV_WC_REM_INV_REQ_ERR for the receive, the QP in ERR), as on
- * the direct path. An RDMA WRITE, READ or
- * atomic is checked against the QP's access flags and its rkey's MR
- * (the QP's PD, the rights, the range; an atomic's alignment); a
+ * the direct path. An RDMA WRITE, READ, atomic, ATOMIC WRITE or FLUSH
+ * (IBA 1.5's memory placement extensions, each answered by a READ
+ * response without data, as rxe does, a duplicate by that again, never
+ * carried out twice) is checked against the QP's access flags
+ * and its rkey's MR (the QP's PD, the rights, the range; an atomic's
+ * alignment); a
  * failure is a remote access NAK and the QP goes to ERR, as does a SEND
  * that does not fit (invalid request NAK), as on the direct path. ACKs
  * go out for the packets that ask (the last of a message), coalesced: an
@@ -162,21 +165,29 @@ out:
 	return true;
 }
 
-static void sv_rc_atomic_resp(struct sv_qp *qp, u32 psn, u64 orig)
+/*
+ * The answer to the request at psn: an atomic's ACK (op SV_OP_ATOMIC_ACK,
+ * with the original value), or an ATOMIC WRITE's or FLUSH's, a READ
+ * response without data (SV_OP_READ_ONLY, as rxe answers them).
+ */
+static void sv_rc_resp(struct sv_qp *qp, u32 psn, u8 op, u64 orig)
 {
+	bool atomic = op == SV_OP_ATOMIC_ACK;
 	struct sv_wire_tx t = {};
 	u8 *p;
 
 	sv_wire_rc_ack_flush(qp);
 	if (!sv_wire_rc_route(qp, &t))
 		return;
-	p = sv_wire_frame(&t, sizeof(struct sv_bth) + 12, 0);
+	p = sv_wire_frame(&t, sizeof(struct sv_bth) + 4 + (atomic ? 8 : 0),
+			  0);
 	if (p) {
-		sv_wire_rc_bth((struct sv_bth *)p, SV_OP_ATOMIC_ACK,
-			       qp->dest_qpn, psn, 0, false, false);
+		sv_wire_rc_bth((struct sv_bth *)p, op, qp->dest_qpn, psn, 0,
+			       false, false);
 		put_unaligned_be32((u32)SV_AETH_NO_CREDITS << 24 |
 				   qp->wire->msn, p + sizeof(struct sv_bth));
-		put_unaligned_be64(orig, p + sizeof(struct sv_bth) + 4);
+		if (atomic)
+			put_unaligned_be64(orig, p + sizeof(struct sv_bth) + 4);
 		sv_wire_xmit(qp->sdev, &t);
 	}
 	sv_wire_tx_release(&t);
@@ -194,8 +205,12 @@ static void sv_rc_atomic(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	u64 orig;
 	int ret;
 
-	if ((va & 7) || !(READ_ONCE(qp->attr.qp_access_flags) &
-			  SV_ACCESS_REMOTE_ATOMIC) ||
+	/* Misaligned: an invalid request (IBA, rxe, the direct path). */
+	if (va & 7) {
+		sv_rc_fatal(qp, psn, SV_NAK_INV_REQ);
+		return;
+	}
+	if (!(READ_ONCE(qp->attr.qp_access_flags) & SV_ACCESS_REMOTE_ATOMIC) ||
 	    sv_sg_remote(sg, qp, sv_qp_pd(qp), SV_ACCESS_REMOTE_ATOMIC,
 			 ntohl(a->rkey), va, 8)) {
 		sv_rc_fatal(qp, psn, SV_NAK_REM_ACCESS);
@@ -221,7 +236,71 @@ static void sv_rc_atomic(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	res->valid = true;
 	wq->epsn = sv_psn_add(psn, 1);
 	wq->msn = (wq->msn + 1) & SV_BTH_PSN_MASK;
-	sv_rc_atomic_resp(qp, psn, orig);
+	sv_rc_resp(qp, psn, SV_OP_ATOMIC_ACK, orig);
+}
+
+/*
+ * An ATOMIC WRITE at psn: its 8 bytes stored at an aligned va in one
+ * access, as the direct path does (the QP's and the key's remote write
+ * right, as rxe). False if it failed: NAKed, the QP in ERR.
+ */
+static bool sv_rc_atomic_write(struct sv_qp *qp, const struct sv_wire_pkt *p,
+			       u32 psn, void *buf)
+{
+	const struct sv_reth *reth = (const struct sv_reth *)p->ext;
+	u64 va = be64_to_cpu(reth->va), val, old;
+	struct sv_sg *sg = buf;
+	int ret;
+
+	if (p->paylen != 8 || ntohl(reth->len) != 8 || (va & 7)) {
+		sv_rc_fatal(qp, psn, SV_NAK_INV_REQ);
+		return false;
+	}
+	if (!(READ_ONCE(qp->attr.qp_access_flags) & SV_ACCESS_REMOTE_WRITE) ||
+	    sv_sg_remote(sg, qp, sv_qp_pd(qp), SV_ACCESS_REMOTE_WRITE,
+			 ntohl(reth->rkey), va, 8)) {
+		sv_rc_fatal(qp, psn, SV_NAK_REM_ACCESS);
+		return false;
+	}
+	/* The bytes as they came: the requester's memory order. */
+	memcpy(&val, p->payload, 8);
+	ret = sv_atomic_word(sg, SV_WR_ATOMIC_WRITE, val, 0, &old);
+	sv_sg_release(sg);
+	if (ret) {
+		sv_rc_fatal(qp, psn, SV_NAK_REM_ACCESS);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A FLUSH at psn: its FETH's placement types over its RETH's range, or
+ * the whole MR, with the rights of those types on the QP and the MR
+ * (sv_mr_flush(), as the direct path). False if it failed: a bad FETH
+ * is an invalid request, the rights a remote access error.
+ */
+static bool sv_rc_flush(struct sv_qp *qp, const struct sv_wire_pkt *p,
+			u32 psn)
+{
+	const struct sv_reth *reth =
+		(const struct sv_reth *)(p->ext + SV_FETH_LEN);
+	u32 feth = get_unaligned_be32(p->ext);
+	u32 type = feth & SV_FETH_PLT_MASK;
+	u32 level = (feth & SV_FETH_SEL_MASK) >> SV_FETH_SEL_SHIFT;
+	u32 need = sv_flush_access(type);
+
+	if (p->paylen || !sv_flush_kind_ok(type, level)) {
+		sv_rc_fatal(qp, psn, SV_NAK_INV_REQ);
+		return false;
+	}
+	if ((READ_ONCE(qp->attr.qp_access_flags) & need) != need ||
+	    sv_mr_flush(qp, sv_qp_pd(qp), ntohl(reth->rkey), need,
+			be64_to_cpu(reth->va), ntohl(reth->len),
+			level == SV_FLUSH_MR)) {
+		sv_rc_fatal(qp, psn, SV_NAK_REM_ACCESS);
+		return false;
+	}
+	return true;
 }
 
 /* A duplicate request: answered again, never carried out twice. */
@@ -243,7 +322,12 @@ static void sv_rc_duplicate(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	if (op == SV_OP_CMP_SWAP || op == SV_OP_FETCH_ADD) {
 		for (i = 0; i < wq->nres; i++)
 			if (wq->res[i].valid && wq->res[i].psn == psn)
-				sv_rc_atomic_resp(qp, psn, wq->res[i].orig);
+				sv_rc_resp(qp, psn, SV_OP_ATOMIC_ACK,
+					   wq->res[i].orig);
+		return;
+	}
+	if (op == SV_OP_ATOMIC_WRITE || op == SV_OP_FLUSH) {
+		sv_rc_resp(qp, psn, SV_OP_READ_ONLY, 0);
 		return;
 	}
 	sv_rc_ack(qp, sv_psn_add(wq->epsn, SV_BTH_PSN_MASK),
@@ -450,6 +534,15 @@ static void sv_rc_request(struct sv_qp *qp, const struct sv_wire_pkt *p,
 	}
 	if (op == SV_OP_CMP_SWAP || op == SV_OP_FETCH_ADD) {
 		sv_rc_atomic(qp, p, psn, buf);
+		return;
+	}
+	if (op == SV_OP_ATOMIC_WRITE || op == SV_OP_FLUSH) {
+		if (op == SV_OP_FLUSH ? !sv_rc_flush(qp, p, psn) :
+		    !sv_rc_atomic_write(qp, p, psn, buf))
+			return;
+		wq->epsn = sv_psn_add(psn, 1);
+		wq->msn = (wq->msn + 1) & SV_BTH_PSN_MASK;
+		sv_rc_resp(qp, psn, SV_OP_READ_ONLY, 0);
 		return;
 	}
 	if (op <= SV_OP_SEND_ONLY_IMM || sv_wire_op_inv(op))

@@ -15,18 +15,20 @@
  * (its opcode or length) ends with IBV_WC_LOC_QP_OP_ERR.
  *
  * What may be in flight: SV_RC_MAX_FL WQEs, SV_RC_WINDOW packets past
- * the first unanswered one, max_rd_atomic READs and atomics (at least
- * one). A WQE with IBV_SEND_FENCE waits for the READs and atomics before
- * it; a WQE that is no SEND, WRITE, READ or atomic (a local operation)
+ * the first unanswered one, max_rd_atomic READs, atomics, ATOMIC WRITEs
+ * and FLUSHes (at least one; the last two are answered by a READ
+ * response without data, as rxe answers them, or an ACK). A
+ * WQE with IBV_SEND_FENCE waits for those before it; a WQE that is no
+ * SEND, WRITE, READ, atomic, ATOMIC WRITE or FLUSH (a local operation)
  * waits until nothing is in flight, and then runs as on a local QP. A
  * WQE starts once the one before it has all its packets sent.
  *
  * Answers (ACKs, NAKs, READ responses, atomic ACKs; rc.c queues them)
  * name a PSN, and the PSN its WQE. An ACK answers every packet up to its
  * PSN (ACKs are coalesced); any answer for a later WQE completes the
- * SENDs and WRITEs before it (implicitly acknowledged), and a READ or
- * atomic before it still without its answer is sent again at once: the
- * answer was lost. Go-back-N: a PSN sequence NAK, or the local ACK
+ * SENDs and WRITEs before it (implicitly acknowledged), and a READ,
+ * atomic, ATOMIC WRITE or FLUSH before it still without its answer is
+ * sent again at once: the answer was lost. Go-back-N: a PSN sequence NAK, or the local ACK
  * timeout (the QP's timeout, restarted by progress), sends again from
  * the first packet not answered, each WQE in flight from where its
  * answers reached (a READ asks again for the rest). Until an answer
@@ -67,16 +69,31 @@ struct sv_rc_run {
 	bool wait;		/* a WQE waits for qp->wait_until */
 };
 
-static bool sv_rc_op_rd(u8 op)
-{
-	return op == SV_WR_RDMA_READ || op == SV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == SV_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static bool sv_rc_op_atomic(u8 op)
 {
 	return op == SV_WR_ATOMIC_CMP_AND_SWP ||
 	       op == SV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * IBA 1.5's ATOMIC WRITE and FLUSH: one packet, answered by an RDMA READ
+ * response without data (as rxe answers them; rxe's requester also takes
+ * an ACK, and so does this one)
+ */
+static bool sv_rc_op_mpe(u8 op)
+{
+	return op == SV_WR_ATOMIC_WRITE || op == SV_WR_FLUSH;
+}
+
+/*
+ * Answered by responses (READ responses, an atomic ACK), not implicitly
+ * by the answer to a later request; each holds a responder resource of
+ * the peer's (max_rd_atomic of them)
+ */
+static bool sv_rc_op_rd(u8 op)
+{
+	return op == SV_WR_RDMA_READ || sv_rc_op_atomic(op) ||
+	       sv_rc_op_mpe(op);
 }
 
 /* The WQEs that go on the wire here (the others wait for none in flight) */
@@ -91,6 +108,8 @@ static bool sv_rc_op_wire(u32 op)
 	case SV_WR_RDMA_READ:
 	case SV_WR_ATOMIC_CMP_AND_SWP:
 	case SV_WR_ATOMIC_FETCH_AND_ADD:
+	case SV_WR_ATOMIC_WRITE:
+	case SV_WR_FLUSH:
 		return true;
 	}
 	return false;
@@ -150,6 +169,40 @@ static void sv_rc_fail(struct sv_rc_run *x, u32 i, u32 status)
 /* ---- sending ---- */
 
 /*
+ * In-flight WQE e's one packet, an ATOMIC WRITE (a RETH for its 8 bytes,
+ * which go as the WQE holds them: in the requester's memory order, as
+ * rxe sends them) or a FLUSH (a FETH, a RETH for its range).
+ */
+static void sv_rc_transmit_mpe(struct sv_rc_run *x, struct sv_rc_fl *e)
+{
+	struct sv_send_wqe *w = x->w;
+	bool flush = e->opcode == SV_WR_FLUSH;
+	u32 hdrs = sizeof(struct sv_bth) + (flush ? SV_FETH_LEN : 0) +
+		   sizeof(struct sv_reth);
+	u32 paylen = flush ? 0 : 8;
+	struct sv_reth *reth;
+	u8 *p;
+
+	p = sv_wire_frame(&x->t, hdrs, paylen);
+	if (!p)
+		return;
+	sv_wire_rc_bth((struct sv_bth *)p,
+		       flush ? SV_OP_FLUSH : SV_OP_ATOMIC_WRITE,
+		       x->qp->dest_qpn, e->psn, paylen, false, true);
+	if (flush)
+		put_unaligned_be32(sv_flush_level(w) << SV_FETH_SEL_SHIFT |
+				   sv_flush_type(w), p + sizeof(struct sv_bth));
+	reth = (struct sv_reth *)(p + hdrs - sizeof(*reth));
+	reth->va = cpu_to_be64(w->remote_addr);
+	reth->rkey = htonl(w->rkey);
+	/* A range's length fits (sv_rc_start()); a whole MR's is unused. */
+	reth->len = htonl(flush ? (u32)w->compare_add : 8);
+	if (!flush)
+		memcpy(p + hdrs, &w->compare_add, 8);
+	sv_wire_xmit(x->qp->sdev, &x->t);
+}
+
+/*
  * Packets k to end - 1 of in-flight WQE i (resolved in x->r): a READ
  * asks for those responses in one request.
  */
@@ -182,6 +235,10 @@ static void sv_rc_transmit(struct sv_rc_run *x, u32 i, u32 k, u32 end)
 		reth->rkey = htonl(w->rkey);
 		reth->len = htonl(min_t(u64, e->len - off, (u64)(end - k) * mtu));
 		sv_wire_xmit(qp->sdev, &x->t);
+		return;
+	}
+	if (sv_rc_op_mpe(op)) {
+		sv_rc_transmit_mpe(x, e);
 		return;
 	}
 	if (sv_rc_op_atomic(op)) {
@@ -380,7 +437,7 @@ static void sv_rc_aeth(struct sv_rc_run *x, u32 i, u32 idx, u32 syn)
 	sv_rc_before(x, i);
 	if ((syn & SV_AETH_TYPE_MASK) == SV_AETH_ACK) {
 		/* A READ's or atomic's answer is its responses. */
-		if (!rd)
+		if (!rd || sv_rc_op_mpe(e->opcode))
 			sv_rc_answered(x, e, idx + 1);
 		return;
 	}
@@ -409,7 +466,10 @@ static void sv_rc_aeth(struct sv_rc_run *x, u32 i, u32 idx, u32 syn)
 	sv_rc_fail(x, i, sv_rc_nak_status(syn & 0x1f));
 }
 
-/* A READ response (idx of WQE i) or an atomic's ACK, into its buffers */
+/*
+ * A READ response (idx of WQE i) or an atomic's ACK, into its buffers; or
+ * the answer to an ATOMIC WRITE or FLUSH
+ */
 static void sv_rc_place(struct sv_rc_run *x, u32 i, u32 idx,
 			const struct sv_wire_pkt *p)
 {
@@ -432,6 +492,15 @@ static void sv_rc_place(struct sv_rc_run *x, u32 i, u32 idx,
 			sv_rc_fail(x, i, SV_WC_LOC_PROT_ERR);
 		else
 			sv_rc_answered(x, e, 1);
+		return;
+	}
+	/* An ATOMIC WRITE's or FLUSH's: a READ response without data */
+	if (sv_rc_op_mpe(e->opcode)) {
+		if ((p->opcode & 0x1f) == SV_OP_READ_ONLY && !p->paylen &&
+		    !e->acked) {
+			sv_rc_before(x, i);
+			sv_rc_answered(x, e, 1);
+		}
 		return;
 	}
 	/* READ responses, in order only */
@@ -578,12 +647,19 @@ static void sv_rc_start(struct sv_rc_run *x, u64 now)
 		return;
 	}
 	x->cur = i;
+	/* A FLUSH's range: as long as a RETH can say. */
+	if (e->opcode == SV_WR_FLUSH &&
+	    sv_flush_level(x->w) == SV_FLUSH_RANGE &&
+	    x->w->compare_add > U32_MAX) {
+		e->status = SV_WC_LOC_LEN_ERR;
+		return;
+	}
 	mtu = min(sv_mtu_bytes(READ_ONCE(qp->sdev->active_mtu)),
 		  sv_mtu_bytes(READ_ONCE(qp->attr.path_mtu)) ?: 4096);
 	e->mtu = mtu;
 	e->len = x->r.len;
-	e->npkts = sv_rc_op_atomic(e->opcode) ? 1 :
-		   max_t(u32, 1, DIV_ROUND_UP_ULL(e->len, mtu));
+	e->npkts = sv_rc_op_atomic(e->opcode) || sv_rc_op_mpe(e->opcode) ?
+		   1 : max_t(u32, 1, DIV_ROUND_UP_ULL(e->len, mtu));
 	/* A READ's responses take its PSNs: its request one packet. */
 	qp->tx_psn = sv_psn_add(qp->tx_psn, e->npkts);
 	sv_pace_charge(qp, e->len);

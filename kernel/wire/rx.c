@@ -55,6 +55,10 @@ static int sv_wire_op_ext(u8 op)
 	case SV_OP_CMP_SWAP:
 	case SV_OP_FETCH_ADD:
 		return sizeof(struct sv_atomic_eth);
+	case SV_OP_ATOMIC_WRITE:	/* its 8 bytes are the payload */
+		return sizeof(struct sv_reth);
+	case SV_OP_FLUSH:
+		return SV_FETH_LEN + sizeof(struct sv_reth);
 	default:
 		return -1;
 	}

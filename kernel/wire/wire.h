@@ -73,6 +73,14 @@ struct sv_deth {
 #define SV_OP_FETCH_ADD		0x14
 #define SV_OP_SEND_LAST_INV	0x16
 #define SV_OP_SEND_ONLY_INV	0x17
+#define SV_OP_FLUSH		0x1c	/* IBA 1.5 annex A19 (RC only) */
+#define SV_OP_ATOMIC_WRITE	0x1d
+
+/* FLUSH Extended Transport Header: selectivity level, placement type */
+#define SV_FETH_LEN		4
+#define SV_FETH_SEL_SHIFT	4
+#define SV_FETH_SEL_MASK	0x30
+#define SV_FETH_PLT_MASK	0x0f
 
 /* ACK Extended Transport Header: syndrome, MSN */
 #define SV_AETH_ACK		0x00	/* low 5 bits: credits */
