@@ -14,14 +14,14 @@
  * frees its IETH's rkey (a memory window of the QP's PD, mr/mw.c) once
  * placed, before its completion; one it cannot is an invalid request
  * (NAK, IBV_WC_REM_INV_REQ_ERR for the receive, the QP in ERR), as on
- * the direct path. An RDMA WRITE, READ, atomic, ATOMIC WRITE or FLUSH
- * (IBA 1.5's memory placement extensions, each answered by a READ
- * response without data, as rxe does, a duplicate by that again, never
- * carried out twice) is checked against the QP's access flags
- * and its rkey's MR (the QP's PD, the rights, the range; an atomic's
- * alignment); a
- * failure is a remote access NAK and the QP goes to ERR, as does a SEND
- * that does not fit (invalid request NAK), as on the direct path. ACKs
+ * the direct path. ATOMIC WRITE and FLUSH (IBA 1.5's memory placement
+ * extensions) are each answered by a READ response without data, as rxe
+ * answers them, a duplicate by that again, never carried out twice. An
+ * RDMA WRITE, READ, atomic, ATOMIC WRITE or FLUSH is checked against the
+ * QP's access flags and its rkey's MR (the QP's PD, the rights, the
+ * range); a failure is a remote access NAK and the QP goes to ERR, as
+ * does a SEND that does not fit, a misaligned atomic or ATOMIC WRITE, or
+ * a bad FETH (invalid request NAK), as on the direct path. ACKs
  * go out for the packets that ask (the last of a message), coalesced: an
  * ACK is held until the end of the receive batch (one ACK answers every
  * packet up to its PSN), and goes before any other frame of the
