@@ -28,8 +28,9 @@
  * PSN (ACKs are coalesced); any answer for a later WQE completes the
  * SENDs and WRITEs before it (implicitly acknowledged), and a READ,
  * atomic, ATOMIC WRITE or FLUSH before it still without its answer is
- * sent again at once: the answer was lost. Go-back-N: a PSN sequence NAK, or the local ACK
- * timeout (the QP's timeout, restarted by progress), sends again from
+ * sent again at once: the answer was lost. Go-back-N: a PSN sequence
+ * NAK, or the local ACK timeout (the QP's timeout, restarted by
+ * progress), sends again from
  * the first packet not answered, each WQE in flight from where its
  * answers reached (a READ asks again for the rest). Until an answer
  * comes from past that point, the answers to what went before do not
@@ -436,7 +437,10 @@ static void sv_rc_aeth(struct sv_rc_run *x, u32 i, u32 idx, u32 syn)
 
 	sv_rc_before(x, i);
 	if ((syn & SV_AETH_TYPE_MASK) == SV_AETH_ACK) {
-		/* A READ's or atomic's answer is its responses. */
+		/*
+		 * A READ's or atomic's answer is its responses; an ATOMIC
+		 * WRITE's or FLUSH's may be an ACK for its own PSN.
+		 */
 		if (!rd || sv_rc_op_mpe(e->opcode))
 			sv_rc_answered(x, e, idx + 1);
 		return;
