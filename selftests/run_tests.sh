@@ -82,11 +82,13 @@ for t in "${tests[@]}"; do
 	# stuck in the kernel (D state) would hold the whole run. guard()
 	# gives it 30 s past its time, then reports the stuck tasks and lets
 	# the run go on without it.
+	t_start=$SECONDS
 	timeout -k 10 "$t_prog" "$out/$prog" >"$log" 2>&1 &
 	tpid=$!
 	guard "$tpid" $((t_prog + 30)) "$prog" >"$log.hung" 2>&1 &
 	wait "$tpid"
 	rc=$?
+	secs=$((SECONDS - t_start))
 	[ -z "$idle" ] || "$svctl" dev set softverbs0 idle_us \
 		"$(cat /sys/module/softverbs/parameters/idle_us)" || rc=1
 	sed 's/^/# /' "$log"
@@ -97,17 +99,17 @@ for t in "${tests[@]}"; do
 	rm -f "$log"
 	if [ -z "$totals" ]; then
 		# Crashed, hung or never started: the whole program fails.
-		echo "not ok $n selftests: softverbs: $t # exit=$rc, no totals"
+		echo "not ok $n selftests: softverbs: $t # exit=$rc, no totals, ${secs} s"
 		fail=$((fail + 1))
 		continue
 	fi
 	read -r p f s e <<<"$totals"
 	pass=$((pass + p)) fail=$((fail + f + e)) skip=$((skip + s))
 	if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] && [ "$e" -eq 0 ]; then
-		echo "ok $n selftests: softverbs: $t"
+		echo "ok $n selftests: softverbs: $t # ${secs} s"
 	else
 		[ "$f" -eq 0 ] && [ "$e" -eq 0 ] && fail=$((fail + 1))
-		echo "not ok $n selftests: softverbs: $t # exit=$rc"
+		echo "not ok $n selftests: softverbs: $t # exit=$rc, ${secs} s"
 	fi
 done
 
