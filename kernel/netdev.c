@@ -9,6 +9,13 @@
  * the netdev unregisters (deleted, or moved to another namespace) the
  * device is removed (sv_device_remove()).
  *
+ * The VLAN devices right above the netdev, in its namespace, are the
+ * device's too, as on rxe and RoCE NICs (one device on the lower netdev):
+ * their addresses are GIDs of the table (with the VLAN device's ifindex,
+ * which routes a message sent from one out through that VLAN device,
+ * tagged), and their RoCE v2 frames, untagged by the VLAN code, reach
+ * the device through an rx_handler on each VLAN device (wire/rx.c).
+ *
  * A device lives in its netdev's network namespace (sdev->net); it is
  * deleted, not moved, when the netdev leaves the namespace. In a namespace
  * a GID belongs to one device: a link add that would give a device a GID
@@ -27,6 +34,7 @@
  * locks and leaves the event to a work item.
  */
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
@@ -69,6 +77,49 @@ struct sv_device *sv_device_by_netdev(const struct net_device *ndev)
 		if (READ_ONCE(sdev->ndev) == ndev)
 			return sdev;
 	return NULL;
+}
+
+/* @upper is a VLAN device right above @lower, in its namespace. */
+static bool sv_vlan_of(const struct net_device *upper,
+		       const struct net_device *lower)
+{
+	return lower && is_vlan_dev(upper) &&
+	       vlan_dev_real_dev(upper) == lower &&
+	       net_eq(dev_net(upper), dev_net(lower));
+}
+
+/*
+ * The device bound to the netdev right below @ndev, if @ndev is a VLAN
+ * device of it (sv_vlan_of()). Locking as sv_device_by_netdev().
+ */
+static struct sv_device *sv_device_below(const struct net_device *ndev)
+{
+	struct sv_device *sdev;
+
+	if (!is_vlan_dev(ndev))
+		return NULL;
+	sdev = sv_device_by_netdev(vlan_dev_real_dev(ndev));
+	if (sdev && !sv_vlan_of(ndev, READ_ONCE(sdev->ndev)))
+		sdev = NULL;
+	return sdev;
+}
+
+/**
+ * sv_device_by_addr_netdev - the device whose GIDs @ndev's addresses are
+ * @ndev: a netdev
+ *
+ * The device bound to @ndev, or to the netdev right below it if @ndev is
+ * a VLAN device whose frames it takes (sv_vlan_add()); NULL if none.
+ * Locking as sv_device_by_netdev().
+ */
+struct sv_device *sv_device_by_addr_netdev(const struct net_device *ndev)
+{
+	struct sv_device *sdev = sv_device_by_netdev(ndev);
+
+	if (sdev)
+		return sdev;
+	sdev = sv_device_below(ndev);
+	return sdev && sv_wire_upper_ours(sdev, ndev) ? sdev : NULL;
 }
 
 /* The device a notifier is about, if @ndev is bound. rtnl held. */
@@ -160,20 +211,13 @@ static bool sv_gid_update(struct sv_device *sdev, const u8 gid[16],
 	return true;
 }
 
-/* Fill the GID table from the netdev: its MAC and its addresses. rtnl. */
-static void sv_gid_fill(struct sv_device *sdev, struct net_device *ndev)
+/* The GIDs of @ndev's IPv4 and IPv6 addresses into the table. rtnl. */
+static void sv_gid_fill_addrs(struct sv_device *sdev, struct net_device *ndev)
 {
 	struct inet6_dev *idev;
 	struct in_device *in;
 	struct in_ifaddr *ifa;
 	u8 gid[16];
-
-	spin_lock_bh(&sdev->gid_lock);
-	memset(sdev->gids, 0, sizeof(sdev->gids));
-	sv_route_changed();
-	spin_unlock_bh(&sdev->gid_lock);
-	sv_gid_from_mac(gid, sdev->mac);
-	sv_gid_claim(sdev, gid, ndev->ifindex);
 
 	in = __in_dev_get_rtnl(ndev);
 	if (in) {
@@ -192,6 +236,52 @@ static void sv_gid_fill(struct sv_device *sdev, struct net_device *ndev)
 				      true);
 		read_unlock_bh(&idev->lock);
 	}
+}
+
+/*
+ * Fill the GID table from the netdev: its MAC, its addresses and its VLAN
+ * devices'. rtnl.
+ */
+static void sv_gid_fill(struct sv_device *sdev, struct net_device *ndev)
+{
+	struct net_device *upper;
+	struct list_head *iter;
+	u8 gid[16];
+
+	spin_lock_bh(&sdev->gid_lock);
+	memset(sdev->gids, 0, sizeof(sdev->gids));
+	sv_route_changed();
+	spin_unlock_bh(&sdev->gid_lock);
+	sv_gid_from_mac(gid, sdev->mac);
+	sv_gid_claim(sdev, gid, ndev->ifindex);
+	sv_gid_fill_addrs(sdev, ndev);
+	netdev_for_each_upper_dev_rcu(ndev, upper, iter)
+		if (sv_vlan_of(upper, ndev) && sv_wire_upper_ours(sdev, upper))
+			sv_gid_fill_addrs(sdev, upper);
+}
+
+/*
+ * A VLAN device above the bound netdev comes (or is there at the bind):
+ * its frames reach the device. Its addresses come by the notifiers (or
+ * sv_gid_fill()). rtnl held.
+ */
+static void sv_vlan_add(struct sv_device *sdev, struct net_device *upper)
+{
+	/*
+	 * Busy (a bridge port, a device bound to it): not the device's, nor
+	 * are its addresses GIDs (sv_device_by_addr_netdev()).
+	 */
+	if (sv_wire_upper_bind(sdev, upper))
+		netdev_info(upper, "softverbs: %s does not take its RoCE frames (its rx_handler is taken)\n",
+			    dev_name(&sdev->dev));
+}
+
+/* ... goes (unregistered, or leaving the namespace). rtnl held. */
+static void sv_vlan_del(struct sv_device *sdev, struct net_device *upper)
+{
+	sv_wire_upper_unbind(sdev, upper);
+	if (sv_gid_del_netdev(sdev, upper->ifindex))
+		sv_device_event(sdev, SV_EVENT_GID_CHANGE);
 }
 
 /*
@@ -257,6 +347,8 @@ static void sv_port_update(struct sv_device *sdev, struct net_device *ndev)
  */
 int sv_netdev_bind(struct sv_device *sdev, struct net_device *ndev)
 {
+	struct net_device *upper;
+	struct list_head *iter;
 	int ret;
 
 	ASSERT_RTNL();
@@ -265,6 +357,9 @@ int sv_netdev_bind(struct sv_device *sdev, struct net_device *ndev)
 		return ret;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	WRITE_ONCE(sdev->ndev, ndev);
+	netdev_for_each_upper_dev_rcu(ndev, upper, iter)
+		if (sv_vlan_of(upper, ndev))
+			sv_vlan_add(sdev, upper);
 	sv_gid_fill(sdev, ndev);
 	sdev->port_state = netif_running(ndev) && netif_carrier_ok(ndev) ?
 			   SV_PORT_ACTIVE : SV_PORT_DOWN;
@@ -279,10 +374,14 @@ int sv_netdev_bind(struct sv_device *sdev, struct net_device *ndev)
 void sv_netdev_unbind(struct sv_device *sdev)
 {
 	struct net_device *ndev = sdev->ndev;
+	struct net_device *upper;
+	struct list_head *iter;
 
 	ASSERT_RTNL();
 	if (!ndev)
 		return;
+	netdev_for_each_upper_dev_rcu(ndev, upper, iter)
+		sv_wire_upper_unbind(sdev, upper);
 	sv_mcast_unbind(sdev, ndev);
 	WRITE_ONCE(sdev->ndev, NULL);
 	/* Waits for the frames in flight and the senders that saw ndev. */
@@ -310,6 +409,7 @@ static int sv_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct sv_device *sdev;
 
 	switch (event) {
+	case NETDEV_REGISTER:
 	case NETDEV_UNREGISTER:
 	case NETDEV_UP:
 	case NETDEV_DOWN:
@@ -321,8 +421,20 @@ static int sv_netdev_event(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	}
 	sdev = sv_device_by_netdev_rtnl(ndev);
-	if (!sdev)
+	if (!sdev) {
+		/* A VLAN device above a bound netdev, coming or going */
+		if (!is_vlan_dev(ndev) || (event != NETDEV_REGISTER &&
+					   event != NETDEV_UNREGISTER))
+			return NOTIFY_DONE;
+		rcu_read_lock();
+		sdev = sv_device_below(ndev);
+		rcu_read_unlock();
+		if (sdev && event == NETDEV_REGISTER)
+			sv_vlan_add(sdev, ndev);
+		else if (sdev)
+			sv_vlan_del(sdev, ndev);
 		return NOTIFY_DONE;
+	}
 	switch (event) {
 	case NETDEV_UNREGISTER:
 		/* Deleted, or leaving its namespace: the device goes. */
@@ -353,7 +465,10 @@ static int sv_inetaddr_event(struct notifier_block *nb, unsigned long event,
 
 	if (event != NETDEV_UP && event != NETDEV_DOWN)
 		return NOTIFY_DONE;
-	sdev = sv_device_by_netdev_rtnl(ndev);
+	rcu_read_lock();
+	sdev = sv_device_by_addr_netdev(ndev);
+	rcu_read_unlock();
+	/* Under rtnl, which every unbinding holds: sdev stays bound. */
 	if (!sdev)
 		return NOTIFY_DONE;
 	sv_gid_from_ipv4(gid, ifa->ifa_local);
@@ -380,7 +495,7 @@ static int sv_inet6addr_event(struct notifier_block *nb, unsigned long event,
 	if (event != NETDEV_UP && event != NETDEV_DOWN)
 		return NOTIFY_DONE;
 	rcu_read_lock();
-	sdev = sv_device_by_netdev(ndev);
+	sdev = sv_device_by_addr_netdev(ndev);
 	if (sdev && sv_gid_update(sdev, ifa->addr.s6_addr, ndev->ifindex,
 				  event == NETDEV_UP))
 		schedule_work(&sdev->gid_work);

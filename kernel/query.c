@@ -197,6 +197,60 @@ void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
 	spin_unlock_bh(&sdev->gid_lock);
 }
 
+/* Remove the entries of a netdev's addresses; true if there were any. */
+bool sv_gid_del_netdev(struct sv_device *sdev, u32 ifindex)
+{
+	bool found = false;
+	unsigned int i;
+
+	spin_lock_bh(&sdev->gid_lock);
+	for (i = 0; i < SV_GID_TBL_LEN; i++) {
+		struct sv_gid_entry *e = &sdev->gids[i];
+
+		if (e->valid && e->ifindex == ifindex) {
+			memset(e, 0, sizeof(*e));
+			found = true;
+		}
+	}
+	if (found)
+		sv_route_changed();
+	spin_unlock_bh(&sdev->gid_lock);
+	return found;
+}
+
+/*
+ * Is @gid in the table as an address of the netdev @ifindex (or of none:
+ * the node GUID's)? A frame for it must come in on that netdev.
+ */
+bool sv_gid_on(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
+{
+	bool found = false;
+	int i;
+
+	spin_lock_bh(&sdev->gid_lock);
+	for (i = 0; i < SV_GID_TBL_LEN && !found; i++)
+		found = sdev->gids[i].valid &&
+			(!sdev->gids[i].ifindex ||
+			 sdev->gids[i].ifindex == ifindex) &&
+			!memcmp(sdev->gids[i].gid, gid, 16);
+	spin_unlock_bh(&sdev->gid_lock);
+	return found;
+}
+
+/* The netdev of the entry at @index, 0 if none (or the entry is empty). */
+u32 sv_gid_ifindex(struct sv_device *sdev, u32 index)
+{
+	u32 ifindex = 0;
+
+	if (index >= SV_GID_TBL_LEN)
+		return 0;
+	spin_lock_bh(&sdev->gid_lock);
+	if (sdev->gids[index].valid)
+		ifindex = sdev->gids[index].ifindex;
+	spin_unlock_bh(&sdev->gid_lock);
+	return ifindex;
+}
+
 /*
  * A fresh table: the link-local GID fe80::<node GUID>, which is the EUI-64
  * of the MAC, as entries 0 (RoCE v1) and 1 (RoCE v2).

@@ -285,6 +285,9 @@ bool sv_gid_present(struct sv_device *sdev, const u8 gid[16]);
 void sv_gid_get(struct sv_device *sdev, u32 index, u8 gid[16]);
 int sv_gid_index(struct sv_device *sdev, const u8 gid[16], u32 type);
 void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
+bool sv_gid_del_netdev(struct sv_device *sdev, u32 ifindex);
+bool sv_gid_on(struct sv_device *sdev, const u8 gid[16], u32 ifindex);
+u32 sv_gid_ifindex(struct sv_device *sdev, u32 index);
 
 /* PD and MR (pd.c, mr/mr.c) */
 
@@ -931,6 +934,11 @@ void sv_netdev_unbind(struct sv_device *sdev);
 void sv_gid_work(struct work_struct *work);
 int sv_netdev_gids_free(struct net *net, struct net_device *ndev);
 struct sv_device *sv_device_by_netdev(const struct net_device *ndev);
+struct sv_device *sv_device_by_addr_netdev(const struct net_device *ndev);
+int sv_wire_upper_bind(struct sv_device *sdev, struct net_device *upper);
+void sv_wire_upper_unbind(struct sv_device *sdev, struct net_device *upper);
+bool sv_wire_upper_ours(const struct sv_device *sdev,
+			const struct net_device *upper);
 struct sv_device *sv_gid_holder(const struct net *net, struct sv_device *self,
 				const u8 gid[16]);
 int sv_netdev_init(void);

@@ -76,32 +76,49 @@ static inline void end_prefix(const struct end *e, char *buf, size_t len)
 		strncat(buf, sv_compat_dir(), len - strlen(buf) - 1);
 }
 
-/* The GID index of addr (RoCE v2) on e's device, or -1. */
-static inline int gid_index(const struct end *e, const char *addr)
+/* The GID index of addr (RoCE v2) on e's device now, or -1. */
+static inline int gid_index_now(const struct end *e, const char *addr)
 {
 	char pre[PATH_MAX + 64], line[256], want[96];
-	int i, idx = -1;
+	int idx = -1;
 	FILE *f;
 
 	end_prefix(e, pre, sizeof(pre));
 	snprintf(want, sizeof(want), "%s%s, RoCE v2", strchr(addr, ':') ?
 		 "" : "::ffff:", addr);
-	/* The tables fill from the addresses a moment after they appear. */
-	for (i = 0; i < 100 * sv_slow() && idx < 0; i++) {
-		snprintf(cmd, sizeof(cmd), "%s ibv_devinfo -v -d %s", pre,
-			 e->dev);
-		f = popen(cmd, "r");
-		if (!f)
-			return -1;
-		while (fgets(line, sizeof(line), f))
-			if (strstr(line, want) &&
-			    sscanf(line, " GID[ %d]", &idx) == 1)
-				break;
-		pclose(f);
-		if (idx < 0)
-			usleep(100000);
+	snprintf(cmd, sizeof(cmd), "%s ibv_devinfo -v -d %s", pre, e->dev);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, want) && sscanf(line, " GID[ %d]", &idx) == 1)
+			break;
+	pclose(f);
+	return idx;
+}
+
+/*
+ * The GID index of addr (RoCE v2) on e's device, or -1 if it does not
+ * come: the tables fill from the addresses a moment after they appear.
+ * With gone, -1 once it has left the table, or its index if it stays.
+ */
+static inline int gid_wait(const struct end *e, const char *addr, bool gone)
+{
+	int i, idx = -1;
+
+	for (i = 0; i < 100 * sv_slow(); i++) {
+		idx = gid_index_now(e, addr);
+		if ((idx < 0) == gone)
+			break;
+		usleep(100000);
 	}
 	return idx;
+}
+
+/* The GID index of addr (RoCE v2) on e's device, or -1. */
+static inline int gid_index(const struct end *e, const char *addr)
+{
+	return gid_wait(e, addr, false);
 }
 
 /*
@@ -362,9 +379,70 @@ FIXTURE_TEARDOWN(wire)
 		backlog_set(self->backlog);
 }
 
+/* VLAN 100 above each end, with its address; 0 or -1. */
+static inline int vlan_links(const FIXTURE_VARIANT(wire) *variant)
+{
+	const char *a = variant->rxe ? "" : "ip netns exec " NS_A " ";
+
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; "
+		 "%sip link add link " END_A " name " END_A ".100 type vlan id 100; "
+		 "%sip addr add " IP_VA "/24 dev " END_A ".100; "
+		 "%sip link set " END_A ".100 up; "
+		 "ip -n " NS_B " link add link " END_B " name " END_B
+		 ".100 type vlan id 100; "
+		 "ip -n " NS_B " addr add " IP_VB "/24 dev " END_B ".100; "
+		 "ip -n " NS_B " link set " END_B ".100 up", a, a, a);
+	return sh(cmd) ? -1 : 0;
+}
+
 /*
- * RoCE over a VLAN: VLAN 100 above each end of the veth, with addresses
- * of its own (IP_VA, IP_VB). rxe stays bound to its veth end and takes
+ * The ends' g4 are the VLAN addresses' GIDs, once the tables have them
+ * (they fill from the addresses a moment after they appear).
+ */
+static inline int vlan_gids(FIXTURE_DATA(wire) *self)
+{
+	usleep(500000);
+	self->a.g4 = gid_index(&self->a, IP_VA);
+	self->b.g4 = gid_index(&self->b, IP_VB);
+	return self->a.g4 < 0 || self->b.g4 < 0 ? -1 : 0;
+}
+
+/*
+ * The softverbs device name in namespace ns deleted, the shell command
+ * between run, and name made again on the netdev dev: 0 or -1.
+ */
+static inline int rebind(const char *ns, const char *name, const char *dev,
+			 const char *between)
+{
+	char svctl[PATH_MAX + 32];
+
+	snprintf(svctl, sizeof(svctl), "%s/../bin/svctl", sv_compat_dir());
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; ip netns exec %s %s link del %s; %s%s"
+		 "ip netns exec %s %s link add %s netdev %s", ns, svctl, name,
+		 between, *between ? "; " : "", ns, svctl, name, dev);
+	return sh(cmd) ? -1 : 0;
+}
+
+/*
+ * RoCE over VLAN devices above the bound netdevs, as rxe and a RoCE NIC
+ * do it (vlan_links()): every end stays bound to its veth end and takes
+ * its VLAN device's address as a GID; frames leave through the VLAN
+ * device, tagged. A's device has its VLAN device come after it; B's is
+ * bound again after, so that it finds its VLAN device there. 0, or -1 if
+ * that failed.
+ */
+static inline int vlan_uppers(FIXTURE_DATA(wire) *self,
+			      const FIXTURE_VARIANT(wire) *variant)
+{
+	return vlan_links(variant) || rebind(NS_B, SV_B, END_B, "") ||
+	       vlan_gids(self) ? -1 : 0;
+}
+
+/*
+ * RoCE over a VLAN device bound to softverbs: VLAN 100 above each end of
+ * the veth (vlan_links()). rxe stays bound to its veth end and takes
  * the VLAN device's addresses as GIDs (as a RoCE NIC does); a softverbs
  * end is bound to the VLAN device itself (its GIDs are the VLAN device's
  * addresses, its frames leave tagged and come back untagged by the VLAN
@@ -375,39 +453,18 @@ FIXTURE_TEARDOWN(wire)
 static inline int vlan_up(FIXTURE_DATA(wire) *self,
 			  const FIXTURE_VARIANT(wire) *variant)
 {
-	const char *a = variant->rxe ? "" : "ip netns exec " NS_A " ";
 	char svctl[PATH_MAX + 32];
 
-	snprintf(svctl, sizeof(svctl), "%s/../bin/svctl", sv_compat_dir());
-	snprintf(cmd, sizeof(cmd),
-		 "set -e; "
-		 "%sip link add link " END_A " name " END_A ".100 type vlan id 100; "
-		 "%sip addr add " IP_VA "/24 dev " END_A ".100; "
-		 "%sip link set " END_A ".100 up; "
-		 "ip -n " NS_B " link add link " END_B " name " END_B
-		 ".100 type vlan id 100; "
-		 "ip -n " NS_B " addr add " IP_VB "/24 dev " END_B ".100; "
-		 "ip -n " NS_B " link set " END_B ".100 up; "
-		 "! ip netns exec " NS_B " %s link add " SV_V " netdev " END_B
-		 ".100 2>/dev/null; "
-		 "ip netns exec " NS_B " %s link del " SV_B "; "
-		 "ip netns exec " NS_B " %s link add " SV_B " netdev " END_B
-		 ".100", a, a, a, svctl, svctl, svctl);
-	if (sh(cmd))
+	if (vlan_links(variant))
 		return -1;
-	if (!variant->rxe) {
-		snprintf(cmd, sizeof(cmd),
-			 "set -e; ip netns exec " NS_A " %s link del " SV_A "; "
-			 "ip netns exec " NS_A " %s link add " SV_A " netdev "
-			 END_A ".100", svctl, svctl);
-		if (sh(cmd))
-			return -1;
-	}
-	/* The tables fill from the addresses a moment after they appear. */
-	usleep(500000);
-	self->a.g4 = gid_index(&self->a, IP_VA);
-	self->b.g4 = gid_index(&self->b, IP_VB);
-	return self->a.g4 < 0 || self->b.g4 < 0 ? -1 : 0;
+	snprintf(svctl, sizeof(svctl), "%s/../bin/svctl", sv_compat_dir());
+	snprintf(cmd, sizeof(cmd), "ip netns exec " NS_B " %s link add " SV_V
+		 " netdev " END_B ".100 2>/dev/null", svctl);
+	if (!sh(cmd) || rebind(NS_B, SV_B, END_B ".100", ""))
+		return -1;
+	if (!variant->rxe && rebind(NS_A, SV_A, END_A ".100", ""))
+		return -1;
+	return vlan_gids(self);
 }
 
 /* The server's end and address, the client's end and address. */

@@ -6,8 +6,8 @@
  * checks (-c) with the server on either end, over IPv4 and IPv6 GIDs;
  * the wire counters (svctl stat show) must have moved; other UDP traffic
  * is left alone; a peer that goes away gives IBV_WC_RETRY_EXC_ERR; with
- * every CPU busy the pollers take the frames waiting for the engines;
- * RC over a VLAN.
+ * every CPU busy the pollers take the frames waiting for the engines.
+ * RoCE over VLANs: wire_vlan_test.c.
  * Skipped where rdma_rxe cannot be loaded (the rxe variants only).
  */
 #include <sys/prctl.h>
@@ -187,43 +187,6 @@ TEST_F_TIMEOUT(wire, busy_cpus_pollers_take_frames, 300)
 	}
 	EXPECT_LE(0, before);
 	EXPECT_LT(before, stat_of(&self->b, "doorbell_frames"));
-}
-
-/*
- * The VLAN devices' received frames, from sysfs in ns ("" for init_net);
- * -1 if unread.
- */
-static long long vlan_rx(const char *ns, const char *dev)
-{
-	char c[256], line[64];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(c, sizeof(c), "%s%s cat /sys/class/net/%s/statistics/rx_packets",
-		 *ns ? "ip netns exec " : "", ns, dev);
-	f = popen(c, "r");
-	if (!f)
-		return -1;
-	if (fgets(line, sizeof(line), f))
-		v = atoll(line);
-	pclose(f);
-	return v;
-}
-
-/*
- * RoCE over a VLAN (vlan_up()): the RC pingpong over the VLAN addresses'
- * GIDs, content checked, and the frames went through B's VLAN device.
- */
-TEST_F_TIMEOUT(wire, rc_vlan, 300)
-{
-	long long rx;
-
-	ASSERT_EQ(0, vlan_up(self, variant));
-	rx = vlan_rx(NS_B, END_B ".100");
-	ASSERT_LE(0, rx);
-	EXPECT_EQ(0, rc(self, variant, false, "-c -s 65536 -n 20", 18720));
-	EXPECT_LE(rx + 20 * 64, vlan_rx(NS_B, END_B ".100"));
-	EXPECT_EQ(0, stat_of(&self->b, "wire_icrc_errors"));
 }
 
 TEST_HARNESS_MAIN

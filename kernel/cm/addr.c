@@ -237,11 +237,14 @@ err:
 	return ret;
 }
 
-/* The device bound to the route's netdev, held; -ENODEV if none. */
+/*
+ * The device bound to the route's netdev (or to the netdev below it, a
+ * VLAN device), held; -ENODEV if none.
+ */
 static int sv_cm_route_dev(struct net_device *ndev, struct sv_device **sdev)
 {
 	rcu_read_lock();
-	*sdev = sv_device_by_netdev(ndev);
+	*sdev = sv_device_by_addr_netdev(ndev);
 	if (*sdev)
 		get_device(&(*sdev)->dev);
 	rcu_read_unlock();

@@ -154,7 +154,9 @@ static bool sv_wire_ours(struct sv_device *sdev, struct sk_buff *skb,
 	/* The UDP length must say what the IP header says. */
 	if (ntohs(uh->len) != *len + sizeof(*uh))
 		*len = 0;
-	return sv_gid_present(sdev, gid) || sv_mcast_member(sdev, gid);
+	/* An address of the netdev it came in on (a VLAN device's on it) */
+	return sv_gid_on(sdev, gid, skb->dev->ifindex) ||
+	       sv_mcast_member(sdev, gid);
 }
 
 /* The frame's BTH and ICRC, with skb->data at the BTH: fit to take? */
@@ -239,4 +241,45 @@ drop:
 drop_counted:
 	sv_stat_add(sdev, SV_STAT_WIRE_RX_DROPS, 1);
 	return true;
+}
+
+/*
+ * A VLAN device above the bound netdev (netdev.c): its frames come here
+ * untagged by the VLAN code; the RoCE v2 ones for its addresses are the
+ * device's, the rest go on to the stack. Steering stays the bound
+ * netdev's. Softirq, RCU held.
+ */
+static rx_handler_result_t sv_wire_upper_rx_handler(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct sv_device *sdev = rcu_dereference(skb->dev->rx_handler_data);
+
+	if (skb->pkt_type == PACKET_LOOPBACK || !sdev)
+		return RX_HANDLER_PASS;
+	return sv_wire_rx(sdev, skb) ? RX_HANDLER_CONSUMED : RX_HANDLER_PASS;
+}
+
+/* sdev takes @upper's RoCE v2 frames: -EBUSY if another handler has it. */
+int sv_wire_upper_bind(struct sv_device *sdev, struct net_device *upper)
+{
+	ASSERT_RTNL();
+	return netdev_rx_handler_register(upper, sv_wire_upper_rx_handler,
+					  sdev);
+}
+
+/* Does sdev take @upper's frames? RCU or rtnl held. */
+bool sv_wire_upper_ours(const struct sv_device *sdev,
+			const struct net_device *upper)
+{
+	return rcu_access_pointer(upper->rx_handler) ==
+	       sv_wire_upper_rx_handler &&
+	       rcu_access_pointer(upper->rx_handler_data) == sdev;
+}
+
+/* ... no more: returns after every running handler is done. rtnl held. */
+void sv_wire_upper_unbind(struct sv_device *sdev, struct net_device *upper)
+{
+	ASSERT_RTNL();
+	if (sv_wire_upper_ours(sdev, upper))
+		netdev_rx_handler_unregister(upper);
 }

@@ -9,13 +9,17 @@
  * out of the netdev (sv_wire_route()), and the frame goes down the IP
  * output path (ip_local_out()), whose neighbour code resolves the
  * destination MAC (ARP or ND, with the frame queued meanwhile) and puts
- * on a VLAN tag where the route leaves through a VLAN device. As rxe and
+ * on a VLAN tag where the route leaves through a VLAN device (the source
+ * GID is an address of a VLAN device above the bound netdev: the route
+ * is out of that VLAN device), its PCP from the traffic class (the
+ * skb's priority, by the VLAN device's egress map). As rxe and
  * RoCE NICs do: IPv4 with DF and no options, the UDP checksum zero (RoCE
  * v2 has the ICRC), the traffic class as TOS or IPv6 traffic class
  * (DSCP and ECN), the hop limit as TTL, the source port from the flow
  * label or the QP (ECMP entropy), the destination port 4791.
  */
 #include <linux/hash.h>
+#include <linux/if_vlan.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -89,7 +93,9 @@ int sv_wire_route(struct sv_device *sdev, struct sv_wire_tx *t,
 		  u32 sgid_index)
 {
 	static const u8 zero[16];
+	struct net_device *upper;
 	struct net *net;
+	u32 ifindex;
 	int ret;
 
 	t->ndev = NULL;
@@ -101,8 +107,15 @@ int sv_wire_route(struct sv_device *sdev, struct sv_wire_tx *t,
 	t->v6 = !ipv6_addr_v4mapped((struct in6_addr *)t->sgid);
 	if (t->v6 == ipv6_addr_v4mapped((struct in6_addr *)t->dgid))
 		return -EINVAL;
+	ifindex = sv_gid_ifindex(sdev, sgid_index);
 	rcu_read_lock();
 	t->ndev = READ_ONCE(sdev->ndev);
+	/* A VLAN device's address: out through that VLAN device, tagged. */
+	if (t->ndev && ifindex && ifindex != t->ndev->ifindex) {
+		upper = dev_get_by_index_rcu(dev_net(t->ndev), ifindex);
+		t->ndev = upper && is_vlan_dev(upper) &&
+			  vlan_dev_real_dev(upper) == t->ndev ? upper : NULL;
+	}
 	if (t->ndev)
 		dev_hold(t->ndev);
 	rcu_read_unlock();
@@ -235,6 +248,12 @@ int sv_wire_xmit(struct sv_device *sdev, struct sv_wire_tx *t)
 	crc = sv_icrc(skb_network_header(skb), t->v6, len - SV_ICRC_LEN);
 	put_unaligned_le32(~crc, skb_tail_pointer(skb) - SV_ICRC_LEN);
 	skb->dev = t->ndev;
+	/*
+	 * The priority a socket with this TOS has, which the kernel's
+	 * rdma_cm also takes as a RoCE path's service level: a VLAN
+	 * device's egress map makes it the tag's PCP.
+	 */
+	skb->priority = rt_tos2priority(t->tclass);
 	skb_dst_set(skb, dst_clone(t->dst));
 	ret = t->v6 ? ip6_local_out(net, NULL, skb) :
 		      ip_local_out(net, NULL, skb);
