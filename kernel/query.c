@@ -180,25 +180,11 @@ out:
 	return ret;
 }
 
-/* Remove every entry of one address (both GID types). */
-void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
-{
-	unsigned int i;
-
-	spin_lock_bh(&sdev->gid_lock);
-	for (i = 0; i < SV_GID_TBL_LEN; i++) {
-		struct sv_gid_entry *e = &sdev->gids[i];
-
-		if (e->valid && !memcmp(e->gid, gid, 16) &&
-		    e->ifindex == ifindex)
-			memset(e, 0, sizeof(*e));
-	}
-	sv_route_changed();
-	spin_unlock_bh(&sdev->gid_lock);
-}
-
-/* Remove the entries of a netdev's addresses; true if there were any. */
-bool sv_gid_del_netdev(struct sv_device *sdev, u32 ifindex)
+/*
+ * Remove the entries of @ifindex that hold @gid (both GID types), or all
+ * of them if @gid is NULL; true if there were any.
+ */
+static bool sv_gid_remove(struct sv_device *sdev, const u8 *gid, u32 ifindex)
 {
 	bool found = false;
 	unsigned int i;
@@ -207,7 +193,8 @@ bool sv_gid_del_netdev(struct sv_device *sdev, u32 ifindex)
 	for (i = 0; i < SV_GID_TBL_LEN; i++) {
 		struct sv_gid_entry *e = &sdev->gids[i];
 
-		if (e->valid && e->ifindex == ifindex) {
+		if (e->valid && e->ifindex == ifindex &&
+		    (!gid || !memcmp(e->gid, gid, 16))) {
 			memset(e, 0, sizeof(*e));
 			found = true;
 		}
@@ -218,21 +205,44 @@ bool sv_gid_del_netdev(struct sv_device *sdev, u32 ifindex)
 	return found;
 }
 
+/* Remove every entry of one address (both GID types). */
+void sv_gid_del(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
+{
+	sv_gid_remove(sdev, gid, ifindex);
+}
+
+/* Remove the entries of a netdev's addresses; true if there were any. */
+bool sv_gid_del_netdev(struct sv_device *sdev, u32 ifindex)
+{
+	return sv_gid_remove(sdev, NULL, ifindex);
+}
+
 /*
  * Is @gid in the table as an address of the netdev @ifindex (or of none:
- * the node GUID's)? A frame for it must come in on that netdev.
+ * the node GUID's), or of any netdev if @any? Under gid_lock.
  */
-bool sv_gid_on(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
+static bool sv_gid_match(struct sv_device *sdev, const u8 gid[16],
+			 u32 ifindex, bool any)
 {
-	bool found = false;
 	int i;
 
+	for (i = 0; i < SV_GID_TBL_LEN; i++) {
+		const struct sv_gid_entry *e = &sdev->gids[i];
+
+		if (e->valid && (any || !e->ifindex || e->ifindex == ifindex) &&
+		    !memcmp(e->gid, gid, 16))
+			return true;
+	}
+	return false;
+}
+
+/* Is @gid an address of the netdev @ifindex? A frame for it must come in on it. */
+bool sv_gid_on(struct sv_device *sdev, const u8 gid[16], u32 ifindex)
+{
+	bool found;
+
 	spin_lock_bh(&sdev->gid_lock);
-	for (i = 0; i < SV_GID_TBL_LEN && !found; i++)
-		found = sdev->gids[i].valid &&
-			(!sdev->gids[i].ifindex ||
-			 sdev->gids[i].ifindex == ifindex) &&
-			!memcmp(sdev->gids[i].gid, gid, 16);
+	found = sv_gid_match(sdev, gid, ifindex, false);
 	spin_unlock_bh(&sdev->gid_lock);
 	return found;
 }
@@ -258,13 +268,10 @@ u32 sv_gid_ifindex(struct sv_device *sdev, u32 index)
 /* Is @gid in the device's table? (The data path routes by it.) */
 bool sv_gid_present(struct sv_device *sdev, const u8 gid[16])
 {
-	bool found = false;
-	int i;
+	bool found;
 
 	spin_lock_bh(&sdev->gid_lock);
-	for (i = 0; i < SV_GID_TBL_LEN && !found; i++)
-		found = sdev->gids[i].valid &&
-			!memcmp(sdev->gids[i].gid, gid, 16);
+	found = sv_gid_match(sdev, gid, 0, true);
 	spin_unlock_bh(&sdev->gid_lock);
 	return found;
 }

@@ -119,41 +119,51 @@ static inline int gid_index_now(const struct end *e, const char *addr)
 }
 
 /*
+ * The GID indexes of n addresses (RoCE v2) on e's device (-1 for one not
+ * there), once all are in the table, or with gone once none is: the
+ * tables follow the addresses a moment after they change. true if that
+ * came within the wait.
+ */
+static inline bool gid_waits(const struct end *e, const char **addr,
+			     int *idx, int n, bool gone)
+{
+	int i, k, ok = 0;
+
+	for (i = 0; i < 100 * sv_slow(); i++) {
+		gid_indexes_now(e, addr, idx, n);
+		for (k = 0, ok = 1; k < n; k++)
+			ok &= (idx[k] < 0) == gone;
+		if (ok)
+			break;
+		usleep(100000);
+	}
+	return ok;
+}
+
+/*
  * The GID indexes of an end's IPv4 and IPv6 addresses (g4, g6), once
- * both are in its table (they fill from the addresses a moment after
- * they appear): 0, or -1 if one did not come.
+ * both are in its table: 0, or -1 if one did not come.
  */
 static inline int gid_pair(struct end *e, const char *a4, const char *a6)
 {
 	const char *addr[2] = { a4, a6 };
-	int i, idx[2];
+	int idx[2];
 
-	for (i = 0; i < 100 * sv_slow(); i++) {
-		gid_indexes_now(e, addr, idx, 2);
-		if (idx[0] >= 0 && idx[1] >= 0)
-			break;
-		usleep(100000);
-	}
+	gid_waits(e, addr, idx, 2, false);
 	e->g4 = idx[0];
 	e->g6 = idx[1];
 	return e->g4 < 0 || e->g6 < 0 ? -1 : 0;
 }
 
 /*
- * The GID index of addr (RoCE v2) on e's device, or -1 if it does not
- * come: the tables fill from the addresses a moment after they appear.
- * With gone, -1 once it has left the table, or its index if it stays.
+ * The GID index of addr on e's device, or -1 if it does not come. With
+ * gone, -1 once it has left the table, or its index if it stays.
  */
 static inline int gid_wait(const struct end *e, const char *addr, bool gone)
 {
-	int i, idx = -1;
+	int idx;
 
-	for (i = 0; i < 100 * sv_slow(); i++) {
-		idx = gid_index_now(e, addr);
-		if ((idx < 0) == gone)
-			break;
-		usleep(100000);
-	}
+	gid_waits(e, &addr, &idx, 1, gone);
 	return idx;
 }
 

@@ -254,9 +254,9 @@ static rx_handler_result_t sv_wire_upper_rx_handler(struct sk_buff **pskb)
 	struct sk_buff *skb = *pskb;
 	struct sv_device *sdev = rcu_dereference(skb->dev->rx_handler_data);
 
-	if (skb->pkt_type == PACKET_LOOPBACK || !sdev)
-		return RX_HANDLER_PASS;
-	return sv_wire_rx(sdev, skb) ? RX_HANDLER_CONSUMED : RX_HANDLER_PASS;
+	/* sv_wire_rx() leaves looped-back frames alone */
+	return sdev && sv_wire_rx(sdev, skb) ? RX_HANDLER_CONSUMED :
+					       RX_HANDLER_PASS;
 }
 
 /* sdev takes @upper's RoCE v2 frames: -EBUSY if another handler has it. */
