@@ -20,40 +20,12 @@
 #include "sv_harness.h"
 #include "sv_dp_test.h"
 #include "sv_test.h"
+#include "sv_rxe_test.h"
 
 #define NET0	"svcx0"
 #define NET1	"svcx1"
 #define RXE	"svcxrxe0"
 #define LEN	4096
-
-static bool rxe_up(void)
-{
-	if (system("ip link del " NET0 " 2>/dev/null; "
-		   "rdma link del " RXE " 2>/dev/null")) {
-		/* Usually there is nothing to clean up. */
-	}
-	return !system("modprobe rdma_rxe 2>/dev/null && "
-		       "ip link add " NET0 " type veth peer name " NET1 " && "
-		       "ip addr add 192.0.2.77/24 dev " NET0 " && "
-		       "ip link set " NET0 " up && ip link set " NET1 " up && "
-		       "rdma link add " RXE " type rxe netdev " NET0);
-}
-
-static void rxe_down(void)
-{
-	if (system("rdma link del " RXE " 2>/dev/null; "
-		   "ip link del " NET0 " 2>/dev/null")) {
-		/* The next setup cleans up again. */
-	}
-}
-
-static struct ibv_device *find_dev(struct ibv_device **l, const char *name)
-{
-	for (; *l; l++)
-		if (!strcmp(ibv_get_device_name(*l), name))
-			return *l;
-	return NULL;
-}
 
 static bool gid_v4(const union ibv_gid *g)
 {
@@ -246,7 +218,7 @@ FIXTURE(cx) {
 
 FIXTURE_SETUP(cx)
 {
-	if (!rxe_up())
+	if (!sv_rxe_up(NET0, NET1, RXE, "192.0.2.77"))
 		SKIP(return, "rdma_rxe cannot be set up here");
 	self->list = ibv_get_device_list(&self->n);
 	ASSERT_NE(NULL, self->list);
@@ -256,14 +228,14 @@ FIXTURE_TEARDOWN(cx)
 {
 	if (self->list)
 		ibv_free_device_list(self->list);
-	rxe_down();
+	sv_rxe_down(NET0, RXE);
 }
 
 /* One list: softverbs devices first, then the system's, rxe among them. */
 TEST_F(cx, one_list)
 {
-	struct ibv_device *sv = find_dev(self->list, "softverbs0");
-	struct ibv_device *rxe = find_dev(self->list, RXE);
+	struct ibv_device *sv = sv_find_dev(self->list, "softverbs0");
+	struct ibv_device *rxe = sv_find_dev(self->list, RXE);
 	int i, ours = 0;
 
 	ASSERT_NE(NULL, sv);
@@ -292,7 +264,7 @@ TEST_F(cx, rc_on_each)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		struct ibv_device *d = find_dev(self->list, names[i]);
+		struct ibv_device *d = sv_find_dev(self->list, names[i]);
 
 		ASSERT_NE(NULL, d);
 		CX_OPEN(&c, d);
@@ -309,8 +281,8 @@ TEST_F(cx, both_at_once)
 {
 	struct cx a, b;
 
-	CX_OPEN(&a, find_dev(self->list, "softverbs0"));
-	CX_OPEN(&b, find_dev(self->list, RXE));
+	CX_OPEN(&a, sv_find_dev(self->list, "softverbs0"));
+	CX_OPEN(&b, sv_find_dev(self->list, RXE));
 	cx_traffic(_metadata, &b, 11);
 	cx_traffic(_metadata, &a, 12);
 	cx_traffic(_metadata, &b, 13);
@@ -327,7 +299,7 @@ TEST_F(cx, async_event_of_system_device)
 	struct cx c;
 	int fl;
 
-	CX_OPEN(&c, find_dev(self->list, RXE));
+	CX_OPEN(&c, sv_find_dev(self->list, RXE));
 	/* A QP moved to ERR raises no event; the fd is polled, not read. */
 	ASSERT_EQ(0, ibv_modify_qp(c.qp[0], &a, IBV_QP_STATE));
 	fl = fcntl(c.ctx->async_fd, F_GETFL);
@@ -393,7 +365,7 @@ TEST_F(cx, debian_devinfo_gids_of_rxe)
 
 	ASSERT_NE(NULL, lib);
 	/* Its IPv4 GID is there once pick_gid() saw it. */
-	ctx = ibv_open_device(find_dev(self->list, RXE));
+	ctx = ibv_open_device(sv_find_dev(self->list, RXE));
 	ASSERT_NE(NULL, ctx);
 	ASSERT_LE(0, pick_gid(ctx, &gid));
 	ibv_close_device(ctx);

@@ -33,6 +33,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "sv_compat.h"
+#include "mlx5_system.h"
 #include "mlx5_flow.h"
 #include "../lib/sv_private.h"
 
@@ -50,6 +51,9 @@ mlx5dv_create_steering_anchor(struct ibv_context *context,
 	struct sv_create_steer_anchor c = { .size = sizeof(c) };
 	struct sv_anchor *a;
 	int ret;
+
+	SV_MLX5S_NEW(sv_mlx5s_context(context), mlx5dv_create_steering_anchor,
+		     context, attr);
 
 	if (!context || !sv_private_context_is_ours(context)) {
 		errno = EOPNOTSUPP;
@@ -103,6 +107,8 @@ SV_EXPORT int mlx5dv_destroy_steering_anchor(struct mlx5dv_steering_anchor *sa)
 	struct sv_destroy_steer_obj d = { .size = sizeof(d) };
 	struct sv_anchor *a;
 	int ret;
+
+	SV_MLX5S_GONE(sa, mlx5dv_destroy_steering_anchor, sa);
 
 	if (!sa)
 		return EINVAL;
@@ -160,6 +166,8 @@ struct mlx5dv_dr_action {
 	bool root_level;		/* MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL */
 	size_t nmembers;		/* SV_DR_ARRAY: the actions it names */
 	struct mlx5dv_dr_action **members;
+	/* A drop, miss, tag or pop: its twin in the system's rules, if any */
+	struct mlx5dv_dr_action *sys;
 };
 
 struct mlx5dv_dr_rule {
@@ -174,6 +182,8 @@ mlx5dv_dr_domain_create(struct ibv_context *ctx,
 			enum mlx5dv_dr_domain_type type)
 {
 	struct mlx5dv_dr_domain *d;
+
+	SV_MLX5S_NEW(sv_mlx5s_context(ctx), mlx5dv_dr_domain_create, ctx, type);
 
 	if (!ctx || !sv_private_context_is_ours(ctx)) {
 		errno = EOPNOTSUPP;
@@ -197,6 +207,8 @@ mlx5dv_dr_domain_create(struct ibv_context *ctx,
 
 SV_EXPORT int mlx5dv_dr_domain_destroy(struct mlx5dv_dr_domain *domain)
 {
+	SV_MLX5S_GONE(domain, mlx5dv_dr_domain_destroy, domain);
+
 	if (domain->users)
 		return EBUSY;
 	free(domain);
@@ -207,6 +219,8 @@ SV_EXPORT int mlx5dv_dr_domain_destroy(struct mlx5dv_dr_domain *domain)
 SV_EXPORT int mlx5dv_dr_domain_sync(struct mlx5dv_dr_domain *domain,
 				    uint32_t flags)
 {
+	SV_MLX5S_OBJ(domain, mlx5dv_dr_domain_sync, domain, flags);
+
 	if (flags & ~(uint32_t)(MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW |
 				MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW |
 				MLX5DV_DR_DOMAIN_SYNC_FLAGS_MEM))
@@ -218,6 +232,8 @@ SV_EXPORT void
 mlx5dv_dr_domain_set_reclaim_device_memory(struct mlx5dv_dr_domain *dmn,
 					   bool enable)
 {
+	SV_MLX5S_OBJ_VOID(dmn, mlx5dv_dr_domain_set_reclaim_device_memory,
+			  dmn, enable);
 }
 
 /* softverbs always refuses a rule a table already has the same of. */
@@ -225,6 +241,8 @@ SV_EXPORT void
 mlx5dv_dr_domain_allow_duplicate_rules(struct mlx5dv_dr_domain *domain,
 				       bool allow)
 {
+	SV_MLX5S_OBJ_VOID(domain, mlx5dv_dr_domain_allow_duplicate_rules,
+			  domain, allow);
 }
 
 SV_EXPORT struct mlx5dv_dr_table *
@@ -233,6 +251,9 @@ mlx5dv_dr_table_create(struct mlx5dv_dr_domain *domain, uint32_t level)
 	struct sv_create_steer_table c = { .size = sizeof(c) };
 	struct mlx5dv_dr_table *t;
 	int ret;
+
+	SV_MLX5S_NEW(sv_mlx5s_object(domain), mlx5dv_dr_table_create, domain,
+		     level);
 
 	if (!domain) {
 		errno = EINVAL;
@@ -266,6 +287,8 @@ SV_EXPORT int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *table)
 	struct sv_destroy_steer_obj d = { .size = sizeof(d) };
 	int ret;
 
+	SV_MLX5S_GONE(table, mlx5dv_dr_table_destroy, table);
+
 	if (table->users)
 		return EBUSY;
 	if (table->handle) {
@@ -286,6 +309,9 @@ mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *table, uint16_t priority,
 			 struct mlx5dv_flow_match_parameters *mask)
 {
 	struct mlx5dv_dr_matcher *m;
+
+	SV_MLX5S_NEW(sv_mlx5s_object(table), mlx5dv_dr_matcher_create, table,
+		     priority, match_criteria_enable, mask);
 
 	if (!table) {
 		errno = EINVAL;
@@ -311,6 +337,8 @@ mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *table, uint16_t priority,
 SV_EXPORT int mlx5dv_dr_matcher_destroy(struct mlx5dv_dr_matcher *matcher)
 {
 	int ret;
+
+	SV_MLX5S_GONE(matcher, mlx5dv_dr_matcher_destroy, matcher);
 
 	if (matcher->users)
 		return EBUSY;
@@ -341,6 +369,9 @@ mlx5dv_dr_action_create_dest_ibv_qp(struct ibv_qp *ibqp)
 {
 	struct mlx5dv_dr_action *a;
 
+	SV_MLX5S_NEW(sv_mlx5s_context(sv_ctx_of(ibqp)),
+		     mlx5dv_dr_action_create_dest_ibv_qp, ibqp);
+
 	if (!ibqp) {
 		errno = EINVAL;
 		return NULL;
@@ -355,6 +386,9 @@ SV_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_dest_table(struct mlx5dv_dr_table *table)
 {
 	struct mlx5dv_dr_action *a;
+
+	SV_MLX5S_NEW(sv_mlx5s_object(table), mlx5dv_dr_action_create_dest_table,
+		     table);
 
 	/* The root table is the device's: dest_root_table goes there. */
 	if (!table || !table->level) {
@@ -376,6 +410,9 @@ mlx5dv_dr_action_create_dest_root_table(struct mlx5dv_dr_table *table,
 	struct mlx5dv_steering_anchor_attr attr = { .priority = priority };
 	struct mlx5dv_dr_action *a;
 
+	SV_MLX5S_NEW(sv_mlx5s_object(table),
+		     mlx5dv_dr_action_create_dest_root_table, table, priority);
+
 	if (!table || table->level) {
 		errno = EINVAL;
 		return NULL;
@@ -393,6 +430,71 @@ mlx5dv_dr_action_create_dest_root_table(struct mlx5dv_dr_table *table,
 	a->root = table;
 	table->users++;
 	return a;
+}
+
+/*
+ * Drop, default miss, tag and pop VLAN name no domain: the program's one
+ * action may go into our rules and the system's. The system's library
+ * gets a twin of it when one of its rules, dest arrays or samplers first
+ * takes it; mlx5dv_dr_action_destroy() destroys both (EBUSY while the
+ * system's still has users). Any other action of ours is of our domains.
+ */
+struct mlx5dv_dr_action *sv_dr_action_system(struct mlx5dv_dr_action *a)
+{
+	struct mlx5dv_dr_action *t, *old = NULL;
+
+	if (!a || sv_mlx5s_object(a))
+		return a;
+	t = __atomic_load_n(&a->sys, __ATOMIC_ACQUIRE);
+	if (t)
+		return t;
+	switch (a->type) {
+	case SV_DR_DROP:
+		t = SV_MLX5S_CALL(mlx5dv_dr_action_create_drop);
+		break;
+	case SV_DR_MISS:
+		t = SV_MLX5S_CALL(mlx5dv_dr_action_create_default_miss);
+		break;
+	case SV_DR_TAG:
+		t = SV_MLX5S_CALL(mlx5dv_dr_action_create_tag, a->tag);
+		break;
+	case SV_DR_POP:
+		t = SV_MLX5S_CALL(mlx5dv_dr_action_create_pop_vlan);
+		break;
+	default:
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!t)
+		return NULL;
+	/* Two threads made one each: the first stays. */
+	if (!__atomic_compare_exchange_n(&a->sys, &old, t, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		SV_MLX5S_CALL(mlx5dv_dr_action_destroy, t);
+		return old;
+	}
+	return t;
+}
+
+/* The system's actions for @n of the program's; NULL + errno. */
+static struct mlx5dv_dr_action **
+sv_dr_actions_system(size_t n, struct mlx5dv_dr_action *in[])
+{
+	struct mlx5dv_dr_action **out = calloc(n ? n : 1, sizeof(*out));
+	size_t i;
+
+	if (!out) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		out[i] = sv_dr_action_system(in[i]);
+		if (in[i] && !out[i]) {
+			free(out);
+			return NULL;
+		}
+	}
+	return out;
 }
 
 SV_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_drop(void)
@@ -463,6 +565,9 @@ mlx5dv_dr_action_create_push_vlan(struct mlx5dv_dr_domain *domain,
 {
 	uint32_t tpid = be32toh(vlan_hdr) >> 16;
 
+	SV_MLX5S_NEW(sv_mlx5s_object(domain), mlx5dv_dr_action_create_push_vlan,
+		     domain, vlan_hdr);
+
 	/* rdma-core: a C-VLAN or S-VLAN TPID */
 	if (!domain || (tpid != 0x8100 && tpid != 0x88a8)) {
 		errno = EINVAL;
@@ -483,6 +588,10 @@ mlx5dv_dr_action_create_modify_header(struct mlx5dv_dr_domain *domain,
 {
 	struct mlx5dv_dr_action *a;
 	size_t i;
+
+	SV_MLX5S_NEW(sv_mlx5s_object(domain),
+		     mlx5dv_dr_action_create_modify_header, domain, flags,
+		     actions_sz, actions);
 
 	/* rdma-core's checks, then the kernel's (kernel/steer/action.c) */
 	if (!domain || (flags & ~(uint32_t)MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL) ||
@@ -517,6 +626,10 @@ mlx5dv_dr_action_create_packet_reformat(struct mlx5dv_dr_domain *domain,
 {
 	struct mlx5dv_dr_action *a;
 	bool decap;
+
+	SV_MLX5S_NEW(sv_mlx5s_object(domain),
+		     mlx5dv_dr_action_create_packet_reformat, domain, flags,
+		     reformat_type, data_sz, data);
 
 	/*
 	 * rdma-core: data and its size agree, at most the device's encap
@@ -582,7 +695,8 @@ static int sv_dr_array_dest(struct mlx5dv_dr_domain *dmn,
 	default:
 		return EINVAL;
 	}
-	if (!*dest)
+	if (!*dest || sv_mlx5s_object(*dest) ||
+	    (*reformat && sv_mlx5s_object(*reformat)))
 		return EINVAL;
 	/* rdma-core, on NIC_RX: a QP or a table; with an encap, if any */
 	switch ((*dest)->type) {
@@ -611,6 +725,95 @@ static int sv_dr_array_dest(struct mlx5dv_dr_domain *dmn,
 	return 0;
 }
 
+/*
+ * A dest array of the system's domain: its destinations, with the
+ * system's actions. NULL + errno.
+ */
+static struct mlx5dv_dr_action *
+sv_dr_array_system(struct mlx5dv_dr_domain *domain, size_t num_dest,
+		   struct mlx5dv_dr_action_dest_attr *dests[])
+{
+	struct mlx5dv_dr_action_dest_reformat *ref = NULL;
+	struct mlx5dv_dr_action_dest_attr *attr = NULL, **p = NULL;
+	struct mlx5dv_dr_action *a = NULL;
+	size_t i;
+	int err;
+
+	if (!dests)
+		goto call;
+	p = calloc(num_dest ? num_dest : 1, sizeof(*p));
+	attr = calloc(num_dest ? num_dest : 1, sizeof(*attr));
+	ref = calloc(num_dest ? num_dest : 1, sizeof(*ref));
+	if (!p || !attr || !ref) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < num_dest; i++) {
+		if (!dests[i])
+			continue;
+		p[i] = &attr[i];
+		attr[i] = *dests[i];
+		if (attr[i].type == MLX5DV_DR_ACTION_DEST_REFORMAT &&
+		    attr[i].dest_reformat) {
+			ref[i].reformat = sv_dr_action_system(
+				attr[i].dest_reformat->reformat);
+			ref[i].dest = sv_dr_action_system(
+				attr[i].dest_reformat->dest);
+			if ((!ref[i].reformat &&
+			     attr[i].dest_reformat->reformat) ||
+			    (!ref[i].dest && attr[i].dest_reformat->dest))
+				goto out;
+			attr[i].dest_reformat = &ref[i];
+		} else if (attr[i].type == MLX5DV_DR_ACTION_DEST) {
+			attr[i].dest = sv_dr_action_system(dests[i]->dest);
+			if (!attr[i].dest && dests[i]->dest)
+				goto out;
+		}
+	}
+call:
+	a = SV_MLX5S_CALL(mlx5dv_dr_action_create_dest_array, domain,
+			  num_dest, dests ? p : NULL);
+	if (a)
+		sv_mlx5s_keep(a);
+out:
+	err = errno;
+	free(ref);
+	free(attr);
+	free(p);
+	errno = err;
+	return a;
+}
+
+/* A sampler of the system's tables, with the system's actions */
+SV_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_flow_sampler(struct mlx5dv_dr_flow_sampler_attr *attr)
+{
+	struct mlx5dv_dr_flow_sampler_attr sys;
+	struct mlx5dv_dr_action *a;
+	int err;
+
+	/* Not built for softverbs' tables (a DevX-made sampler on mlx5) */
+	if (!attr || !sv_mlx5s_object(attr->default_next_table)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	sys = *attr;
+	if (attr->sample_actions) {
+		sys.sample_actions = sv_dr_actions_system(
+			attr->num_sample_actions, attr->sample_actions);
+		if (!sys.sample_actions)
+			return NULL;
+	}
+	a = SV_MLX5S_CALL(mlx5dv_dr_action_create_flow_sampler, &sys);
+	err = errno;
+	if (attr->sample_actions)
+		free(sys.sample_actions);
+	if (a)
+		sv_mlx5s_keep(a);
+	errno = err;
+	return a;
+}
+
 SV_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_dest_array(struct mlx5dv_dr_domain *domain,
 				   size_t num_dest,
@@ -622,6 +825,8 @@ mlx5dv_dr_action_create_dest_array(struct mlx5dv_dr_domain *domain,
 	size_t i, n = 0;
 	int ret;
 
+	if (sv_mlx5s_object(domain))
+		return sv_dr_array_system(domain, num_dest, dests);
 	if (!domain || num_dest <= 1 || !dests) {
 		errno = EINVAL;
 		return NULL;
@@ -670,8 +875,16 @@ SV_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *action)
 	size_t i;
 	int ret;
 
+	SV_MLX5S_GONE(action, mlx5dv_dr_action_destroy, action);
+
 	if (action->users)
 		return EBUSY;
+	if (action->sys) {
+		ret = SV_MLX5S_CALL(mlx5dv_dr_action_destroy, action->sys);
+		if (ret)
+			return ret;
+		action->sys = NULL;
+	}
 	if (action->dmn) {
 		d.handle = action->handle;
 		ret = sv_private_cmd(action->dmn->ctx,
@@ -724,7 +937,8 @@ static int sv_dr_rule_actions(struct mlx5dv_dr_matcher *m, size_t n,
 	for (i = 0; i < n; i++) {
 		struct mlx5dv_dr_action *a = actions[i];
 
-		if (!a)
+		/* Not one the system's library made, for its devices */
+		if (!a || sv_mlx5s_object(a))
 			return EINVAL;
 		if (a->type == SV_DR_TAG) {
 			if (out->have_tag)
@@ -793,6 +1007,31 @@ static int sv_dr_rule_actions(struct mlx5dv_dr_matcher *m, size_t n,
 	return 0;
 }
 
+/* A rule of the system's matcher, with the system's actions */
+static struct mlx5dv_dr_rule *
+sv_dr_rule_system(struct mlx5dv_dr_matcher *matcher,
+		  struct mlx5dv_flow_match_parameters *value,
+		  size_t num_actions, struct mlx5dv_dr_action *actions[])
+{
+	struct mlx5dv_dr_action **sys = NULL;
+	struct mlx5dv_dr_rule *r;
+	int err;
+
+	if (actions) {
+		sys = sv_dr_actions_system(num_actions, actions);
+		if (!sys)
+			return NULL;
+	}
+	r = SV_MLX5S_CALL(mlx5dv_dr_rule_create, matcher, value, num_actions,
+			  sys);
+	err = errno;
+	free(sys);
+	if (r)
+		sv_mlx5s_keep(r);
+	errno = err;
+	return r;
+}
+
 SV_EXPORT struct mlx5dv_dr_rule *
 mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
 		      struct mlx5dv_flow_match_parameters *value,
@@ -803,6 +1042,8 @@ mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
 	size_t i;
 	int ret;
 
+	if (sv_mlx5s_object(matcher))
+		return sv_dr_rule_system(matcher, value, num_actions, actions);
 	if (!matcher) {
 		errno = EINVAL;
 		return NULL;
@@ -836,6 +1077,8 @@ SV_EXPORT int mlx5dv_dr_rule_destroy(struct mlx5dv_dr_rule *rule)
 {
 	size_t i;
 	int ret;
+
+	SV_MLX5S_GONE(rule, mlx5dv_dr_rule_destroy, rule);
 
 	ret = ibv_destroy_flow(rule->flow);
 	if (ret)

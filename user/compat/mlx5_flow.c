@@ -29,6 +29,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "sv_compat.h"
+#include "mlx5_system.h"
 #include "mlx5_flow.h"
 #include "../lib/sv_private.h"
 
@@ -280,6 +281,9 @@ mlx5dv_create_flow_matcher(struct ibv_context *context,
 {
 	bool egress = false;
 
+	SV_MLX5S_NEW(sv_mlx5s_context(context), mlx5dv_create_flow_matcher,
+		     context, attr);
+
 	if (!context || !sv_private_context_is_ours(context)) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -330,6 +334,8 @@ SV_EXPORT int mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
 {
 	struct sv_destroy_flow_matcher d = { .size = sizeof(d) };
 	int ret;
+
+	SV_MLX5S_GONE(matcher, mlx5dv_destroy_flow_matcher, matcher);
 
 	if (!matcher)
 		return EINVAL;
@@ -393,6 +399,9 @@ mlx5dv_create_flow_action_modify_header(struct ibv_context *ctx,
 	bool egress;
 	int ret;
 
+	SV_MLX5S_CTX(ctx, mlx5dv_create_flow_action_modify_header, ctx,
+		     actions_sz, actions, ft_type);
+
 	ret = sv_dv_ft_type(ctx, ft_type, &egress);
 	if (!ret && (!actions_sz || actions_sz % 8 || !actions))
 		ret = EINVAL;
@@ -417,6 +426,9 @@ mlx5dv_create_flow_action_packet_reformat(struct ibv_context *ctx,
 {
 	bool egress;
 	int ret;
+
+	SV_MLX5S_CTX(ctx, mlx5dv_create_flow_action_packet_reformat, ctx,
+		     data_sz, data, reformat_type, ft_type);
 
 	/* rdma-core looks at the data first, mlx5_ib at the table type */
 	if (ctx && sv_private_context_is_ours(ctx) &&
@@ -676,6 +688,9 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 {
 	struct sv_dv_actions act;
 	int ret;
+
+	SV_MLX5S_OBJ(matcher, mlx5dv_create_flow, matcher, match_value,
+		     num_actions, actions_attr);
 
 	if (!matcher) {
 		errno = EINVAL;

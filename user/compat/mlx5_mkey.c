@@ -10,6 +10,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "sv_compat.h"
+#include "mlx5_system.h"
 #include "../lib/sv_private.h"
 
 /*
@@ -22,6 +23,9 @@ mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *mkey_init_attr)
 {
 	struct ibv_pd *pd = mkey_init_attr ? mkey_init_attr->pd : NULL;
 
+	SV_MLX5S_NEW(sv_mlx5s_context(sv_ctx_of(pd)), mlx5dv_create_mkey,
+		     mkey_init_attr);
+
 	if (!pd || !sv_private_context_is_ours(pd->context) ||
 	    mkey_init_attr->create_flags != MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT) {
 		errno = EOPNOTSUPP;
@@ -32,5 +36,6 @@ mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *mkey_init_attr)
 
 SV_EXPORT int mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey)
 {
+	SV_MLX5S_GONE(mkey, mlx5dv_destroy_mkey, mkey);
 	return sv_private_destroy_mkey(mkey);
 }

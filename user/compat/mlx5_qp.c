@@ -29,6 +29,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "sv_compat.h"
+#include "mlx5_system.h"
 #include "../lib/sv_private.h"
 
 /* What rdma-core 44's libmlx5 knows (MLX5_DV_CREATE_QP_SUP_COMP_MASK) */
@@ -102,6 +103,8 @@ SV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
 	struct sv_private_qp_opts o = {};
 	uint32_t flags = 0;
 	bool rss, dc;
+
+	SV_MLX5S_CTX(context, mlx5dv_create_qp, context, qp_attr, mlx5_qp_attr);
 
 	if (!sv_private_context_is_ours(context))
 		return sv_dv_fail(EOPNOTSUPP);
@@ -197,8 +200,12 @@ SV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
 SV_EXPORT struct mlx5dv_qp_ex *
 mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
 {
-	struct mlx5dv_qp_ex *dv = qp ? sv_private_qp_dv(qp) : NULL;
+	struct mlx5dv_qp_ex *dv;
 
+	/* Kept: mlx5dv_qp_cancel_posted_send_wrs() takes it (mlx5.c). */
+	SV_MLX5S_NEW(qp && sv_mlx5s_context(qp->qp_base.context),
+		     mlx5dv_qp_ex_from_ibv_qp_ex, qp);
+	dv = qp ? sv_private_qp_dv(qp) : NULL;
 	if (!dv)
 		errno = EOPNOTSUPP;
 	return dv;
@@ -209,6 +216,8 @@ SV_EXPORT int mlx5dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
 	struct sv_reset_dci_stream r = {
 		.size = sizeof(r), .handle = qp->handle, .stream = stream_id,
 	};
+
+	SV_MLX5S_CTX(sv_ctx_of(qp), mlx5dv_dci_stream_id_reset, qp, stream_id);
 
 	if (!sv_private_context_is_ours(qp->context))
 		return EOPNOTSUPP;

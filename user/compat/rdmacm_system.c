@@ -43,14 +43,13 @@ static void *sv_cms_handle;
 
 static void sv_cms_open(void)
 {
-	const char *path = secure_getenv("SOFTVERBS_SYSTEM_LIBRDMACM");
+	const char *path = sv_private_system_path("SOFTVERBS_SYSTEM_LIBRDMACM",
+						  SV_SYSTEM_LIBRDMACM,
+						  (void *)sv_cms_channel);
 	struct ibv_context **list;
 	int n = 0;
 
 	if (!path)
-		path = SV_SYSTEM_LIBRDMACM;
-	if (!*path || !strcmp(path, "none") || access(path, R_OK) ||
-	    sv_private_is_file_of(path, (void *)sv_cms_channel))
 		return;
 	sv_cms_handle = sv_private_system_dlopen(path);
 	if (!sv_cms_handle)

@@ -10,7 +10,10 @@
  * directory holds these instead: the same symbols in the same version
  * nodes, each answering for softverbs devices (none of which is an mlx5 or
  * EFA device) or failing the way its man page says calls fail: NULL with
- * errno EOPNOTSUPP, an errno value EOPNOTSUPP, or -1 with errno.
+ * errno EOPNOTSUPP, an errno value EOPNOTSUPP, or -1 with errno. The
+ * machine's other devices are rdma-core's: libmlx5 hands their calls to
+ * rdma-core's libmlx5 in the namespace of rdma-core's libibverbs
+ * (mlx5_system.h).
  *
  * The stubs ignore their arguments; compat/ is built with
  * -Wno-unused-parameter rather than marking every one of them.

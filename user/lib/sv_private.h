@@ -35,8 +35,14 @@ bool sv_private_context_is_ours(struct ibv_context *ctx);
  */
 void *sv_private_system_dlopen(const char *path);
 
-/* Is @path the file that holds @self (our own, installed in its place)? */
-bool sv_private_is_file_of(const char *path, const void *self);
+/*
+ * Which of rdma-core's files to load there: $@env if set, else @path;
+ * NULL for none ("" or "none"), for one that is not there, or for the
+ * file that holds @self (ours, installed in its place). A setuid or
+ * setgid program ignores @env, as it names code to load.
+ */
+const char *sv_private_system_path(const char *env, const char *path,
+				   const void *self);
 
 /* @name in a library of that namespace (@lib names it); aborts if none. */
 void *sv_private_system_sym(void *handle, const char *lib, const char *name);

@@ -37,7 +37,7 @@ static void *sv_system_handle;
 static int *(*sv_system_errno_location)(void);
 
 /* Is path the file that holds self (a drop-in installed in its place)? */
-SV_EXPORT bool sv_private_is_file_of(const char *path, const void *self)
+static bool sv_is_file_of(const char *path, const void *self)
 {
 	struct stat a, b;
 	Dl_info info;
@@ -49,14 +49,26 @@ SV_EXPORT bool sv_private_is_file_of(const char *path, const void *self)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+SV_EXPORT const char *sv_private_system_path(const char *env,
+					    const char *path, const void *self)
+{
+	const char *p = secure_getenv(env);
+
+	if (!p)
+		p = path;
+	if (!*p || !strcmp(p, "none") || access(p, R_OK) ||
+	    sv_is_file_of(p, self))
+		return NULL;
+	return p;
+}
+
 static void sv_system_open(void)
 {
-	const char *path = secure_getenv("SOFTVERBS_SYSTEM_LIBIBVERBS");
+	const char *path = sv_private_system_path("SOFTVERBS_SYSTEM_LIBIBVERBS",
+						  SV_SYSTEM_LIBIBVERBS,
+						  (void *)sv_system_load);
 
 	if (!path)
-		path = SV_SYSTEM_LIBIBVERBS;
-	if (!*path || !strcmp(path, "none") || access(path, R_OK) ||
-	    sv_private_is_file_of(path, (void *)sv_system_load))
 		return;
 	sv_system_handle = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
 	/* Not usable (no rdma-core, another ABI): softverbs devices only. */
