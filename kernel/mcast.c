@@ -21,6 +21,12 @@
  * which attach and detach, called with locks rtnl nests outside of, may
  * not take. A group that lost its last QP while joined waits on
  * mcast_leaving for its leave. Unbinding leaves every group at once.
+ *
+ * The VLAN devices above the netdev that the device takes (netdev.c's
+ * sv_vlan_add()) are joined the same: a group is joined on the netdev
+ * and on each of them (sv_mcast_join()), and a VLAN device the device
+ * takes or gives up later joins or leaves the joined groups
+ * (sv_mcast_upper()), under rtnl, which keeps the set of those devices.
  */
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -55,6 +61,27 @@ static void sv_mcast_kick(struct sv_device *sdev)
 }
 
 /*
+ * Join (leave) @gid on @ndev and the VLAN devices above it that the
+ * device takes: 0 if it joined the netdev (its VLAN devices' errors are
+ * theirs: one without IP leaves nothing to undo). rtnl held.
+ */
+static int sv_mcast_join(struct sv_device *sdev, struct net_device *ndev,
+			 const u8 *gid, bool join)
+{
+	struct net_device *upper;
+	struct list_head *iter;
+	int ret;
+
+	ret = sv_wire_mc_join(ndev, gid, join);
+	if (join && ret)
+		return ret;
+	netdev_for_each_upper_dev_rcu(ndev, upper, iter)
+		if (sv_wire_upper_ours(sdev, upper))
+			sv_wire_mc_join(upper, gid, join);
+	return ret;
+}
+
+/*
  * Join the groups not joined yet, leave those gone (all of them if
  * @unbind), on ndev (NULL: none). rtnl and mcast_lock held.
  */
@@ -67,15 +94,16 @@ static void sv_mcast_sync(struct sv_device *sdev, struct net_device *ndev,
 	lockdep_assert_held(&sdev->mcast_lock);
 	list_for_each_entry(grp, &sdev->mcast_groups, node) {
 		if (ndev && !unbind && !grp->joined)
-			grp->joined = !sv_wire_mc_join(ndev, grp->gid, true);
+			grp->joined = !sv_mcast_join(sdev, ndev, grp->gid,
+						     true);
 		else if (ndev && unbind && grp->joined)
-			sv_wire_mc_join(ndev, grp->gid, false);
+			sv_mcast_join(sdev, ndev, grp->gid, false);
 		if (unbind)
 			grp->joined = false;
 	}
 	list_for_each_entry_safe(grp, tmp, &sdev->mcast_leaving, leave) {
 		if (ndev && grp->joined)
-			sv_wire_mc_join(ndev, grp->gid, false);
+			sv_mcast_join(sdev, ndev, grp->gid, false);
 		list_del(&grp->leave);
 		kfree_rcu(grp, rcu);
 	}
@@ -128,6 +156,33 @@ void sv_mcast_unbind(struct sv_device *sdev, struct net_device *ndev)
 	sv_mcast_sync(sdev, ndev, true);
 	mutex_unlock(&sdev->mcast_lock);
 	cancel_delayed_work_sync(&sdev->mcast_work);
+}
+
+/**
+ * sv_mcast_upper - a VLAN device the device takes or gives up
+ * @sdev: the device, bound
+ * @upper: the VLAN device, the device's (taken, or not given up yet)
+ * @join: taken (join the joined groups on it), or given up (leave them)
+ *
+ * Groups waiting for their leave are joined there too, so that the
+ * leave finds them. rtnl held.
+ */
+void sv_mcast_upper(struct sv_device *sdev, struct net_device *upper,
+		    bool join)
+{
+	struct sv_mcast_grp *grp;
+
+	ASSERT_RTNL();
+	mutex_lock(&sdev->mcast_lock);
+	if (!sdev->mcast_unbound) {
+		list_for_each_entry(grp, &sdev->mcast_groups, node)
+			if (grp->joined)
+				sv_wire_mc_join(upper, grp->gid, join);
+		list_for_each_entry(grp, &sdev->mcast_leaving, leave)
+			if (grp->joined)
+				sv_wire_mc_join(upper, grp->gid, join);
+	}
+	mutex_unlock(&sdev->mcast_lock);
 }
 
 /* ff00::/8, or an IPv4-mapped multicast address (::ffff:224.0.0.0/4). */

@@ -274,11 +274,15 @@ static void sv_vlan_add(struct sv_device *sdev, struct net_device *upper)
 	if (sv_wire_upper_bind(sdev, upper))
 		netdev_info(upper, "softverbs: %s does not take its RoCE frames (its rx_handler is taken)\n",
 			    dev_name(&sdev->dev));
+	else
+		sv_mcast_upper(sdev, upper, true);
 }
 
 /* ... goes (unregistered, or leaving the namespace). rtnl held. */
 static void sv_vlan_del(struct sv_device *sdev, struct net_device *upper)
 {
+	if (sv_wire_upper_ours(sdev, upper))
+		sv_mcast_upper(sdev, upper, false);
 	sv_wire_upper_unbind(sdev, upper);
 	if (sv_gid_del_netdev(sdev, upper->ifindex))
 		sv_device_event(sdev, SV_EVENT_GID_CHANGE);
@@ -380,9 +384,10 @@ void sv_netdev_unbind(struct sv_device *sdev)
 	ASSERT_RTNL();
 	if (!ndev)
 		return;
+	/* Its groups, on its VLAN devices too, while those are its */
+	sv_mcast_unbind(sdev, ndev);
 	netdev_for_each_upper_dev_rcu(ndev, upper, iter)
 		sv_wire_upper_unbind(sdev, upper);
-	sv_mcast_unbind(sdev, ndev);
 	WRITE_ONCE(sdev->ndev, NULL);
 	/* Waits for the frames in flight and the senders that saw ndev. */
 	sv_steer_unbind(sdev, ndev);

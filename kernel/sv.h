@@ -803,6 +803,8 @@ void sv_mcast_detach_all(struct sv_qp *qp);
 void sv_mcast_device_init(struct sv_device *sdev);
 void sv_mcast_device_fini(struct sv_device *sdev);
 void sv_mcast_unbind(struct sv_device *sdev, struct net_device *ndev);
+void sv_mcast_upper(struct sv_device *sdev, struct net_device *upper,
+		    bool join);
 bool sv_mcast_member(struct sv_device *sdev, const u8 *gid);
 bool sv_gid_is_multicast(const u8 *gid);
 u32 sv_mcast_rcu_qps(struct sv_device *sdev, const u8 *gid,

@@ -152,6 +152,96 @@ TEST_F_TIMEOUT(wire, rc_vlan_pcp, 300)
 }
 
 /*
+ * Is B's netdev dev a member of 239.1.2.3, waiting up to 10 s for want?
+ * 1, 0, or -1.
+ */
+static int b_member(const char *dev, bool want)
+{
+	char c[256];
+	int i, got = -1;
+
+	snprintf(c, sizeof(c), "ip -n " NS_B " maddr show dev %s | "
+		 "grep -qw 239.1.2.3", dev);
+	for (i = 0; i < 20 * sv_slow(); i++) {
+		got = sh(c);
+		if (got < 0 || got > 1)
+			return -1;
+		if (!got == want)
+			break;
+		usleep(500000);
+	}
+	return !got;
+}
+
+/*
+ * UD multicast over VLAN devices above the bound netdevs: B's mckey
+ * joins 239.1.2.3 from its VLAN address, which makes B's device a member
+ * of the group on its VLAN device (IGMP, and the VLAN device's and the
+ * veth end's filters) while its QP is attached, and not after; A's
+ * mckey, from its VLAN address, sends it 3 messages of 100 bytes, which
+ * arrive through B's VLAN device. A sender that left too soon after its
+ * posts is run again (cm_test's mckey says why).
+ */
+TEST_F_TIMEOUT(wire, mckey_vlan_upper, 300)
+{
+	char bp[PATH_MAX + 64], ap[PATH_MAX + 64];
+	long long rx;
+
+	ASSERT_EQ(0, vlan_uppers(self, variant));
+	ASSERT_EQ(0, b_member(END_B ".100", false));
+	rx = vlan_rx(NS_B, END_B ".100");
+	end_prefix(&self->b, bp, sizeof(bp));
+	end_prefix(&self->a, ap, sizeof(ap));
+	snprintf(cmd, sizeof(cmd),
+		 "o=/tmp/svmcv; "
+		 "%s timeout %d stdbuf -oL mckey -m 239.1.2.3 -b " IP_VB
+		 " -C 3 -S 100 > $o.s 2>&1 & echo $! > $o.pid",
+		 bp, 120 * sv_slow());
+	ASSERT_EQ(0, sh(cmd));
+	EXPECT_EQ(1, b_member(END_B ".100", true));
+	snprintf(cmd, sizeof(cmd),
+		 "o=/tmp/svmcv; s=$(cat $o.pid); "
+		 "for i in $(seq 12); do kill -0 $s 2>/dev/null || break; "
+		 "%s timeout %d stdbuf -oL mckey -m 239.1.2.3 -b " IP_VA
+		 " -C 3 -S 100 -s -o > $o.c 2>&1 || break; sleep 0.4; done; "
+		 "while kill -0 $s 2>/dev/null; do sleep 0.2; done; "
+		 "grep -q 'data transfers complete' $o.s; q=$?; "
+		 "[ $q = 0 ] || { cat $o.s; echo sender:; cat $o.c; }; "
+		 "rm -f $o.s $o.c $o.pid; [ $q = 0 ]",
+		 ap, 30 * sv_slow());
+	EXPECT_EQ(0, sh(cmd));
+	EXPECT_LE(rx + 3, vlan_rx(NS_B, END_B ".100"));
+	EXPECT_EQ(0, b_member(END_B ".100", false));
+}
+
+/*
+ * A group joined before a VLAN device comes (B's mckey on the veth end's
+ * address) is joined on it too when B's device takes it; when the QP
+ * goes (its process killed), the group leaves both.
+ */
+TEST_F_TIMEOUT(wire, mcast_vlan_later, 120)
+{
+	char bp[PATH_MAX + 64];
+
+	if (variant->rxe)
+		SKIP(return, "B's device and groups: one variant is enough");
+	end_prefix(&self->b, bp, sizeof(bp));
+	snprintf(cmd, sizeof(cmd),
+		 "%s timeout %d mckey -m 239.1.2.3 -b " IP_B " -C 3 -S 100 "
+		 ">/dev/null 2>&1 &",
+		 bp, 60 * sv_slow());
+	ASSERT_EQ(0, sh(cmd));
+	EXPECT_EQ(1, b_member(END_B, true));
+	ASSERT_EQ(0, sh("ip -n " NS_B " link add link " END_B " name " END_B
+			".200 type vlan id 200 && ip -n " NS_B " link set "
+			END_B ".200 up"));
+	EXPECT_EQ(1, b_member(END_B ".200", true));
+	ASSERT_EQ(0, sh("pkill -x mckey"));
+	EXPECT_EQ(0, b_member(END_B ".200", false));
+	EXPECT_EQ(0, b_member(END_B, false));
+}
+
+/*
  * A VLAN device with a receive handler of its own (a macvlan's lower
  * device) is not the device's, nor are its addresses GIDs; while it is
  * the device's, a macvlan cannot be put on it (EBUSY).
