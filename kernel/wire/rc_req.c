@@ -66,6 +66,7 @@ struct sv_rc_run {
 	s32 cur;		/* -1: r holds nothing */
 	struct sv_wire_tx t;	/* the route, once one packet goes */
 	bool routed;
+	u32 before;		/* fl[0..before - 1]: all answered */
 	bool progress;		/* packets answered in this pass */
 	bool wait;		/* a WQE waits for qp->wait_until */
 };
@@ -397,7 +398,7 @@ static void sv_rc_before(struct sv_rc_run *x, u32 i)
 	struct sv_rc_fl *e;
 	u32 j;
 
-	for (j = 0; j < i; j++) {
+	for (j = x->before; j < i; j++) {
 		e = sv_rc_fl(x->wq, j);
 		if (e->acked == e->npkts)
 			continue;
@@ -407,25 +408,46 @@ static void sv_rc_before(struct sv_rc_run *x, u32 i)
 		else if (!x->wq->retrying)
 			sv_rc_go_back(x->wq, 0);
 	}
+	/*
+	 * The answered ones in front stay so (nothing takes an answer
+	 * back): the next answer of the pass starts after them, not at
+	 * the oldest WQE again.
+	 */
+	while (x->before < i) {
+		e = sv_rc_fl(x->wq, x->before);
+		if (e->acked != e->npkts)
+			break;
+		x->before++;
+	}
 }
 
 /* The in-flight WQE of psn, and the packet's index in it; false if none */
 static bool sv_rc_find(struct sv_wire_qp *wq, u32 psn, u32 *i, u32 *idx)
 {
+	u32 lo = 0, hi = wq->nfl, mid;
 	struct sv_rc_fl *e;
 	s32 d;
 
-	for (*i = 0; *i < wq->nfl; (*i)++) {
-		e = sv_rc_fl(wq, *i);
-		d = sv_psn_diff(psn, e->psn);
-		if (d < 0)
-			return false;
-		if (d < (s32)e->npkts) {
-			*idx = d;
-			return true;
-		}
+	/*
+	 * Their PSNs follow each other from the oldest on (one that failed
+	 * at its start has none): the last one starting at or before psn.
+	 */
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (sv_psn_diff(psn, sv_rc_fl(wq, mid)->psn) >= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	if (!lo)
+		return false;
+	*i = lo - 1;
+	e = sv_rc_fl(wq, *i);
+	d = sv_psn_diff(psn, e->psn);
+	if (d >= (s32)e->npkts)
+		return false;
+	*idx = d;
+	return true;
 }
 
 /* An ACK, RNR NAK or NAK with syndrome syn for packet idx of WQE i */
@@ -573,6 +595,7 @@ static bool sv_rc_complete(struct sv_rc_run *x, u32 *nwqes)
 			wq->nrd--;
 		wq->fl_head = (wq->fl_head + 1) & (SV_RC_MAX_FL - 1);
 		wq->nfl--;
+		x->before = 0;
 		if (wq->push_from)
 			wq->push_from--;
 		if (status)

@@ -176,8 +176,7 @@ void *sv_wire_frame(struct sv_wire_tx *t, u32 hdrs, u32 paylen)
 	return p;
 }
 
-static void sv_wire_ip4(struct net *net, struct sv_wire_tx *t,
-			struct sk_buff *skb)
+static void sv_wire_ip4(struct sv_wire_tx *t, struct sk_buff *skb)
 {
 	struct iphdr *ip;
 
@@ -194,7 +193,13 @@ static void sv_wire_ip4(struct net *net, struct sv_wire_tx *t,
 	ip->saddr = *(__be32 *)(t->sgid + 12);
 	ip->daddr = *(__be32 *)(t->dgid + 12);
 	ip->check = 0;
-	__ip_select_ident(net, ip, 1);
+	/*
+	 * DF: an atomic datagram, never fragmented, so its ID identifies
+	 * nothing (RFC 6864 4.1); the stack gives 0 too to a DF datagram
+	 * of no connected socket, and the hash of an ID generator is
+	 * spared on every frame.
+	 */
+	ip->id = 0;
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 }
@@ -244,7 +249,7 @@ int sv_wire_xmit(struct sv_device *sdev, struct sv_wire_tx *t)
 	if (t->v6)
 		sv_wire_ip6(t, skb);
 	else
-		sv_wire_ip4(net, t, skb);
+		sv_wire_ip4(t, skb);
 	crc = sv_icrc(skb_network_header(skb), t->v6, len - SV_ICRC_LEN);
 	put_unaligned_le32(~crc, skb_tail_pointer(skb) - SV_ICRC_LEN);
 	skb->dev = t->ndev;
