@@ -754,7 +754,8 @@ static bool sv_engine_run_qp(struct sv_engine_file *ef, struct sv_qp *qp,
 	 */
 	if ((state == SV_QPS_RTS || state == SV_QPS_SQD) && sv_wire_rc_on(qp)) {
 		did |= sv_wire_rc_run(qp, w, ef->scratch_size, ef->exec_buf,
-				      budget, wqes, bytes, wake);
+				      budget, wqes, bytes, wake,
+				      &ef->executed);
 		goto out;
 	}
 	if (state != SV_QPS_RTS)

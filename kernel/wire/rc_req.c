@@ -748,12 +748,14 @@ static bool sv_rc_may_start(struct sv_rc_run *x, bool *ran)
  * @wqes: charged the WQEs started and completed
  * @bytes: charged the bytes of the WQEs started
  * @wake: lowered to when the pass wants to run again (its timer)
+ * @started: counts the WQEs started (sent, or run here)
  *
  * The answers queued, the completions they make, the timer, the packets
  * the window lets go, new WQEs. True if anything happened.
  */
 bool sv_wire_rc_run(struct sv_qp *qp, struct sv_send_wqe *w, u32 wsize,
-		    void *buf, u32 budget, u32 *wqes, u64 *bytes, u64 *wake)
+		    void *buf, u32 budget, u32 *wqes, u64 *bytes, u64 *wake,
+		    u64 *started)
 {
 	struct sv_rc_run x = { .qp = qp, .wq = qp->wire, .w = w,
 			       .wsize = wsize, .buf = buf, .cur = -1 };
@@ -816,6 +818,7 @@ bool sv_wire_rc_run(struct sv_qp *qp, struct sv_send_wqe *w, u32 wsize,
 		}
 		did = true;
 		n++;
+		(*started)++;
 		if (ran) {
 			if (READ_ONCE(qp->attr.qp_state) != SV_QPS_RTS)
 				break;

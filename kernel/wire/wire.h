@@ -307,7 +307,8 @@ static inline bool sv_wire_rc_on(const struct sv_qp *qp)
 }
 
 bool sv_wire_rc_run(struct sv_qp *qp, struct sv_send_wqe *w, u32 wsize,
-		    void *buf, u32 budget, u32 *wqes, u64 *bytes, u64 *wake);
+		    void *buf, u32 budget, u32 *wqes, u64 *bytes, u64 *wake,
+		    u64 *started);
 void sv_wire_rc_forget(struct sv_qp *qp);
 bool sv_wire_rc_drain_later(struct sv_qp *qp);
 
