@@ -400,24 +400,20 @@ static void sv_rc_before(struct sv_rc_run *x, u32 i)
 
 	for (j = x->before; j < i; j++) {
 		e = sv_rc_fl(x->wq, j);
-		if (e->acked == e->npkts)
-			continue;
-		/* (Not again for the answers to what went before a retry) */
-		if (!sv_rc_op_rd(e->opcode))
-			sv_rc_answered(x, e, e->npkts);
-		else if (!x->wq->retrying)
-			sv_rc_go_back(x->wq, 0);
-	}
-	/*
-	 * The answered ones in front stay so (nothing takes an answer
-	 * back): the next answer of the pass starts after them, not at
-	 * the oldest WQE again.
-	 */
-	while (x->before < i) {
-		e = sv_rc_fl(x->wq, x->before);
-		if (e->acked != e->npkts)
-			break;
-		x->before++;
+		if (e->acked != e->npkts) {
+			/* (Not again for the answers to what went before a retry) */
+			if (!sv_rc_op_rd(e->opcode))
+				sv_rc_answered(x, e, e->npkts);
+			else if (!x->wq->retrying)
+				sv_rc_go_back(x->wq, 0);
+		}
+		/*
+		 * The answered ones in front stay so (nothing takes an
+		 * answer back): the next answer of the pass starts after
+		 * them, not at the oldest WQE again.
+		 */
+		if (j == x->before && e->acked == e->npkts)
+			x->before++;
 	}
 }
 
