@@ -11,9 +11,10 @@
  * whose destination is on this host keeps the direct path.
  *
  * Frames for a QP (rx.c) wait on its frame queue for its engine, which
- * takes only those from its peer: the source address must be its
- * destination GID and the destination address one of its device's GIDs
- * (rx.c checked that), as rxe and RoCE NICs check.
+ * checks their ICRC (sv_wire_icrc_take(): the CRC's cost on the CPU that
+ * runs the QP) and takes only those from its peer: the source address
+ * must be its destination GID and the destination address one of its
+ * device's GIDs (rx.c checked that), as rxe and RoCE NICs check.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -151,7 +152,11 @@ bool sv_wire_recv(struct sv_qp *qp, struct sk_buff *skb,
 {
 	if (qp->qp_type == SV_QPT_UD)
 		return sv_wire_ud_recv(qp, skb, m, buf);
-	/* UC, RC: connected over the wire, and the packet from its peer */
+	/* Its ICRC first (rx.c), then: connected over the wire, from its peer */
+	if (!sv_wire_icrc_take(qp->sdev, skb)) {
+		sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
+		return true;
+	}
 	if (!qp->wire || !qp->wire->on || !sv_wire_from_peer(qp, skb)) {
 		sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
 		return true;
@@ -175,6 +180,8 @@ void sv_wire_conn_rx(struct sv_device *sdev, const struct sv_wire_pkt *p,
 		   SV_QPT_UC;
 
 	if (!qp || qp->qp_type != type) {
+		/* Counted as if it had been queued and checked */
+		sv_wire_icrc_take(sdev, skb);
 		kfree_skb(skb);
 		sv_stat_add(sdev, SV_STAT_WIRE_RX_DROPS, 1);
 		return;

@@ -11,7 +11,9 @@
  * goes on to steering and the stack untouched. A frame of ours with a
  * bad length, BTH version, P_Key or ICRC is dropped and counted
  * (wire_rx_drops, wire_icrc_errors); a good one goes to its transport
- * by the opcode's top bits. Softirq, RCU held.
+ * by the opcode's top bits. A UD frame's ICRC is checked here; a UC or
+ * RC frame's by the engine of the QP it is queued for (qp.c), or here
+ * if it is dropped first. Softirq, RCU held.
  */
 #include <linux/if_vlan.h>
 #include <linux/ipv6.h>
@@ -107,7 +109,7 @@ void sv_wire_parse(const struct sk_buff *skb, struct sv_wire_pkt *p)
  * skb->data at the IP header; only the headers are pulled in.
  */
 static bool sv_wire_ours(struct sv_device *sdev, struct sk_buff *skb,
-			 u32 *hlen, u32 *len, bool *v6)
+			 u32 *hlen, u32 *len)
 {
 	const struct udphdr *uh;
 	u8 gid[16];
@@ -130,7 +132,6 @@ static bool sv_wire_ours(struct sv_device *sdev, struct sk_buff *skb,
 		/* Too short, or a header checksum that fails: dropped. */
 		if (ntohs(ip->tot_len) < *hlen || ip_fast_csum(ip, ip->ihl))
 			*len = 0;
-		*v6 = false;
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
 		const struct ipv6hdr *ip6;
 
@@ -147,7 +148,6 @@ static bool sv_wire_ours(struct sv_device *sdev, struct sk_buff *skb,
 		*len = ntohs(ip6->payload_len) - sizeof(*uh);
 		if (ntohs(ip6->payload_len) < sizeof(*uh))
 			*len = 0;
-		*v6 = true;
 	} else {
 		return false;
 	}
@@ -159,22 +159,48 @@ static bool sv_wire_ours(struct sv_device *sdev, struct sk_buff *skb,
 	       sv_mcast_member(sdev, gid);
 }
 
-/* The frame's BTH and ICRC, with skb->data at the BTH: fit to take? */
-static bool sv_wire_check(struct sv_device *sdev, struct sk_buff *skb,
-			  bool v6)
+/* Is the frame's ICRC right? One that is not is counted. */
+static bool sv_wire_icrc_ok(struct sv_device *sdev, const struct sk_buff *skb)
+{
+	const u8 *nh = skb_network_header(skb);
+
+	if (get_unaligned_le32(skb_tail_pointer(skb) - SV_ICRC_LEN) ==
+	    ~sv_icrc(nh, (nh[0] >> 4) == 6, skb->len - SV_ICRC_LEN))
+		return true;
+	sv_stat_add(sdev, SV_STAT_WIRE_ICRC_ERRORS, 1);
+	return false;
+}
+
+/**
+ * sv_wire_icrc_take - check a taken frame's ICRC, and count it
+ * @sdev: the device it came in on
+ * @skb: the frame (sv_wire_rx() took it: data at the BTH, the IP header
+ *	its network header)
+ *
+ * True if it is right: the frame counts as received (wire_rx_frames and
+ * _bytes). False: counted in wire_icrc_errors, for the caller to drop.
+ * UD frames are checked as they arrive; a connected QP's by its engine
+ * as it takes them (sv_wire_recv()), which spreads the cost of the CRC
+ * over the CPUs that run the receivers, or here where one is dropped
+ * unqueued: a frame's ICRC is checked once, before anything of it is
+ * used beyond its headers' lengths and its QP number.
+ */
+bool sv_wire_icrc_take(struct sv_device *sdev, const struct sk_buff *skb)
+{
+	if (!sv_wire_icrc_ok(sdev, skb))
+		return false;
+	sv_stat_add(sdev, SV_STAT_WIRE_RX_FRAMES, 1);
+	sv_stat_add(sdev, SV_STAT_WIRE_RX_BYTES, skb->len);
+	return true;
+}
+
+/* A frame's headers and pad fit, its P_Key is the device's */
+static bool sv_wire_fit(struct sk_buff *skb)
 {
 	const struct sv_bth *bth = (const struct sv_bth *)skb->data;
 	u32 pad, pkey;
 	int ext;
 
-	if (skb->len < sizeof(*bth) + SV_ICRC_LEN ||
-	    (bth->flags & SV_BTH_TVER_MASK))
-		return false;
-	if (get_unaligned_le32(skb_tail_pointer(skb) - SV_ICRC_LEN) !=
-	    ~sv_icrc(skb_network_header(skb), v6, skb->len - SV_ICRC_LEN)) {
-		sv_stat_add(sdev, SV_STAT_WIRE_ICRC_ERRORS, 1);
-		return false;
-	}
 	ext = sv_wire_ext_len(bth->opcode);
 	pad = (bth->flags & SV_BTH_PAD_MASK) >> SV_BTH_PAD_SHIFT;
 	if (ext < 0 || skb->len < sizeof(*bth) + ext + pad + SV_ICRC_LEN)
@@ -182,6 +208,24 @@ static bool sv_wire_check(struct sv_device *sdev, struct sk_buff *skb,
 	/* The device's one partition is the default one, 0xffff. */
 	pkey = be16_to_cpu(bth->pkey);
 	return (pkey & 0x7fff) == (SV_DEFAULT_PKEY & 0x7fff);
+}
+
+/*
+ * The frame's BTH, with skb->data at it: fit to take? One that has room
+ * for its ICRC but is not fit is counted if its ICRC is wrong too.
+ */
+static bool sv_wire_check(struct sv_device *sdev, struct sk_buff *skb)
+{
+	const struct sv_bth *bth = (const struct sv_bth *)skb->data;
+
+	if (skb->len < sizeof(*bth) + SV_ICRC_LEN ||
+	    (bth->flags & SV_BTH_TVER_MASK))
+		return false;
+	if (!sv_wire_fit(skb)) {
+		sv_wire_icrc_ok(sdev, skb);
+		return false;
+	}
+	return true;
 }
 
 /**
@@ -198,14 +242,13 @@ bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb)
 	struct sv_wire_pkt p;
 	u32 hlen, len;
 	u8 gid[16];
-	bool v6;
 
 	/*
 	 * A multicast frame the device sent comes back looped by the IP
 	 * layer (a member of the group): its own QPs had it (exec.c).
 	 */
 	if (skb_vlan_tag_present(skb) || skb->pkt_type == PACKET_LOOPBACK ||
-	    !sv_wire_ours(sdev, skb, &hlen, &len, &v6))
+	    !sv_wire_ours(sdev, skb, &hlen, &len))
 		return false;
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
@@ -216,14 +259,14 @@ bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb)
 		goto drop;
 	skb_reset_network_header(skb);
 	__skb_pull(skb, hlen);
-	if (!sv_wire_check(sdev, skb, v6))
+	if (!sv_wire_check(sdev, skb))
 		goto drop;
-	sv_stat_add(sdev, SV_STAT_WIRE_RX_FRAMES, 1);
-	sv_stat_add(sdev, SV_STAT_WIRE_RX_BYTES, skb->len);
 	sv_wire_parse(skb, &p);
 	sv_wire_dgid(skb, gid);
 	switch (SV_OP_TRANSPORT(p.opcode)) {
 	case SV_OP_UD:
+		if (!sv_wire_icrc_take(sdev, skb))
+			goto drop;
 		sv_wire_ud_rx(sdev, &p, skb);
 		return true;
 	case SV_OP_UC:
@@ -231,11 +274,13 @@ bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb)
 		/* Connected transports have no groups. */
 		if (sv_gid_is_multicast(gid))
 			break;
+		/* Its ICRC is checked where it is taken. */
 		sv_wire_conn_rx(sdev, &p, skb);
 		return true;
 	default:
 		break;
 	}
+	sv_wire_icrc_take(sdev, skb);
 drop:
 	kfree_skb(skb);
 drop_counted:

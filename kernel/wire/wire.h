@@ -223,6 +223,7 @@ u16 sv_wire_sport(u32 flow_label, u32 qpn);
 
 /* rx.c */
 bool sv_wire_rx(struct sv_device *sdev, struct sk_buff *skb);
+bool sv_wire_icrc_take(struct sv_device *sdev, const struct sk_buff *skb);
 void sv_wire_parse(const struct sk_buff *skb, struct sv_wire_pkt *p);
 
 /* qp.c: the QP side of the wire */
