@@ -13,7 +13,36 @@
 #include "sv_test.h"
 #include "sv_wire_test.h"
 
-/* perftest over RC: each program, the server on this variant's side. */
+/*
+ * perftest's args with the local ACK timeout (-u; its default 14 is
+ * 67 ms) raised as many times as the run is slower (SV_SLOW, rounded up
+ * to a power of two). On the debug kernel the answers to one window of
+ * READs queue for longer than 67 ms: each timeout then asks again for
+ * everything in flight, whose answers queue longer still, until the
+ * retries run out without progress (go-back-N's collapse when the
+ * timeout is shorter than the round trip; rxe's requester goes back the
+ * same way). Measured there: IBV_WC_RETRY_EXC_ERR in 3 of 3 runs of
+ * ib_read_bw -n 100 at 14 (49 to 56 timeouts each), all 3 complete at 18
+ * (0 to 3 timeouts).
+ */
+static const char *slow_args(char *buf, size_t len, const char *args)
+{
+	int u = 14, k;
+
+	for (k = 1; k < sv_slow(); k *= 2)
+		u++;
+	if (u == 14)
+		return args;
+	snprintf(buf, len, "%s -u %d", args, u);
+	return buf;
+}
+
+/*
+ * perftest over RC: each program, the server on this variant's side (the
+ * ACK timeout raised on a slow kernel: softverbs<->softverbs on the debug
+ * kernel ran out of retries at 14 in ib_write_bw and ib_send_bw of 64 KiB,
+ * before and after 2026-12-01's change, as the READs below did).
+ */
 TEST_F_TIMEOUT(wire, perftest, 600)
 {
 	static const char * const progs[] = {
@@ -21,11 +50,13 @@ TEST_F_TIMEOUT(wire, perftest, 600)
 		"ib_send_lat",
 	};
 	unsigned int i;
+	char args[64];
 
 	for (i = 0; i < ARRAY_SIZE(progs); i++) {
 		const char *prog = progs[i];
 
-		EXPECT_EQ(0, run(self, variant, prog, false, "-F -n 100",
+		EXPECT_EQ(0, run(self, variant, prog, false,
+				 slow_args(args, sizeof(args), "-F -n 100"),
 				 18670 + i)) TH_LOG("%s", prog ?: "?");
 	}
 }
@@ -50,30 +81,6 @@ static int rc_bad_wire(FIXTURE_DATA(wire) *self,
 		ret = rc(self, variant, false, "-c -s 65536 -n 40",
 			 port + 5 * i);
 	return ret;
-}
-
-/*
- * perftest's args with the local ACK timeout (-u; its default 14 is
- * 67 ms) raised as many times as the run is slower (SV_SLOW, rounded up
- * to a power of two). On the debug kernel the answers to one window of
- * READs queue for longer than 67 ms: each timeout then asks again for
- * everything in flight, whose answers queue longer still, until the
- * retries run out without progress (go-back-N's collapse when the
- * timeout is shorter than the round trip; rxe's requester goes back the
- * same way). Measured there: IBV_WC_RETRY_EXC_ERR in 3 of 3 runs of
- * ib_read_bw -n 100 at 14 (49 to 56 timeouts each), all 3 complete at 18
- * (0 to 3 timeouts).
- */
-static const char *slow_args(char *buf, size_t len, const char *args)
-{
-	int u = 14, k;
-
-	for (k = 1; k < sv_slow(); k *= 2)
-		u++;
-	if (u == 14)
-		return args;
-	snprintf(buf, len, "%s -u %d", args, u);
-	return buf;
 }
 
 /*
