@@ -153,11 +153,8 @@ bool sv_wire_recv(struct sv_qp *qp, struct sk_buff *skb,
 	if (qp->qp_type == SV_QPT_UD)
 		return sv_wire_ud_recv(qp, skb, m, buf);
 	/* Its ICRC first (rx.c), then: connected over the wire, from its peer */
-	if (!sv_wire_icrc_take(qp->sdev, skb)) {
-		sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
-		return true;
-	}
-	if (!qp->wire || !qp->wire->on || !sv_wire_from_peer(qp, skb)) {
+	if (!sv_wire_icrc_take(qp->sdev, skb) || !qp->wire || !qp->wire->on ||
+	    !sv_wire_from_peer(qp, skb)) {
 		sv_stat_add(qp->sdev, SV_STAT_WIRE_RX_DROPS, 1);
 		return true;
 	}
