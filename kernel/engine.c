@@ -1638,6 +1638,8 @@ static struct sv_engine_file *sv_engine_file_get(struct sv_file *f)
 	if (!ef->scratch || !ef->exec_buf)
 		goto err_scratch;
 	sv_exec_buf_keep(ef->exec_buf);
+	/* The biggest slot holds the most inline data too. */
+	BUILD_BUG_ON(SV_MAX_SGE * sizeof(struct sv_sge) < SV_MAX_INLINE_DATA);
 	BUILD_BUG_ON(sizeof(struct sv_doorbell) > SV_DB_HINT_OFFSET);
 	BUILD_BUG_ON(ARRAY_SIZE(ef->db->hint_sum) * 64 * 64 != SV_DB_SLOTS);
 	ef->db_buf = sv_mbuf_alloc(SV_DB_HINT_OFFSET + SV_DB_SLOTS / 8);

@@ -1205,7 +1205,7 @@ TEST_F_TIMEOUT(offload, tso_bad_input, 120)
 		 7400, 1, 0, 0);
 	sg = (struct ibv_sge){ (uintptr_t)pl.b, 3000, pl.mr->lkey };
 
-	/* Create: max_tso_header is for RAW_PACKET QPs, at most 256. */
+	/* Create: max_tso_header is for RAW_PACKET QPs, at most 512. */
 	cq = ibv_create_cq(self->ctx, 8, NULL, NULL, 0);
 	ASSERT_NE(NULL, cq);
 	ia.pd = self->pd;
@@ -1218,11 +1218,11 @@ TEST_F_TIMEOUT(offload, tso_bad_input, 120)
 	EXPECT_EQ(NULL, ibv_create_qp_ex(self->ctx, &ia));
 	EXPECT_EQ(EINVAL, errno);
 	ia.qp_type = IBV_QPT_RAW_PACKET;
-	ia.max_tso_header = 257;
+	ia.max_tso_header = SV_MAX_TSO_HEADER + 1;
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_create_qp_ex(self->ctx, &ia));
 	EXPECT_EQ(EINVAL, errno);
-	ia.max_tso_header = 256;
+	ia.max_tso_header = SV_MAX_TSO_HEADER;
 	qp = ibv_create_qp_ex(self->ctx, &ia);
 	ASSERT_NE(NULL, qp);
 	EXPECT_EQ(0, ibv_destroy_qp(qp));

@@ -442,4 +442,97 @@ TEST_F(ctx, sq_drained_event)
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
 }
 
+/*
+ * A QP moved to RESET, or destroyed, leaves none of its completions in
+ * its CQs, as mlx5's provider cleans them (rdma-core's tests restart a
+ * failed QP from RESET and poll on): a responder's error and flushes go,
+ * the other QPs' completions on the CQ stay, in order.
+ */
+TEST(reset_and_destroy_drop_their_cqes)
+{
+	struct ibv_qp *c, *d;
+	struct sv_rc_pair p = {};
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	char *buf;
+
+	ASSERT_EQ(0, sv_rc_pair_open(&p, 8, 1));
+	buf = calloc(1, 4096);
+	ASSERT_NE(NULL, buf);
+	mr = ibv_reg_mr(p.pd, buf, 4096, SV_ALL_ACCESS);
+	ASSERT_NE(NULL, mr);
+	/* c shares a's CQ, d b's; c writes into d's memory. */
+	c = sv_rc_pair_qp(&p, p.acq, 8, 1);
+	d = sv_rc_pair_qp(&p, p.bcq, 8, 1);
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, d);
+	ASSERT_EQ(0, qp_init(c, SV_ALL_ACCESS));
+	ASSERT_EQ(0, qp_init(d, SV_ALL_ACCESS));
+	ASSERT_EQ(0, qp_rtr_rts(c, d->qp_num, &p.gid, 7, 1, 0));
+	ASSERT_EQ(0, qp_rtr_rts(d, c->qp_num, &p.gid, 7, 1, 0));
+
+	ASSERT_EQ(0, post_send(c, IBV_WR_RDMA_WRITE, mr->lkey, buf, 64, 100,
+			       IBV_SEND_SIGNALED, (uintptr_t)buf + 1024,
+			       mr->rkey));
+	/* a's first receive has a bad key: its error, then a flush. */
+	{
+		struct ibv_sge sg = { (uintptr_t)buf, 64, mr->lkey ^ 0x100 };
+		struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sg,
+					  .num_sge = 1 };
+		struct ibv_recv_wr *bad;
+
+		ASSERT_EQ(0, ibv_post_recv(p.a, &wr, &bad));
+		ASSERT_EQ(0, post_recv(p.a, mr, buf, 64, 2));
+	}
+	ASSERT_EQ(0, post_send(p.b, IBV_WR_SEND, mr->lkey, buf + 2048, 64, 10,
+			       IBV_SEND_SIGNALED, 0, 0));
+	ASSERT_EQ(0, post_send(c, IBV_WR_RDMA_WRITE, mr->lkey, buf, 64, 101,
+			       IBV_SEND_SIGNALED, (uintptr_t)buf + 1024,
+			       mr->rkey));
+	/* b hears the error after a's CQE went in; a's flush follows. */
+	EXPECT_EQ(IBV_WC_REM_OP_ERR, sv_status_of(p.bcq, 10, NULL));
+	usleep(100000 * sv_slow());
+
+	ASSERT_EQ(0, ibv_modify_qp(p.a, &(struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RESET }, IBV_QP_STATE));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(p.acq, 100, &wc));
+	EXPECT_EQ(c->qp_num, wc.qp_num);
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(p.acq, 101, &wc));
+	EXPECT_EQ(c->qp_num, wc.qp_num);
+	EXPECT_EQ(0, ibv_poll_cq(p.acq, 1, &wc));
+	ASSERT_EQ(0, ibv_modify_qp(p.b, &(struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RESET }, IBV_QP_STATE));
+	EXPECT_EQ(0, ibv_poll_cq(p.bcq, 1, &wc));
+
+	/* Back to RTS, both: only the new traffic's completions show. */
+	ASSERT_EQ(0, qp_reset_rts(p.a, p.b->qp_num, &p.gid, 0));
+	ASSERT_EQ(0, qp_reset_rts(p.b, p.a->qp_num, &p.gid, 0));
+	ASSERT_EQ(0, post_recv(p.a, mr, buf, 64, 3));
+	ASSERT_EQ(0, post_send(p.b, IBV_WR_SEND, mr->lkey, buf + 2048, 64, 11,
+			       IBV_SEND_SIGNALED, 0, 0));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(p.bcq, 11, NULL));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(p.acq, 3, &wc));
+	EXPECT_EQ(p.a->qp_num, wc.qp_num);
+	EXPECT_EQ(IBV_WC_RECV, wc.opcode);
+
+	/* A destroyed QP's completions go with it; a's stay. */
+	ASSERT_EQ(0, post_recv(p.a, mr, buf, 64, 4));
+	ASSERT_EQ(0, post_send(p.b, IBV_WR_SEND, mr->lkey, buf + 2048, 64, 12,
+			       IBV_SEND_SIGNALED, 0, 0));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(p.bcq, 12, NULL));
+	ASSERT_EQ(0, post_send(c, IBV_WR_RDMA_WRITE, mr->lkey, buf, 64, 102,
+			       IBV_SEND_SIGNALED, (uintptr_t)buf + 1024,
+			       mr->rkey));
+	usleep(100000 * sv_slow());
+	EXPECT_EQ(0, ibv_destroy_qp(c));
+	EXPECT_EQ(IBV_WC_SUCCESS, sv_status_of(p.acq, 4, &wc));
+	EXPECT_EQ(p.a->qp_num, wc.qp_num);
+	EXPECT_EQ(0, ibv_poll_cq(p.acq, 1, &wc));
+
+	EXPECT_EQ(0, ibv_destroy_qp(d));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	free(buf);
+	sv_rc_pair_close(&p);
+}
+
 TEST_HARNESS_MAIN

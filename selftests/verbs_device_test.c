@@ -158,6 +158,72 @@ TEST(sysfs_path_and_abi_filter)
 	EXPECT_EQ(0, system(dir));
 }
 
+/*
+ * As libibverbs: a device is the same struct ibv_device in every list
+ * while sysfs shows it, and stays valid after its list is freed; one
+ * that sysfs shows with another GUID is a new one, and the old one
+ * lives on in the lists that hold it.
+ */
+TEST(device_cache)
+{
+	char root[] = "/tmp/sv_sysfs_XXXXXX", dir[PATH_MAX], abi[16];
+	struct ibv_device **l1, **l2, **l3, *dev;
+	int n = -1;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/class", root);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	snprintf(dir, sizeof(dir), "%s/class/softverbs", root);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	snprintf(dir, sizeof(dir), "%s/class/softverbs/softverbs62", root);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	snprintf(abi, sizeof(abi), "%d\n", SV_ABI_VERSION);
+	write_file(dir, "abi_version", abi);
+	write_file(dir, "node_guid", "0002:c9ff:fe00:0002\n");
+	ASSERT_EQ(0, setenv("SYSFS_PATH", root, 1));
+
+	l1 = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, l1);
+	ASSERT_EQ(1, n);
+	dev = l1[0];
+	ibv_free_device_list(l1);
+	/* Still the device: named, and opened with the open(2) errno. */
+	EXPECT_STREQ("softverbs62", ibv_get_device_name(dev));
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_open_device(dev));
+	EXPECT_EQ(ENOENT, errno);
+	l2 = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, l2);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(dev, l2[0]);
+
+	/* Another device under the name: a new struct, the old one kept. */
+	write_file(dir, "node_guid", "0002:c9ff:fe00:0003\n");
+	l3 = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, l3);
+	ASSERT_EQ(1, n);
+	EXPECT_NE(dev, l3[0]);
+	EXPECT_EQ(htobe64(0x0002c9fffe000003ULL), ibv_get_device_guid(l3[0]));
+	EXPECT_EQ(62, ibv_get_device_index(dev));
+	EXPECT_STREQ("softverbs62", ibv_get_device_name(dev));
+	ibv_free_device_list(l3);
+
+	/* Gone from sysfs: gone from the list, alive in l2. */
+	snprintf(dir, sizeof(dir), "rm -rf '%s/class/softverbs/softverbs62'",
+		 root);
+	ASSERT_EQ(0, system(dir));
+	l1 = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, l1);
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(NULL, l1[0]);
+	ibv_free_device_list(l1);
+	EXPECT_STREQ("softverbs62", ibv_get_device_name(l2[0]));
+	ibv_free_device_list(l2);
+
+	snprintf(dir, sizeof(dir), "rm -rf '%s'", root);
+	EXPECT_EQ(0, system(dir));
+}
+
 FIXTURE(ctx) {
 	struct ibv_device **list;
 	struct ibv_context *ctx;
@@ -499,6 +565,32 @@ TEST(open_after_free_list)
 	ibv_free_device_list(list);
 	EXPECT_STREQ("softverbs0", ibv_get_device_name(ctx->device));
 	EXPECT_EQ(0, ibv_query_device(ctx, &a));
+	EXPECT_EQ(0, ibv_close_device(ctx));
+}
+
+/*
+ * A device found in a list that is freed before it is opened, as
+ * pyverbs opens a provider's context: rdma-core allows it.
+ */
+TEST(open_from_freed_list)
+{
+	struct ibv_device **list, **again, *dev;
+	struct ibv_context *ctx;
+	struct ibv_device_attr a;
+
+	list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, list);
+	dev = find_dev(list, "softverbs0");
+	ASSERT_NE(NULL, dev);
+	ibv_free_device_list(list);
+	ctx = ibv_open_device(dev);
+	ASSERT_NE(NULL, ctx);
+	EXPECT_EQ(dev, ctx->device);
+	EXPECT_EQ(0, ibv_query_device(ctx, &a));
+	again = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, again);
+	EXPECT_EQ(dev, find_dev(again, "softverbs0"));
+	ibv_free_device_list(again);
 	EXPECT_EQ(0, ibv_close_device(ctx));
 }
 

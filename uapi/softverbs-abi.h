@@ -104,7 +104,7 @@ struct sv_query_abi {
 #define SV_MAX_MCAST_GRP	8192
 #define SV_MAX_MCAST_QP_ATTACH	56		/* QPs per multicast group */
 #define SV_MAX_TOTAL_MCAST_QP_ATTACH (SV_MAX_MCAST_GRP * SV_MAX_MCAST_QP_ATTACH)
-#define SV_MAX_INLINE_DATA	256		/* bytes of inline send data */
+#define SV_MAX_INLINE_DATA	512		/* bytes of inline send data */
 #define SV_MAX_PKEYS		1		/* only the default P_Key 0xffff */
 #define SV_DEFAULT_PKEY		0xffff
 #define SV_LOCAL_CA_ACK_DELAY	15
@@ -1138,10 +1138,12 @@ enum sv_qp_attr_mask {		/* enum ibv_qp_attr_mask */
 };
 
 /*
- * QP access flags a QP accepts (IBV_ACCESS_LOCAL_WRITE ... REMOTE_ATOMIC,
- * FLUSH_GLOBAL, FLUSH_PERSISTENT).
+ * QP access flags a QP accepts: its rights (IBV_ACCESS_LOCAL_WRITE ...
+ * REMOTE_ATOMIC, FLUSH_GLOBAL, FLUSH_PERSISTENT), and the bits only an
+ * MR has (MW_BIND, ZERO_BASED, ON_DEMAND, HUGETLB, the optional range),
+ * which the kernel's uverbs takes in a QP's too: kept, granting nothing.
  */
-#define SV_QP_ACCESS_MASK	0x30f
+#define SV_QP_ACCESS_MASK	0x3ff003ff
 
 /* struct ibv_ah_attr, with its struct ibv_global_route flattened. */
 struct sv_ah_attr {
@@ -1819,7 +1821,7 @@ struct sv_send_tso {
 	__u32 reserved;		/* must be zero */
 };
 
-#define SV_MAX_TSO_HEADER	256		/* bytes of a TSO header */
+#define SV_MAX_TSO_HEADER	512		/* bytes of a TSO header */
 #define SV_MAX_TSO		(256 * 1024)	/* payload bytes of a TSO WQE */
 #define SV_TSO_SGE_OFFSET(hdr_sz) \
 	(sizeof(struct sv_send_tso) + (((hdr_sz) + 15U) & ~15U))

@@ -1541,8 +1541,8 @@ int sv_reg_dm_mr(struct sv_file *f, void *arg)
 	u64 off = cmd->dm_offset;
 	int ret;
 
-	if (cmd->reserved || !cmd->length ||
-	    !(cmd->access & SV_ACCESS_ZERO_BASED) ||
+	/* A length of 0 is an MR nothing reaches, as mlx5 makes one. */
+	if (cmd->reserved || !(cmd->access & SV_ACCESS_ZERO_BASED) ||
 	    (cmd->access & SV_ACCESS_FLUSH_PERSISTENT))
 		return -EINVAL;
 	ret = sv_mr_check_access(cmd->access);

@@ -41,10 +41,16 @@
 #include "../sv.h"
 #include "mr.h"
 
-/* The rights a window may have (ibv_bind_mw(3): mw_access_flags) */
+/*
+ * The rights a window may have (ibv_bind_mw(3): mw_access_flags). A
+ * bind may also name LOCAL_WRITE, as mlx5 and rxe take it (pyverbs'
+ * tests ask for it); a window is no lkey, so it grants nothing and is
+ * not kept.
+ */
 #define SV_MW_RIGHTS	(SV_ACCESS_REMOTE_WRITE | SV_ACCESS_REMOTE_READ | \
 			 SV_ACCESS_REMOTE_ATOMIC)
-#define SV_MW_ACCESS	(SV_MW_RIGHTS | SV_ACCESS_ZERO_BASED)
+#define SV_MW_ACCESS	(SV_MW_RIGHTS | SV_ACCESS_ZERO_BASED | \
+			 SV_ACCESS_LOCAL_WRITE)
 #define SV_MW_KEY_TAG	0xffU
 
 struct sv_mw {
@@ -151,6 +157,7 @@ u32 sv_mw_bind(struct sv_qp *qp, const struct sv_send_wqe *w)
 	if ((w->imm_data ^ w->rkey) & ~SV_MW_KEY_TAG ||
 	    (access & ~SV_MW_ACCESS) || len > SV_MAX_MR_SIZE)
 		return status;
+	access &= ~SV_ACCESS_LOCAL_WRITE;
 	mr = sv_mr_lookup_key(qp->sdev, w->rkey);
 	if (!mr)
 		return status;

@@ -122,23 +122,21 @@ static int sv_read_counters(struct ibv_counters *counters, uint64_t *values,
 }
 
 /*
- * If the specs of @attr hold IBV_FLOW_SPEC_ACTION_COUNT specs, *copy is a
- * malloc'ed copy of attr and its specs with each spec's counters pointer
- * replaced by the object's handle (the layout of struct
- * sv_flow_spec_action_count); else NULL. A malformed attr is left to the
- * kernel to refuse. EINVAL: a NULL counters pointer or one of another
- * context.
+ * In @buf, a copy of an ibv_flow_attr and its specs whose sizes flow.c
+ * has walked (@len bytes in all), put each IBV_FLOW_SPEC_ACTION_COUNT
+ * spec's object's kernel handle where the application's spec has its
+ * pointer (the layout of struct sv_flow_spec_action_count). A malformed
+ * spec is left to the kernel to refuse. EINVAL: a NULL counters pointer
+ * or one of another context.
  */
-int sv_flow_attr_counters(struct ibv_context *ctx,
-			  const struct ibv_flow_attr *attr, void **copy)
+int sv_flow_attr_counters(struct ibv_context *ctx, void *buf, size_t len)
 {
 	const size_t csz = sizeof(struct ibv_flow_spec_counter_action);
-	size_t off = sizeof(*attr), len = attr->size;
-	const uint8_t *base = (const uint8_t *)attr;
-	uint8_t *buf = NULL;
+	const struct ibv_flow_attr *attr = buf;
+	size_t off = sizeof(*attr);
+	uint8_t *base = buf;
 	unsigned int i;
 
-	*copy = NULL;
 	for (i = 0; i < attr->num_of_specs; i++) {
 		struct ibv_flow_spec_counter_action s;
 		struct sv_flow_spec_action_count k;
@@ -153,24 +151,15 @@ int sv_flow_attr_counters(struct ibv_context *ctx,
 			break;
 		if (type == IBV_FLOW_SPEC_ACTION_COUNT && size == csz) {
 			memcpy(&s, base + off, csz);
-			if (!s.counters || s.counters->context != ctx) {
-				free(buf);
+			if (!s.counters || s.counters->context != ctx)
 				return EINVAL;
-			}
-			if (!buf) {
-				buf = malloc(len);
-				if (!buf)
-					return ENOMEM;
-				memcpy(buf, attr, len);
-			}
 			memcpy(&k, base + off, sizeof(k));
 			k.counters_handle = to_svcounters(s.counters)->handle;
 			k.reserved = 0;
-			memcpy(buf + off, &k, sizeof(k));
+			memcpy(base + off, &k, sizeof(k));
 		}
 		off += size;
 	}
-	*copy = buf;
 	return 0;
 }
 

@@ -66,6 +66,45 @@ static bool sv_cq_next(struct sv_cq *cq, struct sv_cqe *out, uint64_t *wall)
 	return true;
 }
 
+/*
+ * Drop the CQEs of QP qpn that wait in cq, as mlx5's provider does when
+ * a QP goes to RESET or is destroyed (so a QP restarted from RESET does
+ * not poll the errors and flushes of its last life, which rdma-core's
+ * tests rely on). The kernel, which produces only above the producer
+ * index read here, and which makes no CQE of a QP in RESET or
+ * destroyed, runs on: the entries kept move up over the dropped ones,
+ * from the newest down, and the consumer index passes the room freed.
+ */
+void sv_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
+{
+	struct sv_cq *cq = to_svcq(ibcq);
+	uint32_t prod, i, nfreed = 0;
+	const struct sv_cqe *e;
+	char *slot;
+
+	sv_cq_lock(cq);
+	prod = __atomic_load_n(&cq->ring->prod, __ATOMIC_ACQUIRE);
+	for (i = prod; i != cq->cons;) {
+		i--;
+		slot = cq->cqes + (size_t)(i & cq->mask) * cq->cqe_size;
+		e = (const struct sv_cqe *)slot;
+		if (e->qp_num == qpn) {
+			if (e->opcode < IBV_WC_RECV)
+				__atomic_fetch_sub(&cq->sig_out, 1,
+						   __ATOMIC_RELAXED);
+			nfreed++;
+		} else if (nfreed) {
+			memcpy(cq->cqes + (size_t)((i + nfreed) & cq->mask) *
+			       cq->cqe_size, slot, cq->cqe_size);
+		}
+	}
+	if (nfreed) {
+		cq->cons += nfreed;
+		__atomic_store_n(&cq->ring->cons, cq->cons, __ATOMIC_RELEASE);
+	}
+	sv_cq_unlock(cq);
+}
+
 static void sv_cqe_to_wc(const struct sv_cqe *e, struct ibv_wc *wc)
 {
 	wc->wr_id = e->wr_id;

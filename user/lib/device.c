@@ -183,54 +183,151 @@ static int sv_device_cmp(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+/*
+ * The devices found so far, as libibverbs keeps them: a device stays
+ * the same struct ibv_device from one ibv_get_device_list() to the next
+ * for as long as sysfs shows it, and lives on after
+ * ibv_free_device_list() while it does. ibv_get_device_list(3) says
+ * only opened devices stay valid, but programs (pyverbs, for one) open
+ * a device they found in a list they already freed, and compare
+ * pointers from two lists; rdma-core's libibverbs allows both. The
+ * cache holds a reference to each; a device sysfs no longer shows, or
+ * shows with another index or GUID, leaves it at the next scan and is
+ * freed when its last list and context are.
+ */
+static pthread_mutex_t sv_devices_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sv_device **sv_devices;
+static size_t sv_devices_n, sv_devices_cap;
+
+/* A device found by this scan: the cached one if it is the same. */
+static struct sv_device *sv_device_cache(struct sv_device *dev)
+{
+	struct sv_device *old, **tmp;
+	size_t i;
+
+	for (i = 0; i < sv_devices_n; i++) {
+		old = sv_devices[i];
+		if (strcmp(old->ibdev.name, dev->ibdev.name))
+			continue;
+		if (old->index == dev->index &&
+		    old->node_guid == dev->node_guid) {
+			free(dev);
+			return old;
+		}
+		/* Another device under an old name: it replaces it. */
+		sv_devices[i] = dev;
+		sv_device_put(old);
+		return dev;
+	}
+	if (sv_devices_n == sv_devices_cap) {
+		size_t cap = sv_devices_cap ? 2 * sv_devices_cap : 8;
+
+		tmp = realloc(sv_devices, cap * sizeof(*tmp));
+		if (!tmp) {
+			free(dev);
+			return NULL;
+		}
+		sv_devices = tmp;
+		sv_devices_cap = cap;
+	}
+	sv_devices[sv_devices_n++] = dev;
+	return dev;
+}
+
+/* Drop the cached devices this scan did not find (seen: its result). */
+static void sv_device_cache_prune(struct sv_device **seen, size_t n)
+{
+	size_t i, j, kept = 0;
+
+	for (i = 0; i < sv_devices_n; i++) {
+		for (j = 0; j < n && seen[j] != sv_devices[i]; j++)
+			;
+		if (j < n)
+			sv_devices[kept++] = sv_devices[i];
+		else
+			sv_device_put(sv_devices[i]);
+	}
+	sv_devices_n = kept;
+}
+
+/*
+ * Our devices as sysfs shows them now, sorted by index, each with a
+ * reference for the caller; *np their number. 0, or -1 with errno.
+ */
+static int sv_device_scan(struct sv_device ***devsp, size_t *np)
+{
+	struct sv_device **devs = NULL, **tmp, *dev;
+	char class_dir[IBV_SYSFS_PATH_MAX];
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(class_dir, sizeof(class_dir), "%s%s", ibv_get_sysfs_path(),
+		 SV_SYSFS_CLASS);
+	pthread_mutex_lock(&sv_devices_lock);
+	dir = opendir(class_dir);
+	/* No module loaded: an empty list, as with no RDMA devices. */
+	while (dir && (de = readdir(dir))) {
+		dev = sv_device_probe(class_dir, de->d_name);
+		if (!dev)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			tmp = realloc(devs, cap * sizeof(*devs));
+			if (!tmp) {
+				free(dev);
+				goto nomem;
+			}
+			devs = tmp;
+		}
+		dev = sv_device_cache(dev);
+		if (!dev)
+			goto nomem;
+		devs[n++] = dev;
+	}
+	if (dir)
+		closedir(dir);
+	sv_device_cache_prune(devs, n);
+	for (i = 0; i < n; i++)
+		sv_device_get(devs[i]);
+	pthread_mutex_unlock(&sv_devices_lock);
+	if (n)
+		qsort(devs, n, sizeof(*devs), sv_device_cmp);
+	*devsp = devs;
+	*np = n;
+	return 0;
+
+nomem:
+	/* The cache keeps what it found; the next scan prunes it. */
+	closedir(dir);
+	pthread_mutex_unlock(&sv_devices_lock);
+	free(devs);
+	errno = ENOMEM;
+	return -1;
+}
+
 SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 {
-	struct sv_device **devs = NULL, **tmp;
-	char class_dir[IBV_SYSFS_PATH_MAX];
 	struct ibv_device **list, **sys;
+	struct sv_device **devs;
+	size_t n, i;
 	int nsys;
-	struct dirent *de;
-	size_t n = 0, cap = 0, i;
-	DIR *dir;
 
 	if (num_devices)
 		*num_devices = 0;
-	snprintf(class_dir, sizeof(class_dir), "%s%s", ibv_get_sysfs_path(),
-		 SV_SYSFS_CLASS);
-	dir = opendir(class_dir);
-	/* No module loaded: an empty list, as with no RDMA devices. */
-	if (dir) {
-		while ((de = readdir(dir))) {
-			struct sv_device *dev;
-
-			if (de->d_name[0] == '.')
-				continue;
-			dev = sv_device_probe(class_dir, de->d_name);
-			if (!dev)
-				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 8;
-				tmp = realloc(devs, cap * sizeof(*devs));
-				if (!tmp) {
-					free(dev);
-					goto nomem;
-				}
-				devs = tmp;
-			}
-			devs[n++] = dev;
-		}
-		closedir(dir);
-		dir = NULL;
-	}
-	if (n)
-		qsort(devs, n, sizeof(*devs), sv_device_cmp);
+	if (sv_device_scan(&devs, &n))
+		return NULL;
 
 	/* The system library's devices after ours; its list in slot 0. */
 	sys = sv_system_device_list(&nsys);
 	list = calloc(n + nsys + 2, sizeof(*list));
 	if (!list) {
 		sv_system_free_device_list(sys);
-		goto nomem;
+		for (i = 0; i < n; i++)
+			sv_device_put(devs[i]);
+		free(devs);
+		errno = ENOMEM;
+		return NULL;
 	}
 	list[0] = (struct ibv_device *)sys;
 	for (i = 0; i < n; i++)
@@ -241,15 +338,6 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	if (num_devices)
 		*num_devices = n + nsys;
 	return list + 1;
-
-nomem:
-	if (dir)
-		closedir(dir);
-	for (i = 0; i < n; i++)
-		sv_device_put(devs[i]);
-	free(devs);
-	errno = ENOMEM;
-	return NULL;
 }
 
 SV_EXPORT void ibv_free_device_list(struct ibv_device **list)

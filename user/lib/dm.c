@@ -26,19 +26,29 @@ static struct sv_dm *to_svdm(struct ibv_dm *dm)
 	return (struct sv_dm *)dm;
 }
 
-/* [off, off + len) inside the DM, without wrapping. */
-static bool sv_dm_fits(const struct sv_dm *d, uint64_t off, size_t len)
+/*
+ * May a copy reach [off, off + len) of the DM? As mlx5's: EFAULT outside
+ * it (checked without wrapping), EINVAL for an offset or length that is
+ * not a multiple of 4 bytes (its device memory's access unit, which
+ * programs written for it keep to); else 0.
+ */
+static int sv_dm_check(const struct sv_dm *d, uint64_t off, size_t len)
 {
-	return off <= d->length && len <= d->length - off;
+	if (off > d->length || len > d->length - off)
+		return EFAULT;
+	if ((off | len) & 3)
+		return EINVAL;
+	return 0;
 }
 
 static int sv_memcpy_to_dm(struct ibv_dm *dm, uint64_t dm_offset,
 			   const void *host_addr, size_t length)
 {
 	struct sv_dm *d = to_svdm(dm);
+	int ret = sv_dm_check(d, dm_offset, length);
 
-	if (!sv_dm_fits(d, dm_offset, length))
-		return EINVAL;
+	if (ret)
+		return ret;
 	memcpy((char *)d->map + dm_offset, host_addr, length);
 	return 0;
 }
@@ -47,9 +57,10 @@ static int sv_memcpy_from_dm(void *host_addr, struct ibv_dm *dm,
 			     uint64_t dm_offset, size_t length)
 {
 	struct sv_dm *d = to_svdm(dm);
+	int ret = sv_dm_check(d, dm_offset, length);
 
-	if (!sv_dm_fits(d, dm_offset, length))
-		return EINVAL;
+	if (ret)
+		return ret;
 	memcpy(host_addr, (char *)d->map + dm_offset, length);
 	return 0;
 }

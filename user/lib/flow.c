@@ -9,7 +9,9 @@
  * (counters.c).
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sv_private.h"
 #include "sv_verbs.h"
@@ -64,32 +66,69 @@ _Static_assert(offsetof(struct ibv_flow_spec_eth, mask) ==
 	       offsetof(struct sv_flow_attr, flags),
 	       "uapi mirror offsets");
 
-/* SV_IOC_CREATE_FLOW for @qp_handle (or SV_FLOW_NO_QP). */
+/*
+ * The bytes of @attr and its specs, walked as libibverbs walks them:
+ * num_of_specs specs, each as long as its header's size says. The attr's
+ * own size field is not read (libibverbs ignores it, and programs such
+ * as pyverbs leave it at sizeof(struct ibv_flow_attr)). 0 for a spec
+ * shorter than its header.
+ */
+static size_t sv_flow_attr_len(const struct ibv_flow_attr *attr)
+{
+	const uint8_t *p = (const uint8_t *)(attr + 1);
+	size_t len = sizeof(*attr);
+	unsigned int i;
+	uint16_t size;
+
+	for (i = 0; i < attr->num_of_specs; i++) {
+		memcpy(&size, p + offsetof(struct ibv_flow_spec_eth, size),
+		       sizeof(size));
+		if (size < sizeof(struct ibv_flow_spec_action_drop))
+			return 0;
+		len += size;
+		p += size;
+	}
+	return len;
+}
+
+/*
+ * SV_IOC_CREATE_FLOW for @qp_handle (or SV_FLOW_NO_QP), on a copy of the
+ * attr and its specs whose size field says their length, with any
+ * ACTION_COUNT spec's pointer made the object's handle (counters.c).
+ */
 static struct ibv_flow *sv_flow_create(struct ibv_context *ctx,
 				       uint32_t qp_handle,
 				       struct ibv_flow_attr *attr)
 {
 	struct sv_create_flow c = { .size = sizeof(c) };
+	struct ibv_flow_attr *copy;
 	struct ibv_flow *flow;
-	void *copy;
+	size_t len;
 	int ret;
 
+	len = sv_flow_attr_len(attr);
+	/* The kernel's attr_len and the attr's size are 16 bits wide. */
+	if (!len || len > UINT16_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
 	flow = calloc(1, sizeof(*flow));
-	if (!flow) {
+	copy = malloc(len);
+	if (!flow || !copy) {
+		free(flow);
+		free(copy);
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* ACTION_COUNT specs carry a pointer: the kernel wants the handle. */
-	ret = sv_flow_attr_counters(ctx, attr, &copy);
-	if (ret) {
-		free(flow);
-		errno = ret;
-		return NULL;
+	memcpy(copy, attr, len);
+	copy->size = len;
+	ret = sv_flow_attr_counters(ctx, copy, len);
+	if (!ret) {
+		c.qp_handle = qp_handle;
+		c.attr = (uintptr_t)copy;
+		c.attr_len = len;
+		ret = sv_cmd(ctx, SV_IOC_CREATE_FLOW, &c);
 	}
-	c.qp_handle = qp_handle;
-	c.attr = (uintptr_t)(copy ? copy : attr);
-	c.attr_len = attr->size;
-	ret = sv_cmd(ctx, SV_IOC_CREATE_FLOW, &c);
 	free(copy);
 	if (ret) {
 		free(flow);

@@ -639,9 +639,13 @@ static int sv_fill_tso(struct sv_qp *qp, struct sv_send_wqe *w,
 	return 0;
 }
 
-/* The rights a bind may give a window (ibv_bind_mw(3)). */
+/*
+ * The rights a bind may give a window (ibv_bind_mw(3)), and LOCAL_WRITE,
+ * which mlx5 and rxe take too (kernel/mr/mw.c drops it).
+ */
 #define SV_MW_BIND_ACCESS (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-			   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ZERO_BASED)
+			   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ZERO_BASED | \
+			   IBV_ACCESS_LOCAL_WRITE)
 
 /*
  * A bind of a window of this QP's context: the kernel checks it against

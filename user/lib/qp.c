@@ -390,6 +390,13 @@ static struct ibv_qp *sv_create_qp_common(struct ibv_context *ctx,
 	c.cap.max_send_sge = attr->cap.max_send_sge;
 	c.cap.max_recv_sge = attr->cap.max_recv_sge;
 	c.cap.max_inline_data = attr->cap.max_inline_data;
+	/*
+	 * mlx5's mkey send ops size the send WQE for a UMR whatever the
+	 * caps ask, and report the room as max_inline_data: here, room for
+	 * a UMR of SV_UMR_MIN_ENTRIES entries (post.c), at least.
+	 */
+	if (o && o->dv_send_ops && c.cap.max_inline_data < SV_UMR_MIN_ROOM)
+		c.cap.max_inline_data = SV_UMR_MIN_ROOM;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
 		c.max_tso_header = attr->max_tso_header;
 	c.user_handle = (uintptr_t)&qp->qpx.qp_base;
@@ -536,6 +543,18 @@ static void sv_ah_attr_from_abi(struct ibv_ah_attr *d,
 	d->port_num = s->port_num;
 }
 
+/*
+ * A QP in RESET, or destroyed, leaves no CQE behind (cq.c): as mlx5's
+ * provider cleans its CQs then.
+ */
+static void sv_qp_clean_cqs(struct ibv_qp *qp)
+{
+	if (qp->send_cq)
+		sv_cq_clean(qp->send_cq, qp->qp_num);
+	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
+		sv_cq_clean(qp->recv_cq, qp->qp_num);
+}
+
 SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			    int attr_mask)
 {
@@ -573,6 +592,9 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	ret = sv_cmd(qp->context, SV_IOC_MODIFY_QP, &m);
 	if (!ret && (attr_mask & IBV_QP_STATE))
 		qp->state = attr->qp_state;
+	if (!ret && (attr_mask & IBV_QP_STATE) &&
+	    attr->qp_state == IBV_QPS_RESET)
+		sv_qp_clean_cqs(qp);
 	return ret;
 }
 
@@ -683,6 +705,7 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	ret = sv_cmd(qp->context, SV_IOC_DESTROY_QP, &d);
 	if (ret)
 		return ret;
+	sv_qp_clean_cqs(qp);
 	/* Wait until every async event the QP reported has been acked. */
 	pthread_mutex_lock(&qp->mutex);
 	while (qp->events_completed != d.events_reported)

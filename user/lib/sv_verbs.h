@@ -333,6 +333,17 @@ struct sv_qp {
 	uint8_t umr_setters;		/* setters still to come */
 };
 
+/*
+ * The send WQE room a QP with mlx5 mkey send ops has at least: a UMR of
+ * this many entries (mlx5 rounds an mkey's entries up to 4).
+ */
+#define SV_UMR_MIN_ENTRIES	4
+#define SV_UMR_MIN_ROOM		(sizeof(struct sv_send_umr) + \
+				 SV_UMR_MIN_ENTRIES * sizeof(struct sv_umr_ent))
+
+/* cq.c: drop a QP's CQEs from a CQ (RESET, destroy) */
+void sv_cq_clean(struct ibv_cq *cq, uint32_t qpn);
+
 /* mkey.c: an indirect key (mlx5dv_create_mkey), laid out by UMR WQEs */
 struct sv_mkey {
 	struct mlx5dv_mkey dv;		/* handed out */
@@ -374,8 +385,7 @@ int sv_dp_srq_remap(struct sv_srq *srq, uint64_t off, size_t len);
 void sv_dp_srq_unmap(struct sv_srq *srq);
 
 /* counters.c: ACTION_COUNT specs' counters pointers -> handles (flow.c) */
-int sv_flow_attr_counters(struct ibv_context *ctx,
-			  const struct ibv_flow_attr *attr, void **copy);
+int sv_flow_attr_counters(struct ibv_context *ctx, void *buf, size_t len);
 /* wq.c: RSS QPs (qp.c's ibv_create_qp_ex), the WQ capabilities (query.c) */
 struct ibv_qp *sv_create_rss_qp(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr,
