@@ -653,12 +653,20 @@ int sv_reset_dci_stream(struct sv_file *f, void *arg)
 	if (IS_ERR(u))
 		return PTR_ERR(u);
 	qp = to_sv_qp(u);
-	if (qp->qp_type != SV_QPT_DCI || r->stream >= qp->dci_streams) {
+	if (qp->qp_type != SV_QPT_DCI || !qp->dci_streams) {
 		ret = -EINVAL;
 	} else {
-		/* The engine reads and sets the bitmap under sq.lock. */
+		/*
+		 * The engine reads and sets the bitmap under sq.lock. The id
+		 * is taken modulo the channels, as a WQE's is (dc.c; mlx5
+		 * programs reset the id they posted on). A stream that is
+		 * not in error is EINVAL, as mlx5's device refuses it.
+		 */
+		u32 s = r->stream & (qp->dci_streams - 1);
+
 		mutex_lock(&qp->sq.lock);
-		__clear_bit(r->stream, &qp->dci_errored);
+		if (!__test_and_clear_bit(s, &qp->dci_errored))
+			ret = -EINVAL;
 		mutex_unlock(&qp->sq.lock);
 		sv_engine_kick_qp(qp);
 	}

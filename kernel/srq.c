@@ -133,9 +133,11 @@ int sv_create_srq(struct sv_file *f, void *arg)
 
 	if (c->reserved || c->reserved2 || c->reserved3)
 		return -EINVAL;
-	if (!c->max_wr || c->max_wr > sv_depth(f->sdev, SV_DEPTH_SRQ_WR) ||
+	if (c->max_wr > sv_depth(f->sdev, SV_DEPTH_SRQ_WR) ||
 	    c->max_sge > SV_MAX_SRQ_SGE)
 		return -EINVAL;
+	/* 0 is the smallest SRQ, as mlx5 makes it (rxe refuses it). */
+	c->max_wr = max(c->max_wr, 1U);
 	if (c->srq_type > SV_SRQT_TM ||
 	    (c->srq_type == SV_SRQT_BASIC && (c->xrcd_handle || c->cq_handle)))
 		return -EINVAL;

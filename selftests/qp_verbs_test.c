@@ -280,7 +280,13 @@ TEST_F(ctx, srq)
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
 	EXPECT_EQ(0, ibv_destroy_srq(srq));
 
+	/* 0 is the smallest SRQ, as on mlx5 (pyverbs' default asks it). */
 	sa.attr.max_wr = 0;
+	srq = ibv_create_srq(self->pd, &sa);
+	ASSERT_NE(NULL, srq);
+	EXPECT_EQ(1, sa.attr.max_wr);
+	EXPECT_EQ(0, ibv_destroy_srq(srq));
+	sa.attr.max_wr = 1 << 30;
 	EXPECT_EQ(NULL, ibv_create_srq(self->pd, &sa));
 	EXPECT_EQ(EINVAL, errno);
 

@@ -1272,7 +1272,7 @@ FZ void fz_matcher(struct fz *fz, int fdi)
 		struct sv_create_steer_table t = { .size = sizeof(t) };
 
 		t.flags = c.flags;
-		t.level = FZ_PCT(fz, 90) ? FZ_N(fz, SV_STEER_MAX_LEVEL + 2) :
+		t.level = FZ_PCT(fz, 90) ? FZ_N(fz, 66) :
 					   (uint32_t)fz_word(fz);
 		if (!fz_ioc(fz, fdi, SV_IOC_CREATE_STEER_TABLE, &t))
 			c.table_handle = t.handle;

@@ -118,6 +118,22 @@ static void write_file(const char *dir, const char *name, const char *text)
  * another ABI version is left out; a listed device whose char device is
  * missing fails to open with the open(2) errno.
  */
+/* Make root/class/softverbs/name (into dir), with its two files. */
+static int fake_dev(const char *root, const char *name, const char *abi,
+		    const char *guid, char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/class", root);
+	mkdir(dir, 0755);
+	snprintf(dir, len, "%s/class/softverbs", root);
+	mkdir(dir, 0755);
+	snprintf(dir, len, "%s/class/softverbs/%s", root, name);
+	if (mkdir(dir, 0755))
+		return -1;
+	write_file(dir, "abi_version", abi);
+	write_file(dir, "node_guid", guid);
+	return 0;
+}
+
 TEST(sysfs_path_and_abi_filter)
 {
 	char root[] = "/tmp/sv_sysfs_XXXXXX", dir[PATH_MAX], abi[16];
@@ -125,19 +141,11 @@ TEST(sysfs_path_and_abi_filter)
 	int n = -1;
 
 	ASSERT_NE(NULL, mkdtemp(root));
-	snprintf(dir, sizeof(dir), "%s/class", root);
-	ASSERT_EQ(0, mkdir(dir, 0755));
-	snprintf(dir, sizeof(dir), "%s/class/softverbs", root);
-	ASSERT_EQ(0, mkdir(dir, 0755));
-	snprintf(dir, sizeof(dir), "%s/class/softverbs/softverbs61", root);
-	ASSERT_EQ(0, mkdir(dir, 0755));
-	write_file(dir, "abi_version", "999\n");
-	write_file(dir, "node_guid", "0002:c9ff:fe00:0001\n");
-	snprintf(dir, sizeof(dir), "%s/class/softverbs/softverbs62", root);
-	ASSERT_EQ(0, mkdir(dir, 0755));
+	ASSERT_EQ(0, fake_dev(root, "softverbs61", "999\n",
+			      "0002:c9ff:fe00:0001\n", dir, sizeof(dir)));
 	snprintf(abi, sizeof(abi), "%d\n", SV_ABI_VERSION);
-	write_file(dir, "abi_version", abi);
-	write_file(dir, "node_guid", "0002:c9ff:fe00:0002\n");
+	ASSERT_EQ(0, fake_dev(root, "softverbs62", abi,
+			      "0002:c9ff:fe00:0002\n", dir, sizeof(dir)));
 
 	ASSERT_EQ(0, setenv("SYSFS_PATH", root, 1));
 	EXPECT_STREQ(root, ibv_get_sysfs_path());
@@ -171,15 +179,9 @@ TEST(device_cache)
 	int n = -1;
 
 	ASSERT_NE(NULL, mkdtemp(root));
-	snprintf(dir, sizeof(dir), "%s/class", root);
-	ASSERT_EQ(0, mkdir(dir, 0755));
-	snprintf(dir, sizeof(dir), "%s/class/softverbs", root);
-	ASSERT_EQ(0, mkdir(dir, 0755));
-	snprintf(dir, sizeof(dir), "%s/class/softverbs/softverbs62", root);
-	ASSERT_EQ(0, mkdir(dir, 0755));
 	snprintf(abi, sizeof(abi), "%d\n", SV_ABI_VERSION);
-	write_file(dir, "abi_version", abi);
-	write_file(dir, "node_guid", "0002:c9ff:fe00:0002\n");
+	ASSERT_EQ(0, fake_dev(root, "softverbs62", abi,
+			      "0002:c9ff:fe00:0002\n", dir, sizeof(dir)));
 	ASSERT_EQ(0, setenv("SYSFS_PATH", root, 1));
 
 	l1 = ibv_get_device_list(&n);

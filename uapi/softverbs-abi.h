@@ -1387,8 +1387,8 @@ struct sv_destroy_qp {
  * stream channels; an error on one moves only that stream to error (its
  * later WQEs complete with IBV_WC_WR_FLUSH_ERR) until this resets it, and
  * the DCI itself to ERR once 2^dci_log_errored streams are in error.
- * EINVAL on any other QP, for a DCI without streams, or a stream number
- * beyond its channels.
+ * The stream is taken modulo the channels too. EINVAL on any other QP,
+ * for a DCI without streams, or a stream not in error.
  */
 struct sv_reset_dci_stream {
 	__u32 size;
@@ -2453,7 +2453,8 @@ struct sv_destroy_flow_matcher {
  *
  * A steering table is a set of rules of its own, of one direction
  * (flags 0: receive, SV_FLOW_ATTR_FLAGS_EGRESS: transmit) at a level
- * (1..SV_STEER_MAX_LEVEL; the device's own tables are level 0). A
+ * (1..SV_STEER_MAX_LEVEL, any u32 but 0, as on mlx5: the device's own
+ * tables are level 0). A
  * matcher created with its handle puts the rules made through it there.
  * A frame reaches a table only through a rule with an
  * SV_FLOW_SPEC_DEST_TABLE spec, which must name a table of the same
@@ -2476,7 +2477,7 @@ struct sv_destroy_flow_matcher {
  */
 #define SV_FLOW_SPEC_DEST_TABLE		0x8002
 #define SV_FLOW_SPEC_DEST_ANCHOR	0x8003
-#define SV_STEER_MAX_LEVEL		64
+#define SV_STEER_MAX_LEVEL		0xffffffffU
 #define SV_STEER_MAX_PRIO		15
 #define SV_STEER_MAX_HOPS		16
 #define SV_MAX_STEER_TABLE		4096
@@ -2497,7 +2498,7 @@ struct sv_create_steer_table {
 	__u32 size;
 	__u32 handle;		/* out */
 	__u32 flags;		/* in: 0 or SV_FLOW_ATTR_FLAGS_EGRESS */
-	__u32 level;		/* in: 1..SV_STEER_MAX_LEVEL */
+	__u32 level;		/* in: 1..SV_STEER_MAX_LEVEL (0: EINVAL) */
 };
 
 #define SV_CREATE_STEER_TABLE_SIZE_VER0	16

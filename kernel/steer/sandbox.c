@@ -74,8 +74,8 @@ int sv_create_steer_table(struct sv_file *f, void *arg)
 	struct sv_steer_table *t;
 	int ret;
 
-	if ((c->flags & ~SV_FLOW_ATTR_FLAGS_EGRESS) || !c->level ||
-	    c->level > SV_STEER_MAX_LEVEL)
+	/* Any level above the device's own 0, as mlx5's SW steering. */
+	if ((c->flags & ~SV_FLOW_ATTR_FLAGS_EGRESS) || !c->level)
 		return -EINVAL;
 	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)

@@ -127,6 +127,7 @@ SV_EXPORT int mlx5dv_destroy_steering_anchor(struct mlx5dv_steering_anchor *sa)
 struct mlx5dv_dr_domain {
 	struct ibv_context *ctx;
 	bool egress;
+	bool no_dup_rules;		/* allow_duplicate_rules(false) */
 	unsigned int users;		/* tables */
 };
 
@@ -141,6 +142,9 @@ struct mlx5dv_dr_matcher {
 	struct mlx5dv_dr_table *tbl;
 	struct mlx5dv_flow_matcher *fm;
 	unsigned int users;		/* rules */
+	struct mlx5dv_dr_rule *rules;	/* its rules, newest first */
+	size_t mask_sz;
+	uint8_t mask[];			/* its mask, to compare rules by */
 };
 
 enum sv_dr_action_type {
@@ -172,7 +176,9 @@ struct mlx5dv_dr_action {
 
 struct mlx5dv_dr_rule {
 	struct mlx5dv_dr_matcher *matcher;
+	struct mlx5dv_dr_rule *next, **pprev;	/* the matcher's list */
 	struct ibv_flow *flow;
+	uint8_t *match;			/* its value under the mask */
 	size_t nactions;
 	struct mlx5dv_dr_action *actions[];
 };
@@ -236,13 +242,19 @@ mlx5dv_dr_domain_set_reclaim_device_memory(struct mlx5dv_dr_domain *dmn,
 			  dmn, enable);
 }
 
-/* softverbs always refuses a rule a table already has the same of. */
+/*
+ * As mlx5's: duplicate rules (a matcher's rules with one value under its
+ * mask, whatever their actions) are allowed until this turns them off;
+ * then such a rule is EEXIST (mlx5dv_dr_rule_create()).
+ */
 SV_EXPORT void
 mlx5dv_dr_domain_allow_duplicate_rules(struct mlx5dv_dr_domain *domain,
 				       bool allow)
 {
 	SV_MLX5S_OBJ_VOID(domain, mlx5dv_dr_domain_allow_duplicate_rules,
 			  domain, allow);
+	if (domain)
+		domain->no_dup_rules = !allow;
 }
 
 SV_EXPORT struct mlx5dv_dr_table *
@@ -267,7 +279,7 @@ mlx5dv_dr_table_create(struct mlx5dv_dr_domain *domain, uint32_t level)
 	if (level) {
 		c.flags = domain->egress ? SV_FLOW_ATTR_FLAGS_EGRESS : 0;
 		c.level = level;
-		/* EINVAL above SV_STEER_MAX_LEVEL */
+		/* Any level: ordering only, as mlx5's SW steering */
 		ret = sv_private_cmd(domain->ctx, SV_IOC_CREATE_STEER_TABLE, &c);
 		if (ret) {
 			free(t);
@@ -317,10 +329,14 @@ mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *table, uint16_t priority,
 		errno = EINVAL;
 		return NULL;
 	}
-	m = calloc(1, sizeof(*m));
+	m = calloc(1, sizeof(*m) + (mask ? mask->match_sz : 0));
 	if (!m) {
 		errno = ENOMEM;
 		return NULL;
+	}
+	if (mask) {
+		m->mask_sz = mask->match_sz;
+		memcpy(m->mask, mask->match_buf, mask->match_sz);
 	}
 	m->fm = sv_dv_matcher_create(table->dmn->ctx, priority,
 				     match_criteria_enable, mask,
@@ -1032,6 +1048,37 @@ sv_dr_rule_system(struct mlx5dv_dr_matcher *matcher,
 	return r;
 }
 
+/*
+ * The rule's value under its matcher's mask (bytes the value lacks are
+ * 0): what two duplicate rules share. NULL with errno ENOMEM.
+ */
+static uint8_t *sv_dr_rule_match(const struct mlx5dv_dr_matcher *m,
+				 const struct mlx5dv_flow_match_parameters *v)
+{
+	const uint8_t *val = v ? (const uint8_t *)v->match_buf : NULL;
+	size_t i, n = v ? v->match_sz : 0;
+	uint8_t *out = calloc(1, m->mask_sz + 1);
+
+	if (!out) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < m->mask_sz && i < n; i++)
+		out[i] = val[i] & m->mask[i];
+	return out;
+}
+
+static bool sv_dr_rule_dup(const struct mlx5dv_dr_matcher *m,
+			   const uint8_t *match)
+{
+	const struct mlx5dv_dr_rule *r;
+
+	for (r = m->rules; r; r = r->next)
+		if (!memcmp(r->match, match, m->mask_sz))
+			return true;
+	return false;
+}
+
 SV_EXPORT struct mlx5dv_dr_rule *
 mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
 		      struct mlx5dv_flow_match_parameters *value,
@@ -1058,11 +1105,29 @@ mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
 		errno = ENOMEM;
 		return NULL;
 	}
-	r->flow = sv_dv_flow_create(matcher->fm, value, &act);
-	if (!r->flow) {
+	r->match = sv_dr_rule_match(matcher, value);
+	if (!r->match) {
 		free(r);
 		return NULL;
 	}
+	if (matcher->tbl->dmn->no_dup_rules &&
+	    sv_dr_rule_dup(matcher, r->match)) {
+		free(r->match);
+		free(r);
+		errno = EEXIST;
+		return NULL;
+	}
+	r->flow = sv_dv_flow_create(matcher->fm, value, &act);
+	if (!r->flow) {
+		free(r->match);
+		free(r);
+		return NULL;
+	}
+	r->next = matcher->rules;
+	if (r->next)
+		r->next->pprev = &r->next;
+	r->pprev = &matcher->rules;
+	matcher->rules = r;
 	r->matcher = matcher;
 	r->nactions = num_actions;
 	for (i = 0; i < num_actions; i++) {
@@ -1086,6 +1151,10 @@ SV_EXPORT int mlx5dv_dr_rule_destroy(struct mlx5dv_dr_rule *rule)
 	for (i = 0; i < rule->nactions; i++)
 		rule->actions[i]->users--;
 	rule->matcher->users--;
+	*rule->pprev = rule->next;
+	if (rule->next)
+		rule->next->pprev = rule->pprev;
+	free(rule->match);
 	free(rule);
 	return 0;
 }
