@@ -161,6 +161,7 @@ struct sv_device *sv_device_create(const char *name, const u8 *mac,
 	sdev->idle_us = sv_default_idle_us();
 	sv_depth_device_init(sdev);
 	sdev->part_id = SV_VENDOR_PART_ID;
+	sdev->vendor_id = SV_VENDOR_ID;
 	INIT_WORK(&sdev->gid_work, sv_gid_work);
 	sv_qp_device_init(sdev);
 	if (mac)

@@ -109,6 +109,7 @@ static const struct nla_policy sv_nl_policy[SV_NL_ATTR_MAX + 1] = {
 	[SV_NL_ATTR_MAC] = NLA_POLICY_EXACT_LEN(ETH_ALEN),
 	[SV_NL_ATTR_IDLE_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_idle_range),
 	[SV_NL_ATTR_PART_ID] = { .type = NLA_U32 },
+	[SV_NL_ATTR_VENDOR_ID] = { .type = NLA_U32 },
 	[SV_NL_ATTR_MAX_PD] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
 	[SV_NL_ATTR_MAX_MR] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
 	[SV_NL_ATTR_MAX_CQ] = NLA_POLICY_FULL_RANGE(NLA_U32, &sv_limit_range),
@@ -282,7 +283,8 @@ static int sv_nl_fill_link(struct sk_buff *msg, struct sv_device *sdev,
 			      be64_to_cpu(sdev->node_guid), SV_NL_ATTR_PAD) ||
 	    nla_put(msg, SV_NL_ATTR_MAC, ETH_ALEN, sdev->mac) ||
 	    nla_put_u32(msg, SV_NL_ATTR_IDLE_US, READ_ONCE(sdev->idle_us)) ||
-	    nla_put_u32(msg, SV_NL_ATTR_PART_ID, READ_ONCE(sdev->part_id)))
+	    nla_put_u32(msg, SV_NL_ATTR_PART_ID, READ_ONCE(sdev->part_id)) ||
+	    nla_put_u32(msg, SV_NL_ATTR_VENDOR_ID, READ_ONCE(sdev->vendor_id)))
 		goto err;
 	for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
 		if (nla_put_u32(msg, sv_nl_limits[i].attr,
@@ -515,7 +517,8 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
 		any |= !!info->attrs[sv_nl_limits[i].attr];
 	if (!info->attrs[SV_NL_ATTR_IDLE_US] &&
-	    !info->attrs[SV_NL_ATTR_PART_ID] && !any) {
+	    !info->attrs[SV_NL_ATTR_PART_ID] &&
+	    !info->attrs[SV_NL_ATTR_VENDOR_ID] && !any) {
 		NL_SET_ERR_MSG(info->extack, "Nothing to set");
 		return -EINVAL;
 	}
@@ -530,6 +533,9 @@ static int sv_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 		if (info->attrs[SV_NL_ATTR_PART_ID])
 			WRITE_ONCE(sdev->part_id,
 				   nla_get_u32(info->attrs[SV_NL_ATTR_PART_ID]));
+		if (info->attrs[SV_NL_ATTR_VENDOR_ID])
+			WRITE_ONCE(sdev->vendor_id,
+				   nla_get_u32(info->attrs[SV_NL_ATTR_VENDOR_ID]));
 		for (i = 0; i < ARRAY_SIZE(sv_nl_limits); i++)
 			if (info->attrs[sv_nl_limits[i].attr])
 				sv_nl_limit_set(sdev, &sv_nl_limits[i],

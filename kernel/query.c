@@ -28,7 +28,7 @@ int sv_query_device(struct sv_file *f, void *arg)
 	q->sys_image_guid = sdev->node_guid;
 	q->max_mr_size = SV_MAX_MR_SIZE;
 	q->page_size_cap = SV_PAGE_SIZE_CAP;
-	q->vendor_id = SV_VENDOR_ID;
+	q->vendor_id = READ_ONCE(sdev->vendor_id);
 	q->vendor_part_id = READ_ONCE(sdev->part_id);
 	q->hw_ver = SV_HW_VER;
 	q->max_qp = sv_obj_limit(sdev, SV_OBJ_QP);

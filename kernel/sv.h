@@ -116,6 +116,7 @@ struct sv_device {
 	u8 active_mtu;			/* SV_MTU_* */
 	u32 idle_us;			/* engine idle time before sleeping */
 	u32 part_id;			/* vendor_part_id (svctl dev set) */
+	u32 vendor_id;			/* vendor_id (svctl dev set) */
 	u32 max_depth[SV_DEPTH_MAX];	/* depth.c */
 	struct work_struct gid_work;	/* GID_CHANGE from atomic context */
 	struct sv_steer *steer;		/* flow steering tables (steer/) */

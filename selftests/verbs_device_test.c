@@ -15,6 +15,7 @@
 #include <infiniband/verbs.h>
 
 #include "sv_harness.h"
+#include "sv_dp_test.h"
 #include "sv_test.h"
 
 /* rdma-core's private call, exported in IBVERBS_PRIVATE_34. */
@@ -594,6 +595,36 @@ TEST(open_from_freed_list)
 	EXPECT_EQ(dev, find_dev(again, "softverbs0"));
 	ibv_free_device_list(again);
 	EXPECT_EQ(0, ibv_close_device(ctx));
+}
+
+/*
+ * svctl dev set vendor_id: what ibv_query_device() reports, at once, for
+ * programs that take a vendor's path only on its id; back to softverbs'
+ * own after.
+ */
+TEST(vendor_id_set_by_svctl)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx;
+	struct ibv_device_attr a;
+	char svctl[PATH_MAX], cmd[PATH_MAX + 64];
+
+	ASSERT_NE(NULL, list);
+	ctx = sv_open_named(list, "softverbs0");
+	ASSERT_NE(NULL, ctx);
+	ASSERT_EQ(0, sv_svctl_path(svctl, sizeof(svctl)));
+	snprintf(cmd, sizeof(cmd), "%s dev set softverbs0 vendor_id 0x02c9",
+		 svctl);
+	EXPECT_EQ(0, system(cmd));
+	EXPECT_EQ(0, ibv_query_device(ctx, &a));
+	EXPECT_EQ(0x02c9, a.vendor_id);
+	snprintf(cmd, sizeof(cmd), "%s dev set softverbs0 vendor_id %d",
+		 svctl, SV_VENDOR_ID);
+	EXPECT_EQ(0, system(cmd));
+	EXPECT_EQ(0, ibv_query_device(ctx, &a));
+	EXPECT_EQ(SV_VENDOR_ID, a.vendor_id);
+	EXPECT_EQ(0, ibv_close_device(ctx));
+	ibv_free_device_list(list);
 }
 
 TEST(many_contexts)

@@ -102,6 +102,7 @@ enum sv_nl_attr {
 	SV_NL_ATTR_MAX_QP_WR,
 	SV_NL_ATTR_MAX_CQE,
 	SV_NL_ATTR_MAX_SRQ_WR,
+	SV_NL_ATTR_VENDOR_ID,		/* u32: the device's vendor_id */
 	__SV_NL_ATTR_MAX,
 	SV_NL_ATTR_MAX = __SV_NL_ATTR_MAX - 1
 };

@@ -4,7 +4,8 @@
  * family (uapi/softverbs-netlink.h), on libmnl.
  *
  *   svctl [-j] [-p] link add NAME netdev DEV | link del NAME | link show [NAME]
- *   svctl [-j] [-p] dev set NAME {idle_us N | part_id N | max_qp N ...}... |
+ *   svctl [-j] [-p] dev set NAME {idle_us N | part_id N | vendor_id N |
+ *                                 max_qp N ...}... |
  *                   dev show [NAME]
  *   svctl [-j] [-p] res show [pd|mr|cq|qp|flow|wq|rwq_ind_tbl|counters|flow_matcher|
  *                                steer_table|steer_anchor]
@@ -66,7 +67,7 @@ static int usage(FILE *out)
 		"  svctl link add NAME netdev DEV\n"
 		"  svctl link del NAME\n"
 		"  svctl link show [[dev] NAME]\n"
-		"  svctl dev set NAME [idle_us MICROSECONDS] [part_id ID]\n"
+		"  svctl dev set NAME [idle_us MICROSECONDS] [part_id ID] [vendor_id ID]\n"
 		"                [max_pd|max_mr|max_cq|max_qp|max_srq|max_ah N]\n"
 		"                [max_qp_wr|max_cqe|max_srq_wr N]\n"
 		"  svctl dev show [[dev] NAME]\n"
@@ -649,6 +650,8 @@ static int cb_link(const struct nlmsghdr *nlh, void *data)
 	rec_num(&r, "idle_us", get_num(SV_NL_ATTR_IDLE_US));
 	if (tb[SV_NL_ATTR_PART_ID])
 		rec_num(&r, "part_id", get_num(SV_NL_ATTR_PART_ID));
+	if (tb[SV_NL_ATTR_VENDOR_ID])
+		rec_num(&r, "vendor_id", get_num(SV_NL_ATTR_VENDOR_ID));
 	for (i = 0; i < sizeof(limit_names) / sizeof(limit_names[0]); i++)
 		if (tb[limit_names[i].attr])
 			rec_num(&r, limit_names[i].name,
@@ -743,6 +746,8 @@ static int cmd_dev(int argc, char **argv)
 			attr = SV_NL_ATTR_IDLE_US;
 		} else if (!strcmp(argv[i], "part_id")) {
 			attr = SV_NL_ATTR_PART_ID;
+		} else if (!strcmp(argv[i], "vendor_id")) {
+			attr = SV_NL_ATTR_VENDOR_ID;
 		} else if ((attr = limit_attr(argv[i])) < 0) {
 			error_msg("unknown device attribute \"%s\"", argv[i]);
 			return 1;
