@@ -141,7 +141,6 @@ struct mlx5dv_dr_table {
 struct mlx5dv_dr_matcher {
 	struct mlx5dv_dr_table *tbl;
 	struct mlx5dv_flow_matcher *fm;
-	unsigned int users;		/* rules */
 	struct mlx5dv_dr_rule *rules;	/* its rules, newest first */
 	size_t mask_sz;
 	uint8_t mask[];			/* its mask, to compare rules by */
@@ -356,7 +355,7 @@ SV_EXPORT int mlx5dv_dr_matcher_destroy(struct mlx5dv_dr_matcher *matcher)
 
 	SV_MLX5S_GONE(matcher, mlx5dv_dr_matcher_destroy, matcher);
 
-	if (matcher->users)
+	if (matcher->rules)
 		return EBUSY;
 	ret = mlx5dv_destroy_flow_matcher(matcher->fm);
 	if (ret)
@@ -1134,7 +1133,6 @@ mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
 		r->actions[i] = actions[i];
 		actions[i]->users++;
 	}
-	matcher->users++;
 	return r;
 }
 
@@ -1150,7 +1148,6 @@ SV_EXPORT int mlx5dv_dr_rule_destroy(struct mlx5dv_dr_rule *rule)
 		return ret;
 	for (i = 0; i < rule->nactions; i++)
 		rule->actions[i]->users--;
-	rule->matcher->users--;
 	*rule->pprev = rule->next;
 	if (rule->next)
 		rule->next->pprev = rule->pprev;

@@ -41,6 +41,12 @@ static inline void sv_cq_unlock(struct sv_cq *cq)
 		pthread_spin_unlock(&cq->lock);
 }
 
+/* Slot i (a ring index, not yet masked) of cq's entries. */
+static char *sv_cq_slot(const struct sv_cq *cq, uint32_t i)
+{
+	return cq->cqes + (size_t)(i & cq->mask) * cq->cqe_size;
+}
+
 /*
  * Copy the next CQE out (and, into *wall if not NULL, the wall clock stamp
  * of a 128-byte entry) and hand its slot back; false if none.
@@ -52,7 +58,7 @@ static bool sv_cq_next(struct sv_cq *cq, struct sv_cqe *out, uint64_t *wall)
 
 	if (prod == cq->cons)
 		return false;
-	slot = cq->cqes + (size_t)(cq->cons & cq->mask) * cq->cqe_size;
+	slot = sv_cq_slot(cq, cq->cons);
 	memcpy(out, slot, sizeof(*out));
 	if (wall)
 		*wall = cq->cqe_size == SV_CQE_128_SIZE ?
@@ -86,7 +92,7 @@ void sv_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
 	prod = __atomic_load_n(&cq->ring->prod, __ATOMIC_ACQUIRE);
 	for (i = prod; i != cq->cons;) {
 		i--;
-		slot = cq->cqes + (size_t)(i & cq->mask) * cq->cqe_size;
+		slot = sv_cq_slot(cq, i);
 		e = (const struct sv_cqe *)slot;
 		if (e->qp_num == qpn) {
 			if (e->opcode < IBV_WC_RECV)
@@ -94,8 +100,7 @@ void sv_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
 						   __ATOMIC_RELAXED);
 			nfreed++;
 		} else if (nfreed) {
-			memcpy(cq->cqes + (size_t)((i + nfreed) & cq->mask) *
-			       cq->cqe_size, slot, cq->cqe_size);
+			memcpy(sv_cq_slot(cq, i + nfreed), slot, cq->cqe_size);
 		}
 	}
 	if (nfreed) {

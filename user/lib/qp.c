@@ -590,11 +590,11 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	sv_ah_attr_to_abi(&a->ah_attr, &attr->ah_attr);
 	sv_ah_attr_to_abi(&a->alt_ah_attr, &attr->alt_ah_attr);
 	ret = sv_cmd(qp->context, SV_IOC_MODIFY_QP, &m);
-	if (!ret && (attr_mask & IBV_QP_STATE))
+	if (!ret && (attr_mask & IBV_QP_STATE)) {
 		qp->state = attr->qp_state;
-	if (!ret && (attr_mask & IBV_QP_STATE) &&
-	    attr->qp_state == IBV_QPS_RESET)
-		sv_qp_clean_cqs(qp);
+		if (attr->qp_state == IBV_QPS_RESET)
+			sv_qp_clean_cqs(qp);
+	}
 	return ret;
 }
 
