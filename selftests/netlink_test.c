@@ -709,6 +709,10 @@ TEST_F(nl, unprivileged)
 		mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, self->dev);
 		mnl_attr_put_u32(nlh, SV_NL_ATTR_IDLE_US, 1);
 		bad |= (nl_talk(nl, nlh, NULL) != -EPERM) << 2;
+		nlh = nl_start(nl, nl->family, SV_NL_CMD_DEV_SET, 0);
+		mnl_attr_put_strz(nlh, SV_NL_ATTR_DEV_NAME, self->dev);
+		mnl_attr_put_u32(nlh, SV_NL_ATTR_VENDOR_ID, 0x02c9);
+		bad |= (nl_talk(nl, nlh, NULL) != -EPERM) << 9;
 		bad |= (run(out, sizeof(out), "%s link del %s", svctl,
 			    self->dev) != 1) << 3;
 		bad |= (strcmp(out, "Error: Operation needs CAP_NET_ADMIN.\n") != 0) << 4;
@@ -725,8 +729,15 @@ TEST_F(nl, unprivileged)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	/* still there */
+	/* still there, its vendor_id softverbs' own */
 	EXPECT_EQ(0, SH("%s link show %s", svctl, self->dev));
+	{
+		char out[4096];
+
+		ASSERT_EQ(0, run(out, sizeof(out), "%s link show %s", svctl,
+				 self->dev));
+		EXPECT_NE(NULL, strstr(out, " vendor_id 21334")) TH_LOG("%s", out);
+	}
 }
 
 TEST_F(nl, gids_follow_addresses)
