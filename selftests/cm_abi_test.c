@@ -245,7 +245,9 @@ TEST_F(chan, bind)
 	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_BIND, &b));
 	EXPECT_EQ(EAFNOSUPPORT, errno);
 	EXPECT_EQ(-EADDRNOTAVAIL, cm_bind(self->s, a, "192.0.2.99", 0));
-	EXPECT_EQ(-ENODEV, cm_bind(self->s, a, "127.0.0.1", 0));
+	/* The namespace's, but no softverbs device's. */
+	ASSERT_EQ(0, system("ip addr add 192.0.2.55/32 dev lo"));
+	EXPECT_EQ(-ENODEV, cm_bind(self->s, a, "192.0.2.55", 0));
 	/* Port 0: one of the local port range, on the device. */
 	ASSERT_EQ(0, cm_bind(self->s, a, CM_IP, 0));
 	EXPECT_EQ(-EINVAL, cm_bind(self->s, a, CM_IP, 0));
@@ -301,9 +303,6 @@ TEST_F(chan, resolve)
 	EXPECT_EQ(SV_CM_EVENT_ADDR_ERROR, e.event);
 	EXPECT_EQ(-ENETUNREACH, e.status);
 	EXPECT_EQ(7u, e.uid);
-	in4(&ra.dst, "0.0.0.0", 1);
-	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_RESOLVE_ADDR, &ra));
-	EXPECT_EQ(EINVAL, errno);
 	in4(&ra.dst, CM_IP, 1);
 	ra.reserved = 1;
 	EXPECT_EQ(-1, ioctl(self->s, SV_CM_IOC_RESOLVE_ADDR, &ra));
@@ -326,6 +325,64 @@ TEST_F(chan, resolve)
 	ASSERT_EQ(0, cm_event(self->s, &e));
 	EXPECT_EQ(SV_CM_EVENT_REJECTED, e.event);
 	EXPECT_EQ(8, e.status);
+}
+
+/*
+ * A loopback address, as the kernel's rdma_cm takes one: bound and
+ * listened on as the wildcard (no device; a request to any address
+ * reaches the listener), and as a destination (or the wildcard)
+ * resolved to the namespace's device, from 127.0.0.1, whose route then
+ * fails with ENODEV (a RoCE path needs a netdev).
+ */
+TEST_F(chan, loopback)
+{
+	struct sv_cm_resolve_addr ra = { .size = sizeof(ra) };
+	struct sv_cm_resolve_route rr = { .size = sizeof(rr) };
+	struct sv_cm_listen lis = { .size = sizeof(lis), .backlog = 4 };
+	struct sv_cm_query q = { .size = sizeof(q) };
+	int l = cm_create(self->s, SV_CM_PS_TCP, SV_QPT_RC, 1);
+	int x = cm_create(self->s, SV_CM_PS_TCP, SV_QPT_RC, 2);
+	int a = cm_create(self->c, SV_CM_PS_TCP, SV_QPT_RC, 3);
+	const char *dsts[] = { "127.0.0.1", "127.1.2.3", "0.0.0.0" };
+	struct sv_cm_get_event e;
+	unsigned int i;
+
+	ASSERT_LT(0, l);
+	ASSERT_LT(0, x);
+	ASSERT_LT(0, a);
+	ASSERT_EQ(0, cm_bind(self->s, l, "127.0.0.1", 18950));
+	q.id = l;
+	ASSERT_EQ(0, ioctl(self->s, SV_CM_IOC_QUERY, &q));
+	EXPECT_STREQ("", q.dev_name);
+	EXPECT_EQ(htonl(INADDR_LOOPBACK),
+		  ((struct sockaddr_in *)&q.src)->sin_addr.s_addr);
+	/* As the wildcard, it overlaps the device's address. */
+	EXPECT_EQ(-EADDRINUSE, cm_bind(self->s, x, CM_IP, 18950));
+	lis.id = l;
+	ASSERT_EQ(0, ioctl(self->s, SV_CM_IOC_LISTEN, &lis));
+	ASSERT_EQ(0, cm_route(self->c, a, 18950));
+	ASSERT_EQ(0, cm_establish(self->s, self->c, a));
+
+	for (i = 0; i < sizeof(dsts) / sizeof(dsts[0]); i++) {
+		int r = cm_create(self->c, SV_CM_PS_TCP, SV_QPT_RC, 10 + i);
+
+		ASSERT_LT(0, r);
+		ra.id = r;
+		in4(&ra.dst, dsts[i], 18950);
+		ASSERT_EQ(0, ioctl(self->c, SV_CM_IOC_RESOLVE_ADDR, &ra));
+		ASSERT_EQ(0, cm_event(self->c, &e));
+		EXPECT_EQ(SV_CM_EVENT_ADDR_RESOLVED, e.event);
+		EXPECT_EQ(0, e.status);
+		q.id = r;
+		ASSERT_EQ(0, ioctl(self->c, SV_CM_IOC_QUERY, &q));
+		EXPECT_STREQ("svcm0", q.dev_name);
+		EXPECT_EQ(htonl(INADDR_LOOPBACK),
+			  ((struct sockaddr_in *)&q.src)->sin_addr.s_addr);
+		rr.id = r;
+		EXPECT_EQ(-1, ioctl(self->c, SV_CM_IOC_RESOLVE_ROUTE, &rr));
+		EXPECT_EQ(ENODEV, errno);
+		EXPECT_EQ(-EINVAL, cm_connect(self->c, r, 5));
+	}
 }
 
 /*

@@ -269,14 +269,16 @@ static int cc_connect(struct rdma_event_channel *ch, struct rdma_cm_id **id,
 /*
  * A listener on the wildcard, on a port picked for it, takes a request
  * to rxe's address and one to the softverbs device's: each a new id of
- * the program's with the listener as listen_id, on its device.
+ * the program's with the listener as listen_id, on its device. So does
+ * one on a loopback address, which rdma_cm binds as the wildcard (no
+ * device: libfabric's verbs provider binds "localhost" so).
  */
-static int wildcard_listener_takes_both(void)
+static int listener_takes_both(const char *bind_ip)
 {
 	const char *ips[2] = { IP_RXE, IP_SV }, *devs[2] = { RXE, SVDEV };
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct rdma_event_channel *cch = rdma_create_event_channel();
-	struct sockaddr_in any = sin_of("0.0.0.0", 0);
+	struct sockaddr_in any = sin_of(bind_ip, 0);
 	struct rdma_cm_id *lis, *req, *c;
 	struct rdma_cm_event *ev;
 	__be16 port;
@@ -285,6 +287,7 @@ static int wildcard_listener_takes_both(void)
 	CK(ch && cch);
 	CK(!rdma_create_id(ch, &lis, NULL, RDMA_PS_TCP));
 	CK(!rdma_bind_addr(lis, (struct sockaddr *)&any));
+	CK(!lis->verbs);
 	port = rdma_get_src_port(lis);
 	CK(port);
 	CK(!rdma_listen(lis, 4));
@@ -314,9 +317,60 @@ static int wildcard_listener_takes_both(void)
 	return 0;
 }
 
+static int wildcard_listener_takes_both(void)
+{
+	return listener_takes_both("0.0.0.0");
+}
+
 TEST_F(cc, wildcard_listener_takes_both)
 {
 	EXPECT_EQ(0, in_child(wildcard_listener_takes_both));
+}
+
+static int loopback_listener_takes_both(void)
+{
+	return listener_takes_both("127.0.0.1");
+}
+
+TEST_F(cc, loopback_listener_takes_both)
+{
+	EXPECT_EQ(0, in_child(loopback_listener_takes_both));
+}
+
+/*
+ * rdma_getaddrinfo with neither node nor service answers from the
+ * hints' own addresses (libfabric asks so), one answer, as rdma-core's;
+ * with no hints either, EINVAL.
+ */
+static int addrinfo_of_hints(void)
+{
+	struct sockaddr_in d = sin_of(IP_SV, 7471), s = sin_of(IP_SV, 0);
+	struct rdma_addrinfo h = {
+		.ai_family = AF_INET, .ai_qp_type = IBV_QPT_RC,
+		.ai_port_space = RDMA_PS_TCP,
+		.ai_dst_addr = (struct sockaddr *)&d, .ai_dst_len = sizeof(d),
+	}, *r = NULL;
+
+	CK(rdma_getaddrinfo(NULL, NULL, NULL, &r) == -1);
+	CK(errno == EINVAL);
+	CK(!rdma_getaddrinfo(NULL, NULL, &h, &r));
+	CK(r && !r->ai_next);
+	CK(r->ai_family == AF_INET && r->ai_qp_type == IBV_QPT_RC &&
+	   r->ai_port_space == RDMA_PS_TCP);
+	CK(r->ai_dst_len == sizeof(d) && !memcmp(r->ai_dst_addr, &d, sizeof(d)));
+	CK(!r->ai_src_addr && !r->ai_src_len);
+	rdma_freeaddrinfo(r);
+	h.ai_src_addr = (struct sockaddr *)&s;
+	h.ai_src_len = sizeof(s);
+	CK(!rdma_getaddrinfo(NULL, NULL, &h, &r));
+	CK(r->ai_src_len == sizeof(s) && !memcmp(r->ai_src_addr, &s, sizeof(s)));
+	rdma_freeaddrinfo(r);
+	return 0;
+}
+
+TEST_F(cc, addrinfo_of_hints)
+{
+	EXPECT_EQ(0, in_child(addrinfo_of_hints));
 }
 
 TEST_HARNESS_MAIN

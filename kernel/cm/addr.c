@@ -30,12 +30,27 @@
 
 static DEFINE_HASHTABLE(sv_cm_ports, SV_CM_PORT_BITS);
 
-bool sv_cm_addr_any(const struct sockaddr_storage *a)
+static bool sv_cm_addr_zero(const struct sockaddr_storage *a)
 {
 	if (a->ss_family == AF_INET)
 		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
 		       htonl(INADDR_ANY);
 	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+}
+
+/*
+ * The wildcard or a loopback address (127/8, ::1). As the kernel's
+ * rdma_cm, a loopback address is bound and listened on as the wildcard
+ * is (it names no device), and resolving one (or the wildcard) as a
+ * destination is the loopback resolution below.
+ */
+bool sv_cm_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ipv4_is_loopback(((const struct sockaddr_in *)a)->sin_addr.s_addr) ||
+		       sv_cm_addr_zero(a);
+	return ipv6_addr_loopback(&((const struct sockaddr_in6 *)a)->sin6_addr) ||
+	       sv_cm_addr_zero(a);
 }
 
 u16 sv_cm_addr_port(const struct sockaddr_storage *a)
@@ -181,7 +196,8 @@ static bool sv_cm_addr_local(struct net *net, const struct sockaddr_storage *a)
 /**
  * sv_cm_bind - bind an id to an address and port
  * @id: an idle id
- * @a: AF_INET or AF_INET6; the wildcard binds no device
+ * @a: AF_INET or AF_INET6; the wildcard (or a loopback address) binds no
+ *     device
  *
  * EADDRNOTAVAIL for an address the namespace does not have, ENODEV for
  * one no softverbs device holds, EACCES, EADDRINUSE.
@@ -306,6 +322,70 @@ static int sv_cm_route6(struct sv_cm_id *id, struct sv_device **sdev)
 	return ret;
 }
 
+/*
+ * The first live device of the namespace whose port is active (the
+ * first live one if none is), held; NULL if it has none.
+ */
+static struct sv_device *sv_cm_loopback_dev(const struct net *net)
+{
+	struct sv_device *sdev, *found = NULL;
+	unsigned long index;
+
+	rcu_read_lock();
+	xa_for_each(&sv_devices, index, sdev) {
+		if (!sv_device_in_net(sdev, net) || READ_ONCE(sdev->dead))
+			continue;
+		if (!found)
+			found = sdev;
+		if (READ_ONCE(sdev->port_state) == SV_PORT_ACTIVE) {
+			found = sdev;
+			break;
+		}
+	}
+	if (found)
+		get_device(&found->dev);
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * A destination that is the wildcard or a loopback address, as the
+ * kernel's rdma_cm resolves it: the id's device (or the namespace's
+ * first with an active port, the id's source then the loopback address)
+ * is both ends, by its GID index 0. ENODEV at once if there is none.
+ * Such a path has no netdev: resolving its route fails with ENODEV, as
+ * the kernel's does on RoCE.
+ */
+static int sv_cm_resolve_loopback(struct sv_cm_id *id,
+				  const struct sockaddr_storage *dst)
+{
+	struct sv_device *sdev = id->sdev;
+
+	if (sdev) {
+		get_device(&sdev->dev);
+	} else {
+		sdev = sv_cm_loopback_dev(id->chan->net);
+		if (!sdev)
+			return -ENODEV;
+		if (id->src.ss_family == AF_INET)
+			((struct sockaddr_in *)&id->src)->sin_addr.s_addr =
+				htonl(INADDR_LOOPBACK);
+		else
+			((struct sockaddr_in6 *)&id->src)->sin6_addr =
+				in6addr_loopback;
+		sv_cm_set_dev(id, sdev);
+		sv_gid_get(sdev, 0, id->sgid);
+		id->sgid_index = 0;
+	}
+	put_device(&sdev->dev);
+	memcpy(&id->dst, dst, sizeof(id->dst));
+	memcpy(id->dgid, id->sgid, 16);
+	id->loopback = true;
+	id->state = SV_CM_ADDR_RESOLVED;
+	sv_cm_event(id, SV_CM_EVENT_ADDR_RESOLVED, 0, NULL, NULL);
+	return 0;
+}
+
 /**
  * sv_cm_resolve_addr - find the device and addresses to reach dst
  * @id: idle or bound
@@ -326,8 +406,6 @@ int sv_cm_resolve_addr(struct sv_cm_id *id, const struct sockaddr_storage *src,
 
 	if (dst->ss_family != AF_INET && dst->ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
-	if (sv_cm_addr_any(dst))
-		return -EINVAL;
 	if (id->state == SV_CM_IDLE && src->ss_family) {
 		ret = sv_cm_bind(id, src);
 		if (ret)
@@ -344,11 +422,13 @@ int sv_cm_resolve_addr(struct sv_cm_id *id, const struct sockaddr_storage *src,
 		return -EINVAL;
 	if (id->src.ss_family != dst->ss_family) {
 		/* An IPv6 wildcard may reach IPv4 (unless AFONLY). */
-		if (!sv_cm_addr_any(&id->src) || id->afonly)
+		if (!sv_cm_addr_zero(&id->src) || id->afonly)
 			return -EINVAL;
 		id->src.ss_family = dst->ss_family;
 		sv_cm_addr_set_port(&id->src, id->port);
 	}
+	if (sv_cm_addr_any(dst))
+		return sv_cm_resolve_loopback(id, dst);
 	memcpy(&id->dst, dst, sizeof(id->dst));
 	ret = v4 ? sv_cm_route4(id, &sdev) : sv_cm_route6(id, &sdev);
 	if (ret)
@@ -387,6 +467,8 @@ int sv_cm_resolve_route(struct sv_cm_id *id)
 {
 	if (id->state != SV_CM_ADDR_RESOLVED)
 		return -EINVAL;
+	if (id->loopback)
+		return -ENODEV;
 	id->mtu = READ_ONCE(id->sdev->active_mtu);
 	id->hop_limit = 64;
 	id->route = true;

@@ -90,6 +90,7 @@ struct sv_cm_id {
 	u8 tos;
 	u8 ack_timeout;			/* 0: from the packet lifetime */
 	bool route;
+	bool loopback;			/* resolved to a loopback destination */
 	u32 qkey;			/* UD: 0 until set (sv_cm_set_qkey()) */
 	struct list_head mcs;		/* struct sv_cm_mc: its joins */
 	u32 nmcs;

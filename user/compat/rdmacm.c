@@ -422,14 +422,18 @@ bool sv_cm_addr_ours(const struct sockaddr *a)
 	return false;
 }
 
+/* The wildcard or a loopback address: rdma_cm binds both as the wildcard. */
 static bool sv_addr_any(const struct sockaddr *a)
 {
-	static const struct in6_addr any6;
+	const struct in6_addr *a6;
 
-	if (a->sa_family == AF_INET)
-		return !((const struct sockaddr_in *)a)->sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &any6,
-		       sizeof(any6));
+	if (a->sa_family == AF_INET) {
+		in_addr_t v4 = ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr);
+
+		return !v4 || (v4 >> 24) == IN_LOOPBACKNET;
+	}
+	a6 = &((const struct sockaddr_in6 *)a)->sin6_addr;
+	return IN6_IS_ADDR_UNSPECIFIED(a6) || IN6_IS_ADDR_LOOPBACK(a6);
 }
 
 /*
@@ -1468,6 +1472,40 @@ SV_EXPORT void rdma_freeaddrinfo(struct rdma_addrinfo *res)
 	}
 }
 
+/* No node nor service: as rdma-core, one answer made of the hints' own. */
+static int sv_rai_of_hints(const struct rdma_addrinfo *hints,
+			   struct rdma_addrinfo **res)
+{
+	struct rdma_addrinfo *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		goto nomem;
+	r->ai_flags = hints->ai_flags;
+	r->ai_family = hints->ai_family;
+	r->ai_qp_type = hints->ai_qp_type;
+	r->ai_port_space = hints->ai_port_space;
+	if (hints->ai_dst_len) {
+		r->ai_dst_addr = malloc(hints->ai_dst_len);
+		if (!r->ai_dst_addr)
+			goto nomem;
+		memcpy(r->ai_dst_addr, hints->ai_dst_addr, hints->ai_dst_len);
+		r->ai_dst_len = hints->ai_dst_len;
+	}
+	if (hints->ai_src_len) {
+		r->ai_src_addr = malloc(hints->ai_src_len);
+		if (!r->ai_src_addr)
+			goto nomem;
+		memcpy(r->ai_src_addr, hints->ai_src_addr, hints->ai_src_len);
+		r->ai_src_len = hints->ai_src_len;
+	}
+	*res = r;
+	return 0;
+nomem:
+	rdma_freeaddrinfo(r);
+	errno = ENOMEM;
+	return -1;
+}
+
 SV_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 			       const struct rdma_addrinfo *hints,
 			       struct rdma_addrinfo **res)
@@ -1477,10 +1515,12 @@ SV_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 	struct rdma_addrinfo *head = NULL, **tail = &head, *r;
 	int ret;
 
-	if (!res || (!node && !service)) {
+	if (!res || (!node && !service && !hints)) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (!node && !service)
+		return sv_rai_of_hints(hints, res);
 	if (hints) {
 		/* As rdma-core's: the hints' family (AF_IB is not here). */
 		h.ai_flags = (passive ? AI_PASSIVE : 0) |
