@@ -81,6 +81,19 @@ static ssize_t dev_index_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(dev_index);
 
+/*
+ * The cookie of the device's network namespace (SO_NETNS_COOKIE's): the
+ * library lists only the devices of its caller's namespace, as the RDMA
+ * core's exclusive mode shows a namespace only its own.
+ */
+static ssize_t net_cookie_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  read_pnet(&to_sv_device(dev)->net)->net_cookie);
+}
+static DEVICE_ATTR_RO(net_cookie);
+
 static struct attribute *sv_dev_attrs[] = {
 	&dev_attr_dev_index.attr,
 	&dev_attr_abi_version.attr,
@@ -89,6 +102,7 @@ static struct attribute *sv_dev_attrs[] = {
 	&dev_attr_sys_image_guid.attr,
 	&dev_attr_fw_ver.attr,
 	&dev_attr_node_type.attr,
+	&dev_attr_net_cookie.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(sv_dev);

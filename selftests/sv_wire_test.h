@@ -345,7 +345,7 @@ static inline bool wire_prog(const char *comm)
 	static const char * const progs[] = {
 		"ibv_ud_pingpong", "ibv_rc_pingpong", "ibv_uc_pingpong",
 		"rping", "ucmatose", "udaddy", "mckey", "rdma_server",
-		"rdma_client",
+		"rdma_client", "qperf", "fi_pingpong",
 	};
 	unsigned int i;
 

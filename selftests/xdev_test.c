@@ -240,11 +240,20 @@ TEST_F(xdev, other_netns_unreachable)
 	ASSERT_EQ(0, system(cmd));
 	list = ibv_get_device_list(NULL);
 	ASSERT_NE(NULL, list);
-	/* Not usable from here, as the RDMA core's exclusive mode... */
+	/*
+	 * Not listed here, as in the RDMA core's exclusive mode (nor usable:
+	 * the kernel refuses to open it from here)...
+	 */
+	for (i = 0; list[i]; i++)
+		EXPECT_STRNE("svx9", ibv_get_device_name(list[i]));
+	ibv_free_device_list(list);
 	errno = 0;
-	EXPECT_EQ(NULL, sv_open_named(list, "svx9"));
+	snprintf(cmd, sizeof(cmd), "/dev/infiniband/svx9");
+	EXPECT_EQ(-1, open(cmd, O_RDWR));
 	EXPECT_EQ(EPERM, errno);
-	/* ... but from there; and its QPs still cannot reach us. */
+	/* ... but there, where this namespace's are not; its QPs still
+	 * cannot reach us.
+	 */
 	{
 		int here = open("/proc/self/ns/net", O_RDONLY);
 		int there = open("/run/netns/svxns", O_RDONLY);
@@ -252,12 +261,17 @@ TEST_F(xdev, other_netns_unreachable)
 		ASSERT_LE(0, here);
 		ASSERT_LE(0, there);
 		ASSERT_EQ(0, setns(there, CLONE_NEWNET));
+		list = ibv_get_device_list(NULL);
+		ASSERT_NE(NULL, list);
+		for (i = 0; list[i]; i++)
+			EXPECT_STRNE("softverbs0",
+				     ibv_get_device_name(list[i]));
 		EXPECT_EQ(0, side_open(&c, list, "svx9"));
+		ibv_free_device_list(list);
 		ASSERT_EQ(0, setns(here, CLONE_NEWNET));
 		close(here);
 		close(there);
 	}
-	ibv_free_device_list(list);
 	if (c.qp) {
 		ASSERT_EQ(0, qp_rtr_rts(self->a.qp, c.qp->qp_num, &c.gid,
 					0, 1, 1));

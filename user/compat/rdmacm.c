@@ -1472,38 +1472,41 @@ SV_EXPORT void rdma_freeaddrinfo(struct rdma_addrinfo *res)
 	}
 }
 
+/* A copy of an address (none: nothing); -1 if out of memory. */
+static int sv_dup_addr(struct sockaddr **to, socklen_t *to_len,
+		       const struct sockaddr *from, socklen_t len)
+{
+	if (!len)
+		return 0;
+	*to = malloc(len);
+	if (!*to)
+		return -1;
+	memcpy(*to, from, len);
+	*to_len = len;
+	return 0;
+}
+
 /* No node nor service: as rdma-core, one answer made of the hints' own. */
 static int sv_rai_of_hints(const struct rdma_addrinfo *hints,
 			   struct rdma_addrinfo **res)
 {
 	struct rdma_addrinfo *r = calloc(1, sizeof(*r));
 
-	if (!r)
-		goto nomem;
+	if (!r ||
+	    sv_dup_addr(&r->ai_dst_addr, &r->ai_dst_len, hints->ai_dst_addr,
+			hints->ai_dst_len) ||
+	    sv_dup_addr(&r->ai_src_addr, &r->ai_src_len, hints->ai_src_addr,
+			hints->ai_src_len)) {
+		rdma_freeaddrinfo(r);
+		errno = ENOMEM;
+		return -1;
+	}
 	r->ai_flags = hints->ai_flags;
 	r->ai_family = hints->ai_family;
 	r->ai_qp_type = hints->ai_qp_type;
 	r->ai_port_space = hints->ai_port_space;
-	if (hints->ai_dst_len) {
-		r->ai_dst_addr = malloc(hints->ai_dst_len);
-		if (!r->ai_dst_addr)
-			goto nomem;
-		memcpy(r->ai_dst_addr, hints->ai_dst_addr, hints->ai_dst_len);
-		r->ai_dst_len = hints->ai_dst_len;
-	}
-	if (hints->ai_src_len) {
-		r->ai_src_addr = malloc(hints->ai_src_len);
-		if (!r->ai_src_addr)
-			goto nomem;
-		memcpy(r->ai_src_addr, hints->ai_src_addr, hints->ai_src_len);
-		r->ai_src_len = hints->ai_src_len;
-	}
 	*res = r;
 	return 0;
-nomem:
-	rdma_freeaddrinfo(r);
-	errno = ENOMEM;
-	return -1;
 }
 
 SV_EXPORT int rdma_getaddrinfo(const char *node, const char *service,

@@ -13,12 +13,17 @@
 #include <string.h>
 #include <unistd.h>
 #include <endian.h>
+#include <sys/socket.h>
 
 #include "sv_verbs.h"
 #include "sv_system.h"
 #include "sv_private.h"
 
 #define SV_SYSFS_CLASS	"/class/" SV_CLASS_NAME
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE	71
+#endif
 
 static char sv_sysfs_path[IBV_SYSFS_PATH_MAX];
 /* "<sysfs>/class/softverbs/": where our devices' ibdev_path points. */
@@ -109,9 +114,29 @@ void sv_device_put(struct sv_device *dev)
 		free(dev);
 }
 
-/* One sysfs entry, or NULL when it is not a device this library drives. */
+/* The caller's network namespace's cookie; 0 if the kernel cannot say. */
+static uint64_t sv_netns_cookie(void)
+{
+	socklen_t len = sizeof(uint64_t);
+	uint64_t cookie = 0;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+		cookie = 0;
+	close(fd);
+	return cookie;
+}
+
+/*
+ * One sysfs entry, or NULL when it is not a device this library drives:
+ * another ABI's, or (cookie not 0) one of another network namespace,
+ * which the kernel does not let this one open: as in the RDMA core's
+ * exclusive mode, a namespace lists only its own devices.
+ */
 static struct sv_device *sv_device_probe(const char *class_dir,
-					 const char *name)
+					 const char *name, uint64_t cookie)
 {
 	struct sv_device *dev;
 	size_t dir_len, name_len;
@@ -144,6 +169,10 @@ static struct sv_device *sv_device_probe(const char *class_dir,
 	if (ibv_read_sysfs_file(dev->ibdev.ibdev_path, "node_guid", buf,
 				sizeof(buf)) <= 0 ||
 	    sv_parse_guid(buf, &dev->node_guid))
+		goto skip;
+	if (cookie && ibv_read_sysfs_file(dev->ibdev.ibdev_path, "net_cookie",
+					  buf, sizeof(buf)) > 0 &&
+	    strtoull(buf, NULL, 10) != cookie)
 		goto skip;
 	/*
 	 * The kernel's index: dev_index, or N of softverbsN on kernels
@@ -257,6 +286,7 @@ static void sv_device_cache_prune(struct sv_device **seen, size_t n)
 static int sv_device_scan(struct sv_device ***devsp, size_t *np)
 {
 	struct sv_device **devs = NULL, **tmp, *dev;
+	uint64_t cookie = sv_netns_cookie();
 	char class_dir[IBV_SYSFS_PATH_MAX];
 	size_t n = 0, cap = 0, i;
 	struct dirent *de;
@@ -268,7 +298,7 @@ static int sv_device_scan(struct sv_device ***devsp, size_t *np)
 	dir = opendir(class_dir);
 	/* No module loaded: an empty list, as with no RDMA devices. */
 	while (dir && (de = readdir(dir))) {
-		dev = sv_device_probe(class_dir, de->d_name);
+		dev = sv_device_probe(class_dir, de->d_name, cookie);
 		if (!dev)
 			continue;
 		if (n == cap) {
