@@ -25,13 +25,24 @@ struct vend {
 	int gidx;
 };
 
+/* dev, of this thread's network namespace's list. */
+static inline struct ibv_context *open_here(const char *dev)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = sv_open_named(list, dev);
+
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
 /*
- * Open dev from namespace ns (this thread goes there and back); "" is
- * this thread's own.
+ * Open dev from namespace ns (this thread goes there and back, and lists
+ * the devices there: a namespace lists only its own); "" is this
+ * thread's own.
  */
 static inline struct ibv_context *open_in(const char *ns, const char *dev)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	struct ibv_context *ctx = NULL;
 	char path[128];
@@ -40,15 +51,12 @@ static inline struct ibv_context *open_in(const char *ns, const char *dev)
 	if (!*ns) {
 		if (self >= 0)
 			close(self);
-		ctx = sv_open_named(list, dev);
-		if (list)
-			ibv_free_device_list(list);
-		return ctx;
+		return open_here(dev);
 	}
 	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (list && self >= 0 && fd >= 0 && !setns(fd, CLONE_NEWNET)) {
-		ctx = sv_open_named(list, dev);
+	if (self >= 0 && fd >= 0 && !setns(fd, CLONE_NEWNET)) {
+		ctx = open_here(dev);
 		if (setns(self, CLONE_NEWNET))
 			abort();
 	}
@@ -56,8 +64,6 @@ static inline struct ibv_context *open_in(const char *ns, const char *dev)
 		close(fd);
 	if (self >= 0)
 		close(self);
-	if (list)
-		ibv_free_device_list(list);
 	return ctx;
 }
 
