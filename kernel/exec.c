@@ -21,6 +21,8 @@
 #include <linux/ktime.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/ip.h>
 
 #include "compat.h"
 #include "exec.h"
@@ -318,20 +320,45 @@ static void sv_srq_check_limit(struct sv_srq *srq)
 	spin_unlock_bh(&srq->lock);
 }
 
-/* Fill a GRH (IPv6 layout for RoCE; the 40 bytes UD receives begin with). */
-static void sv_make_grh(u8 *grh, u32 len, const struct sv_ah_attr *av,
-			const u8 sgid[16])
+/*
+ * The 40 bytes a UD receive begins with, as the message's frame would
+ * carry them on the wire (wire/tx.c, wire/ud.c): for IPv4 GIDs 20 zero
+ * bytes and the IPv4 header, else the IPv6 header; each with the UDP,
+ * BTH, DETH, immediate, padded payload and ICRC lengths after it.
+ */
+static void sv_make_grh(u8 *grh, u32 len, bool imm,
+			const struct sv_ah_attr *av, const u8 sgid[16])
 {
-	u32 vtf = (6U << 28) | ((u32)av->traffic_class << 20) |
-		  (av->flow_label & 0xfffff);
+	u32 l4 = sizeof(struct udphdr) + sizeof(struct sv_bth) +
+		 sizeof(struct sv_deth) + (imm ? 4 : 0) + ALIGN(len, 4) +
+		 SV_ICRC_LEN;
+	u8 hop = av->hop_limit ?: 64;
+	struct ipv6hdr *ip6;
+	struct iphdr *ip;
 
 	memset(grh, 0, SV_GRH_LEN);
-	put_unaligned_be32(vtf, grh);	/* version 6, class, flow label */
-	put_unaligned_be16(len, grh + 4);	/* payload length */
-	grh[6] = 0x1b;			/* next header: IB BTH */
-	grh[7] = av->hop_limit ? av->hop_limit : 64;
-	memcpy(grh + 8, sgid, 16);
-	memcpy(grh + 24, av->dgid, 16);
+	if (ipv6_addr_v4mapped((const struct in6_addr *)sgid) &&
+	    ipv6_addr_v4mapped((const struct in6_addr *)av->dgid)) {
+		ip = (struct iphdr *)(grh + SV_GRH_LEN - sizeof(*ip));
+		ip->version = 4;
+		ip->ihl = sizeof(*ip) / 4;
+		ip->tos = av->traffic_class;
+		ip->tot_len = htons(sizeof(*ip) + l4);
+		ip->frag_off = htons(IP_DF);
+		ip->ttl = hop;
+		ip->protocol = IPPROTO_UDP;
+		memcpy(&ip->saddr, sgid + 12, 4);
+		memcpy(&ip->daddr, av->dgid + 12, 4);
+		ip->check = ip_fast_csum(ip, ip->ihl);
+		return;
+	}
+	ip6 = (struct ipv6hdr *)grh;
+	ip6_flow_hdr(ip6, av->traffic_class, htonl(av->flow_label & 0xfffff));
+	ip6->payload_len = htons(l4);
+	ip6->nexthdr = IPPROTO_UDP;
+	ip6->hop_limit = hop;
+	memcpy(&ip6->saddr, sgid, 16);
+	memcpy(&ip6->daddr, av->dgid, 16);
 }
 
 /* Copy the request's payload into dst at doff. */
@@ -525,10 +552,12 @@ enum sv_exec_result sv_deliver(struct sv_req *r, u32 *status)
 			goto resp_fail;
 		}
 		if (ud) {
-			u8 grh[SV_GRH_LEN], sgid[16];
+			u8 grh[SV_GRH_LEN] __aligned(4), sgid[16];
 
 			sv_gid_get(r->qp->sdev, r->av.sgid_index, sgid);
-			sv_make_grh(grh, r->len, &r->av, sgid);
+			sv_make_grh(grh, r->len,
+				    w->opcode == SV_WR_SEND_WITH_IMM, &r->av,
+				    sgid);
 			ret = sv_sg_write(r->rsg, 0, grh, SV_GRH_LEN);
 			off = SV_GRH_LEN;
 			cqe.wc_flags |= SV_WC_F_GRH;

@@ -454,8 +454,15 @@ TEST_F(dp, ud_send_grh_qkey)
 	EXPECT_TRUE(wc.wc_flags & IBV_WC_GRH);
 	EXPECT_EQ(self->a->qp_num, wc.src_qp);
 	EXPECT_EQ(0, memcmp(self->sbuf, self->rbuf + 40, 100));
-	/* The GRH names the sender's GID and the AH's destination GID. */
+	/*
+	 * The GRH: the IPv6 header the frame would have on the wire (next
+	 * header UDP; 8 UDP, 12 BTH, 8 DETH, 100, 4 ICRC bytes after it),
+	 * with the sender's GID and the AH's destination GID.
+	 */
 	EXPECT_EQ(6, self->rbuf[0] >> 4);
+	EXPECT_EQ(132, ((uint8_t)self->rbuf[4] << 8) |
+		       (uint8_t)self->rbuf[5]);
+	EXPECT_EQ(17, self->rbuf[6]);
 	EXPECT_EQ(0, memcmp(self->rbuf + 8, self->gid.raw, 16));
 	EXPECT_EQ(0, memcmp(self->rbuf + 24, self->gid.raw, 16));
 	ASSERT_EQ(1, poll1(self->scq, &wc));

@@ -14,8 +14,10 @@
  * among WQEs in flight (those after it flushed), SQD with WQEs in flight
  * (SQ_DRAINED after the last completed), a SEND too long for its receive (IBV_WC_REM_INV_REQ_ERR and
  * IBV_WC_LOC_LEN_ERR), UC WRITE with immediate, UD multicast with the
- * groups joined on the netdev.
+ * groups joined on the netdev, the GRH of a UD message delivered inside
+ * one device as the wire gives it.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -680,6 +682,134 @@ TEST_F_TIMEOUT(wire, ud_multicast, 120)
 	ibv_destroy_ah(ah6);
 	vend_close(&a);
 	vend_close(&b);
+}
+
+/* A UD SEND of len bytes (with immediate if imm) from x to QP qpn by ah. */
+static int ud_send(struct vend *x, struct ibv_ah *ah, uint32_t qpn,
+		   uint32_t len, bool imm)
+{
+	struct ibv_sge sg = { (uintptr_t)x->buf, len, x->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 78, .sg_list = &sg, .num_sge = 1,
+		.opcode = imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(9),
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = 0x1234;
+	return ibv_post_send(x->qp, &wr, &bad);
+}
+
+/*
+ * The GRH of a UD message from x (its GID gidx) to r, as r got it in
+ * grh[40]; x's send completion taken too. 0 if both completed.
+ */
+static int ud_grh(struct vend *x, int gidx, struct vend *r, uint32_t len,
+		  bool imm, unsigned char *grh)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = r->gid, .sgid_index = gidx, .hop_limit = 64,
+			 .traffic_class = 0x20 },
+	};
+	struct ibv_ah *ah = ibv_create_ah(x->pd, &aa);
+	struct ibv_wc wc;
+	int ret = -1;
+
+	if (!ah || post_recv(r->qp, r->mr, r->buf + LEN, 4096, 1) ||
+	    ud_send(x, ah, r->qp->qp_num, len, imm))
+		goto out;
+	if (wait1(x, &wc) != IBV_WC_SUCCESS || wait1(r, &wc) != IBV_WC_SUCCESS ||
+	    wc.byte_len != 40 + len || !(wc.wc_flags & IBV_WC_GRH))
+		goto out;
+	memcpy(grh, r->buf + LEN, 40);
+	ret = 0;
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	return ret;
+}
+
+/* The one's complement sum of an IPv4 header: 0 when its checksum is right. */
+static uint16_t ip_sum(const unsigned char *h)
+{
+	uint32_t sum = 0;
+	int i;
+
+	for (i = 0; i < 20; i += 2)
+		sum += (h[i] << 8) | h[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
+/*
+ * A UD message between two QPs of one device (delivered without the
+ * wire) begins with the 40 bytes the wire would give it, as one from the
+ * other device does: over IPv4 GIDs 20 zero bytes and the IPv4 header
+ * (UDP, DF, the AH's class and hop limit, lengths of the frame, a valid
+ * checksum), which UD programs read the addresses from at byte 20; over
+ * IPv6 the IPv6 header (next header UDP).
+ */
+TEST_F_TIMEOUT(wire, ud_grh_local_as_wire, 120)
+{
+	unsigned char loc[40], wir[40], zero[20] = {};
+	struct vend a, a2, b;
+	int v6, imm;
+
+	for (v6 = 0; v6 < 2; v6++) {
+		int ga = v6 ? self->a.g6 : self->a.g4;
+		int gb = v6 ? self->b.g6 : self->b.g4;
+
+		ASSERT_EQ(0, vend_open(&a, NS_A, SV_A, ga, IBV_QPT_UD,
+				       2 * LEN, ACCESS));
+		ASSERT_EQ(0, vend_open(&a2, NS_A, SV_A, ga, IBV_QPT_UD,
+				       2 * LEN, ACCESS));
+		ASSERT_EQ(0, vend_open(&b, NS_B, SV_B, gb, IBV_QPT_UD,
+				       2 * LEN, ACCESS));
+		ASSERT_EQ(0, ud_rts(a.qp, 0x1234));
+		ASSERT_EQ(0, ud_rts(a2.qp, 0x1234));
+		ASSERT_EQ(0, ud_rts(b.qp, 0x1234));
+		for (imm = 0; imm < 2; imm++) {
+			ASSERT_EQ(0, ud_grh(&a, ga, &a2, 301, imm, loc));
+			ASSERT_EQ(0, ud_grh(&b, gb, &a2, 301, imm, wir));
+			if (!v6) {
+				EXPECT_EQ(0, memcmp(loc, zero, 20));
+				EXPECT_EQ(0x45, loc[20]);
+				EXPECT_EQ(0x20, loc[21]);	/* tos */
+				/* 20 IP, 8 UDP, 12 BTH, 8 DETH, 304, 4 ICRC */
+				EXPECT_EQ(356 + 4 * imm,
+					  (loc[22] << 8) | loc[23]);
+				EXPECT_EQ(0x40, loc[26]);	/* DF */
+				EXPECT_EQ(64, loc[28]);
+				EXPECT_EQ(17, loc[29]);
+				EXPECT_EQ(0, ip_sum(loc + 20));
+				EXPECT_EQ(0, memcmp(loc + 32, a.gid.raw + 12, 4));
+				EXPECT_EQ(0, memcmp(loc + 36, a2.gid.raw + 12, 4));
+				/* The wire's: the same but its source. */
+				EXPECT_EQ(0, memcmp(loc, wir, 24));
+				EXPECT_EQ(0, memcmp(loc + 26, wir + 26, 4));
+				EXPECT_EQ(0, memcmp(wir + 32, b.gid.raw + 12, 4));
+				EXPECT_EQ(0, memcmp(loc + 36, wir + 36, 4));
+			} else {
+				EXPECT_EQ(0x62, loc[0]);	/* 6, class */
+				EXPECT_EQ(336 + 4 * imm,
+					  (loc[4] << 8) | loc[5]);
+				EXPECT_EQ(17, loc[6]);
+				EXPECT_EQ(64, loc[7]);
+				EXPECT_EQ(0, memcmp(loc + 8, a.gid.raw, 16));
+				EXPECT_EQ(0, memcmp(loc + 24, a2.gid.raw, 16));
+				EXPECT_EQ(0, memcmp(loc, wir, 8));
+				EXPECT_EQ(0, memcmp(wir + 8, b.gid.raw, 16));
+				EXPECT_EQ(0, memcmp(loc + 24, wir + 24, 16));
+			}
+		}
+		vend_close(&a);
+		vend_close(&a2);
+		vend_close(&b);
+	}
 }
 
 /*
