@@ -322,7 +322,7 @@ static void sv_srq_check_limit(struct sv_srq *srq)
 
 /*
  * The 40 bytes a UD receive begins with, as the message's frame would
- * carry them on the wire (wire/tx.c, wire/ud.c): for IPv4 GIDs 20 zero
+ * carry them on the wire (sv_wire_ip_hdr()): for IPv4 GIDs 20 zero
  * bytes and the IPv4 header, else the IPv6 header; each with the UDP,
  * BTH, DETH, immediate, padded payload and ICRC lengths after it.
  */
@@ -332,33 +332,24 @@ static void sv_make_grh(u8 *grh, u32 len, bool imm,
 	u32 l4 = sizeof(struct udphdr) + sizeof(struct sv_bth) +
 		 sizeof(struct sv_deth) + (imm ? 4 : 0) + ALIGN(len, 4) +
 		 SV_ICRC_LEN;
-	u8 hop = av->hop_limit ?: 64;
-	struct ipv6hdr *ip6;
-	struct iphdr *ip;
+	struct sv_wire_tx t = {
+		.tclass = av->traffic_class,
+		.hop_limit = av->hop_limit ?: 64,
+		.flow_label = av->flow_label,
+		.v6 = !ipv6_addr_v4mapped((const struct in6_addr *)sgid) ||
+		      !ipv6_addr_v4mapped((const struct in6_addr *)av->dgid),
+	};
+	struct iphdr *ip = (struct iphdr *)(grh + SV_GRH_LEN - sizeof(*ip));
 
+	memcpy(t.sgid, sgid, 16);
+	memcpy(t.dgid, av->dgid, 16);
 	memset(grh, 0, SV_GRH_LEN);
-	if (ipv6_addr_v4mapped((const struct in6_addr *)sgid) &&
-	    ipv6_addr_v4mapped((const struct in6_addr *)av->dgid)) {
-		ip = (struct iphdr *)(grh + SV_GRH_LEN - sizeof(*ip));
-		ip->version = 4;
-		ip->ihl = sizeof(*ip) / 4;
-		ip->tos = av->traffic_class;
-		ip->tot_len = htons(sizeof(*ip) + l4);
-		ip->frag_off = htons(IP_DF);
-		ip->ttl = hop;
-		ip->protocol = IPPROTO_UDP;
-		memcpy(&ip->saddr, sgid + 12, 4);
-		memcpy(&ip->daddr, av->dgid + 12, 4);
-		ip->check = ip_fast_csum(ip, ip->ihl);
+	if (t.v6) {
+		sv_wire_ip_hdr(&t, grh, l4);
 		return;
 	}
-	ip6 = (struct ipv6hdr *)grh;
-	ip6_flow_hdr(ip6, av->traffic_class, htonl(av->flow_label & 0xfffff));
-	ip6->payload_len = htons(l4);
-	ip6->nexthdr = IPPROTO_UDP;
-	ip6->hop_limit = hop;
-	memcpy(&ip6->saddr, sgid, 16);
-	memcpy(&ip6->daddr, av->dgid, 16);
+	sv_wire_ip_hdr(&t, ip, l4);
+	ip->check = ip_fast_csum(ip, ip->ihl);
 }
 
 /* Copy the request's payload into dst at doff. */

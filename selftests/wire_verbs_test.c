@@ -549,22 +549,30 @@ static struct ibv_ah *group_ah(struct vend *a, int gidx,
 	return ibv_create_ah(a->pd, &aa);
 }
 
+/* A UD SEND of len bytes (with immediate if imm) from x to QP qpn by ah. */
+static int ud_send(struct vend *x, struct ibv_ah *ah, uint32_t qpn,
+		   uint32_t len, bool imm)
+{
+	struct ibv_sge sg = { (uintptr_t)x->buf, len, x->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 77, .sg_list = &sg, .num_sge = 1,
+		.opcode = imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(9),
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = 0x1234;
+	return ibv_post_send(x->qp, &wr, &bad);
+}
+
 /* A UD SEND of len bytes of seed from a's QP by ah; 0 if posted. */
 static int mcast_send(struct vend *a, struct ibv_ah *ah, uint32_t len,
 		      int seed)
 {
-	struct ibv_sge sg = { (uintptr_t)a->buf, len, a->mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = 77, .sg_list = &sg, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad;
-
 	sv_fill(a->buf, len, seed);
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = 0xffffff;
-	wr.wr.ud.remote_qkey = 0x1234;
-	return ibv_post_send(a->qp, &wr, &bad);
+	return ud_send(a, ah, 0xffffff, len, false);
 }
 
 /* The completions of v within 500 ms, at most max. */
@@ -682,24 +690,6 @@ TEST_F_TIMEOUT(wire, ud_multicast, 120)
 	ibv_destroy_ah(ah6);
 	vend_close(&a);
 	vend_close(&b);
-}
-
-/* A UD SEND of len bytes (with immediate if imm) from x to QP qpn by ah. */
-static int ud_send(struct vend *x, struct ibv_ah *ah, uint32_t qpn,
-		   uint32_t len, bool imm)
-{
-	struct ibv_sge sg = { (uintptr_t)x->buf, len, x->mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = 78, .sg_list = &sg, .num_sge = 1,
-		.opcode = imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(9),
-	};
-	struct ibv_send_wr *bad;
-
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = qpn;
-	wr.wr.ud.remote_qkey = 0x1234;
-	return ibv_post_send(x->qp, &wr, &bad);
 }
 
 /*

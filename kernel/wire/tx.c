@@ -176,17 +176,33 @@ void *sv_wire_frame(struct sv_wire_tx *t, u32 hdrs, u32 paylen)
 	return p;
 }
 
-static void sv_wire_ip4(struct sv_wire_tx *t, struct sk_buff *skb)
+/**
+ * sv_wire_ip_hdr - the IPv4 or IPv6 header of a RoCE v2 frame
+ * @t: its addresses (sgid, dgid), v6, tclass, hop_limit and flow_label
+ * @nh: where the header goes
+ * @l4len: the bytes after it, from the UDP header to the ICRC
+ *
+ * Also the 40 bytes a UD message delivered inside one device begins
+ * with (exec.c). An IPv4 header's checksum is left 0.
+ */
+void sv_wire_ip_hdr(const struct sv_wire_tx *t, void *nh, u32 l4len)
 {
-	struct iphdr *ip;
+	struct ipv6hdr *ip6 = nh;
+	struct iphdr *ip = nh;
 
-	skb_push(skb, sizeof(*ip));
-	skb_reset_network_header(skb);
-	ip = ip_hdr(skb);
+	if (t->v6) {
+		ip6_flow_hdr(ip6, t->tclass, htonl(t->flow_label & 0xfffff));
+		ip6->payload_len = htons(l4len);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = t->hop_limit;
+		memcpy(&ip6->saddr, t->sgid, 16);
+		memcpy(&ip6->daddr, t->dgid, 16);
+		return;
+	}
 	ip->version = 4;
 	ip->ihl = sizeof(*ip) / 4;
 	ip->tos = t->tclass;
-	ip->tot_len = htons(skb->len);
+	ip->tot_len = htons(sizeof(*ip) + l4len);
 	ip->frag_off = htons(IP_DF);
 	ip->ttl = t->hop_limit;
 	ip->protocol = IPPROTO_UDP;
@@ -200,25 +216,23 @@ static void sv_wire_ip4(struct sv_wire_tx *t, struct sk_buff *skb)
 	 * spared on every frame.
 	 */
 	ip->id = 0;
-	skb->protocol = htons(ETH_P_IP);
-	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 }
 
-static void sv_wire_ip6(struct sv_wire_tx *t, struct sk_buff *skb)
+/* The IP header on t's frame; ip_local_out() sums an IPv4 one. */
+static void sv_wire_ip(struct sv_wire_tx *t, struct sk_buff *skb)
 {
-	struct ipv6hdr *ip6;
+	u32 hlen = sv_wire_iplen(t);
 
-	skb_push(skb, sizeof(*ip6));
+	skb_push(skb, hlen);
 	skb_reset_network_header(skb);
-	ip6 = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6, t->tclass, htonl(t->flow_label & 0xfffff));
-	ip6->payload_len = htons(skb->len - sizeof(*ip6));
-	ip6->nexthdr = IPPROTO_UDP;
-	ip6->hop_limit = t->hop_limit;
-	memcpy(&ip6->saddr, t->sgid, 16);
-	memcpy(&ip6->daddr, t->dgid, 16);
-	skb->protocol = htons(ETH_P_IPV6);
-	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	sv_wire_ip_hdr(t, skb_network_header(skb), skb->len - hlen);
+	if (t->v6) {
+		skb->protocol = htons(ETH_P_IPV6);
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	} else {
+		skb->protocol = htons(ETH_P_IP);
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	}
 }
 
 /**
@@ -246,10 +260,7 @@ int sv_wire_xmit(struct sv_device *sdev, struct sv_wire_tx *t)
 	uh->dest = htons(SV_ROCE_V2_PORT);
 	uh->len = htons(skb->len);
 	uh->check = 0;
-	if (t->v6)
-		sv_wire_ip6(t, skb);
-	else
-		sv_wire_ip4(t, skb);
+	sv_wire_ip(t, skb);
 	crc = sv_icrc(skb_network_header(skb), t->v6, len - SV_ICRC_LEN);
 	put_unaligned_le32(~crc, skb_tail_pointer(skb) - SV_ICRC_LEN);
 	skb->dev = t->ndev;

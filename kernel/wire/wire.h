@@ -219,6 +219,7 @@ int sv_wire_route(struct sv_device *sdev, struct sv_wire_tx *t,
 void sv_wire_tx_release(struct sv_wire_tx *t);
 void *sv_wire_frame(struct sv_wire_tx *t, u32 hdrs, u32 paylen);
 int sv_wire_xmit(struct sv_device *sdev, struct sv_wire_tx *t);
+void sv_wire_ip_hdr(const struct sv_wire_tx *t, void *nh, u32 l4len);
 u16 sv_wire_sport(u32 flow_label, u32 qpn);
 
 /* rx.c */
